@@ -1,0 +1,322 @@
+"""Generate the project-authored Strimzi CRDs (KafkaConnect, KafkaConnector, KafkaMirrorMaker2).
+
+Run ``python tests/env/crds/generate.py`` after editing; ``tests/unit/env/test_crds.py`` fails when the committed
+YAML files drift from this generator.  Python is used instead of hand-written YAML because the connector spec is
+repeated seven times (KafkaConnector and three MM2 connector slots, per version) and must stay identical.
+
+Shape follows strimzi-offsets.md §1: Strimzi 0.49–0.51 serve ``v1beta2`` (storage) and ``v1`` side by side, which
+is the only era where both versions are served.  ``v1`` is the stricter 1.x schema: no ``pause``, no MM2
+``heartbeatConnector``/``connectCluster``/``clusters``, ``spec`` required.  Schemas are structural, so the API
+server prunes (or, with strict field validation, rejects) what a version does not declare.
+"""
+import copy
+import pathlib
+
+import yaml
+
+GROUP = "kafka.strimzi.io"
+HERE = pathlib.Path(__file__).resolve().parent
+
+# ---------------------------------------------------------------------------------------------- shared pieces
+
+PRESERVE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+CONDITION = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string"},
+        "status": {"type": "string"},
+        "lastTransitionTime": {"type": "string"},
+        "reason": {"type": "string"},
+        "message": {"type": "string"},
+    },
+}
+
+# §1.2: LocalObjectReference; `name` itself is not schema-required.
+LOCAL_REF = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+def connector_spec(with_class, with_pause):
+    """AbstractConnectorSpec (§1.2/§1.3); `class` only on KafkaConnector, `pause` only on v1beta2."""
+    props = {}
+    if with_class:
+        props["class"] = {"type": "string", "description": "The Class for the Kafka Connector."}
+    props.update({
+        "tasksMax": {"type": "integer", "minimum": 1},
+        "version": {"type": "string"},
+        "autoRestart": {
+            "type": "object",
+            "properties": {"enabled": {"type": "boolean"}, "maxRestarts": {"type": "integer"}},
+        },
+        "config": dict(PRESERVE, description="The Kafka Connector configuration."),
+        "state": {
+            "type": "string",
+            "enum": ["paused", "stopped", "running"],
+            "description": "The state the connector should be in. Defaults to running.",
+        },
+        "listOffsets": {
+            "type": "object",
+            "properties": {"toConfigMap": LOCAL_REF},
+            "required": ["toConfigMap"],
+        },
+        "alterOffsets": {
+            "type": "object",
+            "properties": {"fromConfigMap": LOCAL_REF},
+            "required": ["fromConfigMap"],
+        },
+    })
+    if with_pause:
+        props["pause"] = {
+            "type": "boolean",
+            "description": "Whether the connector should be paused. Defaults to false. "
+                           "Deprecated in Strimzi 0.38.0, use state instead.",
+        }
+    return {"type": "object", "properties": props}
+
+
+CONNECTOR_STATUS = {
+    "type": "object",
+    "properties": {
+        "conditions": {"type": "array", "items": CONDITION},
+        "observedGeneration": {"type": "integer"},
+        "autoRestart": {
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer"},
+                "connectorName": {"type": "string"},
+                "lastRestartTimestamp": {"type": "string"},
+            },
+        },
+        "connectorStatus": PRESERVE,
+        "tasksMax": {"type": "integer"},
+        "topics": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+READY_COLUMN = {
+    "name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status',
+    "description": "The state of the custom resource",
+}
+
+
+def crd(kind, plural, short_names, versions, subresources):
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {
+            "name": f"{plural}.{GROUP}",
+            "labels": {"app": "strimzi", "strimzi.io/crd-install": "true", "component": f"{plural}.{GROUP}-crd"},
+        },
+        "spec": {
+            "group": GROUP,
+            "names": {
+                "kind": kind, "listKind": f"{kind}List", "singular": kind.lower(), "plural": plural,
+                "shortNames": short_names, "categories": ["strimzi"],
+            },
+            "scope": "Namespaced",
+            "conversion": {"strategy": "None"},
+            "versions": [dict(v, subresources=copy.deepcopy(subresources)) for v in versions],
+        },
+    }
+
+
+def version(name, storage, schema, columns):
+    return {
+        "name": name, "served": True, "storage": storage,
+        "additionalPrinterColumns": columns,
+        "schema": {"openAPIV3Schema": schema},
+    }
+
+
+def root(spec, status, spec_required):
+    schema = {
+        "type": "object",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": spec,
+            "status": status,
+        },
+    }
+    if spec_required:
+        schema["required"] = ["spec"]
+    return schema
+
+
+# ---------------------------------------------------------------------------------------------- KafkaConnect
+
+def kafka_connect():
+    # Only what the emulator reads (replicas: §2.9 "has 0 replicas"); everything else is preserved as-is.
+    spec = {
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+        "properties": {
+            "replicas": {"type": "integer"},
+            "bootstrapServers": {"type": "string"},
+            "config": PRESERVE,
+        },
+    }
+    status = {
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+        "properties": {
+            "conditions": {"type": "array", "items": CONDITION},
+            "observedGeneration": {"type": "integer"},
+            "url": {"type": "string"},
+            "replicas": {"type": "integer"},
+            "labelSelector": {"type": "string"},
+        },
+    }
+    columns = [
+        {"name": "Desired replicas", "type": "integer", "jsonPath": ".spec.replicas",
+         "description": "The desired number of Kafka Connect replicas"},
+        READY_COLUMN,
+    ]
+    sub = {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+                                   "labelSelectorPath": ".status.labelSelector"}}
+    return crd("KafkaConnect", "kafkaconnects", ["kc"], [
+        version("v1beta2", True, root(spec, status, False), columns),
+        version("v1", False, root(spec, status, True), columns),
+    ], sub)
+
+
+# ---------------------------------------------------------------------------------------------- KafkaConnector
+
+def kafka_connector():
+    columns = [
+        {"name": "Cluster", "type": "string", "jsonPath": ".metadata.labels.strimzi\\.io/cluster",
+         "description": "The name of the Kafka Connect cluster this connector belongs to"},
+        {"name": "Connector class", "type": "string", "jsonPath": ".spec.class",
+         "description": "The class used by this connector"},
+        {"name": "Max Tasks", "type": "integer", "jsonPath": ".spec.tasksMax",
+         "description": "Maximum number of tasks"},
+        READY_COLUMN,
+    ]
+    # §1.2: scale subresource on tasksMax, as Strimzi has.
+    sub = {"status": {}, "scale": {"specReplicasPath": ".spec.tasksMax", "statusReplicasPath": ".status.tasksMax"}}
+    return crd("KafkaConnector", "kafkaconnectors", ["kctr"], [
+        version("v1beta2", True, root(connector_spec(True, True), CONNECTOR_STATUS, False), columns),
+        version("v1", False, root(connector_spec(True, False), CONNECTOR_STATUS, True), columns),
+    ], sub)
+
+
+# ---------------------------------------------------------------------------------------------- KafkaMirrorMaker2
+
+ALIAS = {"type": "string", "pattern": "^[a-zA-Z0-9\\._\\-]{1,100}$"}
+
+
+def mm2_cluster(required, extra=None):
+    props = {
+        "alias": ALIAS,
+        "bootstrapServers": {"type": "string"},
+        "tls": PRESERVE,
+        "authentication": PRESERVE,
+        "config": PRESERVE,
+    }
+    props.update(extra or {})
+    return {"type": "object", "properties": props, "required": required}
+
+
+V1_TARGET_EXTRA = {
+    "groupId": {"type": "string"},
+    "configStorageTopic": {"type": "string"},
+    "statusStorageTopic": {"type": "string"},
+    "offsetStorageTopic": {"type": "string"},
+}
+V1_TARGET_REQUIRED = ["alias", "bootstrapServers", "groupId", "configStorageTopic", "statusStorageTopic",
+                      "offsetStorageTopic"]
+
+PATTERNS = {p: {"type": "string"} for p in (
+    "topicsPattern", "topicsExcludePattern", "groupsPattern", "groupsExcludePattern",
+    "topicsBlacklistPattern", "groupsBlacklistPattern")}
+
+
+def mm2_spec(v1beta2):
+    mirror_props = {
+        "source": mm2_cluster(["alias", "bootstrapServers"]),
+        "sourceConnector": connector_spec(False, v1beta2),
+        "checkpointConnector": connector_spec(False, v1beta2),
+    }
+    mirror_props.update(copy.deepcopy(PATTERNS))
+    spec_props = {
+        "version": {"type": "string"},
+        "replicas": {"type": "integer"},
+        "image": {"type": "string"},
+        "target": mm2_cluster(V1_TARGET_REQUIRED, V1_TARGET_EXTRA),
+        "mirrors": {"type": "array", "items": {"type": "object", "properties": mirror_props}},
+    }
+    if v1beta2:
+        # §1.3: the legacy layout; 0.49–0.51 accept both on v1beta2, so nothing here is schema-required
+        # (the emulator reports a resource that uses neither layout as NotReady).
+        mirror_props["sourceCluster"] = {"type": "string"}
+        mirror_props["targetCluster"] = {"type": "string"}
+        mirror_props["heartbeatConnector"] = connector_spec(False, True)
+        spec_props["connectCluster"] = {"type": "string"}
+        spec_props["clusters"] = {"type": "array", "items": mm2_cluster(["alias", "bootstrapServers"])}
+    spec = {"type": "object", "properties": spec_props}
+    if not v1beta2:
+        spec["required"] = ["target"]
+    # Parts of a real MM2 spec we do not model (resources, template, logging, metrics, ...) are preserved.
+    for extra in ("resources", "template", "logging", "metricsConfig", "jvmOptions", "livenessProbe",
+                  "readinessProbe", "rack", "tracing", "externalConfiguration", "jmxOptions", "build"):
+        spec_props[extra] = PRESERVE
+    return spec
+
+
+MM2_STATUS = {
+    "type": "object",
+    "properties": {
+        "conditions": {"type": "array", "items": CONDITION},
+        "observedGeneration": {"type": "integer"},
+        "url": {"type": "string"},
+        "connectors": {"type": "array", "items": PRESERVE},
+        "autoRestartStatuses": {"type": "array", "items": PRESERVE},
+        "connectorPlugins": {"type": "array", "items": PRESERVE},
+        "labelSelector": {"type": "string"},
+        "replicas": {"type": "integer"},
+    },
+}
+
+
+def kafka_mirror_maker2():
+    columns = [
+        {"name": "Desired replicas", "type": "integer", "jsonPath": ".spec.replicas",
+         "description": "The desired number of Kafka MirrorMaker 2 replicas"},
+        READY_COLUMN,
+    ]
+    sub = {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+                                   "labelSelectorPath": ".status.labelSelector"}}
+    return crd("KafkaMirrorMaker2", "kafkamirrormaker2s", ["kmm2"], [
+        version("v1beta2", True, root(mm2_spec(True), MM2_STATUS, False), columns),
+        version("v1", False, root(mm2_spec(False), MM2_STATUS, True), columns),
+    ], sub)
+
+
+# ---------------------------------------------------------------------------------------------- output
+
+FILES = {
+    "kafkaconnect.yaml": kafka_connect,
+    "kafkaconnector.yaml": kafka_connector,
+    "kafkamirrormaker2.yaml": kafka_mirror_maker2,
+}
+
+HEADER = "# Generated by tests/env/crds/generate.py - edit that file, not this one.\n"
+
+
+class _NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data):
+        return True
+
+
+def render(factory):
+    return HEADER + yaml.dump(factory(), Dumper=_NoAliases, sort_keys=False, default_flow_style=False, width=120)
+
+
+def main():
+    for filename, factory in FILES.items():
+        (HERE / filename).write_text(render(factory))
+
+
+if __name__ == "__main__":
+    main()
