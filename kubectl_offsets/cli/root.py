@@ -1,0 +1,79 @@
+"""The root command group. Subcommands are loaded by name, on demand (see ``COMMANDS``)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+import click
+
+from .. import __version__
+
+PROG = "kubectl offsets"
+
+# name -> "module:attribute" below kubectl_offsets.cli; the order is the order in --help.
+COMMANDS = {
+    "list": "cmd_list:list_command",
+    "alter": "cmd_alter:alter_command",
+    "reset": "cmd_reset:reset_command",
+    "undo": "cmd_undo:undo_command",
+    "recover": "cmd_recover:recover_command",
+    "trigger": "cmd_trigger:trigger_command",
+    "gitops": "cmd_gitops:gitops_group",
+    "compute": "cmd_compute:compute_group",
+    "lag": "cmd_lag:lag_command",
+    "completion": "cmd_completion:completion_command",
+    "version": "cmd_version:version_command",
+}
+
+
+class LazyGroup(click.Group):
+    """Import a subcommand's module only when that subcommand (or the root help) needs it."""
+
+    def list_commands(self, ctx):
+        return [name for name in COMMANDS if self._available(name)]
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS or not self._available(name):
+            return None
+        module, attribute = COMMANDS[name].split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        # Commands land one issue at a time; a name whose module is not there yet is simply not offered.
+        module = COMMANDS[name].split(":")[0]
+        return importlib.util.find_spec(f"{__package__}.{module}") is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
+def root() -> None:
+    """Look at, move and wipe the offsets of Kafka Connect and MirrorMaker 2 connectors managed by Strimzi.
+
+    \b
+    Online (against a cluster):
+      kubectl offsets list my-sink -n kafka
+      kubectl offsets alter my-sink --set orders:0=1200 -n kafka
+      kubectl offsets alter kmm2/mirror --connector source --skip-record orders:0:41
+      kubectl offsets reset my-source -n kafka
+    Offline (through a GitOps repository):
+      kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
+    Compute offsets from topic data (needs the 'spark' extra):
+      kubectl offsets compute --data ./archive --format parquet --to-datetime 2026-11-21T09:00:00Z
+    """
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI; returns the exit status instead of raising SystemExit (handy for tests and embedding)."""
+    try:
+        root.main(args=argv, prog_name=PROG, standalone_mode=True)
+    except SystemExit as exit_:
+        code = exit_.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,93 @@
+"""The error family of kubectl-offsets and the exit status each maps to.
+
+Every failure the library raises on purpose is an :class:`OffsetsError`. It carries a message that says what is
+wrong, optional advice that says how to fix it, and optionally the exact command to run next (recover, undo).
+The CLI turns it into stderr text and an exit code in exactly one place (``cli/exits.py``); library users get
+the same information as attributes.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitStatus(enum.IntEnum):
+    OK = 0
+    ERROR = 1  # an unexpected failure; a bug or an environment problem we did not foresee
+    USAGE = 2  # bad flags or bad input; nothing was changed
+    NOT_FOUND = 3  # the target (connector, resource, manifest) does not exist
+    FORBIDDEN = 4  # RBAC says no; nothing was changed
+    PRECONDITION = 5  # the cluster is not in a state we can work in (paused reconcile, failed connector, busy)
+    OPERATOR = 6  # the operator reported a Warning/NotReady for our request
+    TIMEOUT = 7  # the operator or Connect did not react in time
+    VERIFY = 8  # the operation ran but the offsets are not what was asked
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+
+
+class OffsetsError(Exception):
+    """Base of every error we raise on purpose."""
+
+    exit_status = ExitStatus.ERROR
+
+    def __init__(self, message: str, *, advice: str | None = None, next_command: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.advice = advice
+        self.next_command = next_command
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(OffsetsError):
+    """The user's input (flags, offsets file, CSV) is invalid. Raised before anything is changed."""
+
+    exit_status = ExitStatus.USAGE
+
+
+class NotFoundError(OffsetsError):
+    exit_status = ExitStatus.NOT_FOUND
+
+
+class ForbiddenError(OffsetsError):
+    exit_status = ExitStatus.FORBIDDEN
+
+
+class PreconditionError(OffsetsError):
+    exit_status = ExitStatus.PRECONDITION
+
+
+class OperatorError(OffsetsError):
+    """The operator answered our request with a Warning or NotReady condition."""
+
+    exit_status = ExitStatus.OPERATOR
+
+
+class OperationTimeoutError(OffsetsError):
+    exit_status = ExitStatus.TIMEOUT
+
+
+class VerificationError(OffsetsError):
+    exit_status = ExitStatus.VERIFY
+
+
+class InterruptedOperationError(OffsetsError):
+    exit_status = ExitStatus.INTERRUPTED
+
+
+class ClusterError(OffsetsError):
+    """The API server could not be reached or answered with an unexpected error."""
+
+    exit_status = ExitStatus.ERROR
+
+
+class MissingExtraError(OffsetsError):
+    """An optional dependency (the ``spark`` or ``kafka`` extra) is not installed."""
+
+    exit_status = ExitStatus.USAGE
+
+    def __init__(self, extra: str, module: str):
+        super().__init__(
+            f"this command needs the optional '{extra}' extra ({module} is not installed)",
+            advice=f"install it with: pip install 'kubectl-offsets[{extra}]'",
+        )

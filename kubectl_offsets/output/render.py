@@ -1,0 +1,97 @@
+"""Offsets documents and before/after changes as table, json, yaml or csv text. Knows no cluster.
+
+- json: exactly the ``{"offsets": [...]}`` document that ``alter -f`` accepts (kcctl's "what you get, you can patch").
+- yaml: the same document in YAML (also accepted by ``alter -f``).
+- csv: ``topic,partition,offset`` lines as ``kafka-consumer-groups --export`` writes them, where offset is the NEXT
+  record to read, whatever the connector stores (so a MirrorSourceConnector's stored N appears as N+1); also
+  accepted by ``alter -f``. Connectors without topic-partition offsets get ``partition-json,offset-json`` lines.
+- table: for people.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..connect import ConnectorKind, next_record_after_stored, position_of, topic_partition_of
+from ..model import OffsetChange, OffsetsDocument
+
+
+def render_offsets(document: OffsetsDocument, fmt: str, kind: ConnectorKind = ConnectorKind.SOURCE) -> str:
+    if fmt == "json":
+        return json.dumps(document.to_json(), indent=2)
+    if fmt == "yaml":
+        return to_yaml(document.to_json())
+    if fmt == "csv":
+        return _csv(document, kind)
+    return _offsets_table(document, kind)
+
+
+def render_changes(changes: Sequence[OffsetChange], kind: ConnectorKind) -> str:
+    """The before -> after preview table; unchanged rows are kept so the user sees the whole picture."""
+    headers = [*_partition_headers(kind), "BEFORE", "AFTER", ""]
+    rows = [[*_partition_cells(kind, c.partition), _offset_cell(kind, c.before), _offset_cell(kind, c.after),
+             "changed" if c.changed else ""] for c in changes]
+    return table(headers, rows)
+
+
+def to_yaml(data: Any) -> str:
+    from ruamel.yaml import YAML  # heavy; only for -o yaml
+
+    yaml = YAML()
+    yaml.default_flow_style = False
+    stream = io.StringIO()
+    yaml.dump(data, stream)
+    return stream.getvalue().rstrip("\n")
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """kubectl-style plain columns: upper-case headers, two spaces between columns, no borders."""
+    cells = [list(map(str, headers))] + [[("" if c is None else str(c)) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    return "\n".join("   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+
+
+def _offsets_table(document: OffsetsDocument, kind: ConnectorKind) -> str:
+    if not len(document):
+        return "No offsets."
+    rows = [[*_partition_cells(kind, e.partition), _offset_cell(kind, e.offset)] for e in document]
+    return table([*_partition_headers(kind), "OFFSET"], rows)
+
+
+def _partition_headers(kind: ConnectorKind) -> list[str]:
+    if kind is ConnectorKind.SINK:
+        return ["TOPIC", "PARTITION"]
+    if kind is ConnectorKind.MIRROR_SOURCE:
+        return ["CLUSTER", "TOPIC", "PARTITION"]
+    return ["PARTITION"]
+
+
+def _partition_cells(kind: ConnectorKind, partition: Mapping[str, Any]) -> list[Any]:
+    if kind is ConnectorKind.SINK:
+        return [partition.get("kafka_topic"), partition.get("kafka_partition")]
+    if kind is ConnectorKind.MIRROR_SOURCE:
+        return [partition.get("cluster"), partition.get("topic"), partition.get("partition")]
+    return [json.dumps(dict(partition), sort_keys=True)]
+
+
+def _offset_cell(kind: ConnectorKind, offset: Mapping[str, Any] | None) -> str:
+    if offset is None:
+        return "-"
+    if kind.topic_partitioned:
+        return str(position_of(kind, offset))
+    return json.dumps(dict(offset), sort_keys=True)
+
+
+def _csv(document: OffsetsDocument, kind: ConnectorKind) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for entry in document:
+        tp = topic_partition_of(kind, entry.partition) if kind.topic_partitioned else None
+        if tp is None:
+            writer.writerow([json.dumps(dict(entry.partition)), json.dumps(entry.offset)])
+        elif entry.offset is not None:
+            writer.writerow([tp[0], tp[1], next_record_after_stored(kind, position_of(kind, entry.offset))])
+    return out.getvalue().rstrip("\n")

@@ -1,0 +1,57 @@
+"""The only reader of ``schemas/`` and the only importer of jsonschema (lazily, at first validation).
+
+Each document we read or write has a schema ``schemas/<name>.schema.json`` whose ``$id`` is the file name. A
+validation failure becomes an :class:`InputError` that names the place in the document and what is wrong.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+
+
+@functools.lru_cache(maxsize=None)
+def load(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str):
+    import jsonschema  # heavy; only when something is validated
+    from referencing import Registry, Resource
+
+    resources = [(p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMA_DIR.glob("*.schema.json")]
+    registry = Registry().with_resources(resources)
+    schema = load(name)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, registry=registry, format_checker=cls.FORMAT_CHECKER)
+
+
+def errors(name: str, document: Any) -> list[str]:
+    """Every violation, as ``at <json path>: <message>`` lines, best first."""
+    validator = _validator(name)
+    found = sorted(validator.iter_errors(document), key=lambda e: (len(e.path), list(e.path)))
+    return [f"at {_path(e)}: {e.message}" for e in found]
+
+
+def validate(name: str, document: Any, *, what: str) -> None:
+    """Raise InputError if ``document`` (described to the user as ``what``) does not match schema ``name``."""
+    problems = errors(name, document)
+    if problems:
+        shown = "\n  ".join(problems[:10])
+        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise InputError(f"{what} is not valid ({name}):\n  {shown}{more}",
+                         advice=f"the expected shape is in schemas/{name}.schema.json")
+
+
+def _path(error) -> str:
+    path = "$"
+    for part in error.absolute_path:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path

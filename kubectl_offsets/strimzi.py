@@ -1,0 +1,335 @@
+"""Every Strimzi fact the plugin relies on, in one place.
+
+Field paths, annotation names, connector naming for MirrorMaker 2, ConfigMap keys, condition reasons and the
+differences between the ``v1beta2`` and ``v1`` API layouts. Source for each fact:
+../shared/research/strimzi-offsets.md (section numbers in the comments). Standard library only.
+
+The central abstraction is :class:`ConnectorTarget`: *one Connect connector managed through one custom
+resource*. A KafkaConnector is one target; each connector generated from a KafkaMirrorMaker2 mirror is one
+target. The online flow, GitOps edits and completion only talk to targets, so MirrorMaker 2 is "just another
+kind of target": where its stanza lives, which annotations trigger it and which ConfigMap key it uses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import InputError
+
+GROUP = "kafka.strimzi.io"
+# Served versions we understand, in order of preference: v1 (Strimzi 0.49+, the only one from 1.0.0) first.
+VERSIONS = ("v1", "v1beta2")
+
+KIND_CONNECTOR = "KafkaConnector"
+KIND_MM2 = "KafkaMirrorMaker2"
+KIND_CONNECT = "KafkaConnect"
+PLURALS = {KIND_CONNECTOR: "kafkaconnectors", KIND_MM2: "kafkamirrormaker2s", KIND_CONNECT: "kafkaconnects"}
+
+# What users may type before the slash in TARGET (kubectl style: kind, plural, short name, with or without group).
+KIND_ALIASES = {
+    KIND_CONNECTOR: ("kafkaconnector", "kafkaconnectors", "kctr"),
+    KIND_MM2: ("kafkamirrormaker2", "kafkamirrormaker2s", "kmm2"),
+}
+
+# --- annotations and labels (research 1.2, 2.2, 2.9) ----------------------------------------------------------
+ANNOTATION_CONNECTOR_OFFSETS = "strimzi.io/connector-offsets"
+ANNOTATION_MIRRORMAKER_CONNECTOR = "strimzi.io/mirrormaker-connector"
+ANNOTATION_USE_CONNECTOR_RESOURCES = "strimzi.io/use-connector-resources"
+ANNOTATION_PAUSE_RECONCILIATION = "strimzi.io/pause-reconciliation"
+LABEL_CLUSTER = "strimzi.io/cluster"
+
+# The only annotation values the operator accepts; anything else makes the resource NotReady (research 2.3).
+OFFSETS_ACTIONS = ("list", "alter", "reset")
+
+# --- spec.state (research 2.7) ----------------------------------------------------------------------------------
+STATE_RUNNING, STATE_PAUSED, STATE_STOPPED = "running", "paused", "stopped"
+STATES = (STATE_RUNNING, STATE_PAUSED, STATE_STOPPED)
+DEFAULT_STATE = STATE_RUNNING  # an absent spec.state means running
+# spec.state -> the connector.state Connect reports once the operator has applied it.
+CONNECT_STATE_FOR = {STATE_RUNNING: "RUNNING", STATE_PAUSED: "PAUSED", STATE_STOPPED: "STOPPED"}
+
+# --- the stanzas' field names (research 1.2, 1.3) -------------------------------------------------------------
+FIELD_STATE = "state"
+FIELD_PAUSE = "pause"  # deprecated boolean, v1beta2 only
+FIELD_LIST_OFFSETS = "listOffsets"
+FIELD_ALTER_OFFSETS = "alterOffsets"
+FIELD_TO_CONFIGMAP = "toConfigMap"
+FIELD_FROM_CONFIGMAP = "fromConfigMap"
+
+# --- status conditions (research 2.10, 2.11) ------------------------------------------------------------------
+CONDITION_WARNING = "Warning"
+CONDITION_NOT_READY = "NotReady"
+CONDITION_READY = "Ready"
+REASON_FOR_ACTION = {"list": "ListOffsets", "alter": "AlterOffsets", "reset": "ResetOffsets"}
+REASON_MANAGE_OFFSETS = "ManageOffsets"
+REASON_RECONCILIATION_PAUSED = "ReconciliationPaused"
+
+# --- MirrorMaker 2 connectors (research 1.3) --------------------------------------------------------------------
+MM2_TYPES = {
+    "source": ("sourceConnector", "MirrorSourceConnector"),
+    "checkpoint": ("checkpointConnector", "MirrorCheckpointConnector"),
+    "heartbeat": ("heartbeatConnector", "MirrorHeartbeatConnector"),  # v1beta2 only; gone in v1
+}
+MIRROR_CLASS_PREFIX = "org.apache.kafka.connect.mirror."
+OFFSETS_CONFIGMAP_KEY = "offsets.json"
+
+
+def mm2_connector_name(source_alias: str, target_alias: str, connector_type: str) -> str:
+    """``east->west.MirrorSourceConnector``: the name Strimzi gives a generated MirrorMaker 2 connector."""
+    return f"{source_alias}->{target_alias}.{connector_type}"
+
+
+def configmap_key(kind: str, connector_name: str) -> str:
+    """The ConfigMap data key Strimzi reads and writes: ``offsets.json`` for a KafkaConnector, the connector name
+    with ``->`` replaced by ``--`` plus ``.json`` for MirrorMaker 2 (research 2.6)."""
+    if kind == KIND_CONNECTOR:
+        return OFFSETS_CONFIGMAP_KEY
+    return connector_name.replace("->", "--") + ".json"
+
+
+def parse_kind(word: str) -> str:
+    """``kafkaconnector``, ``kctr``, ``kafkamirrormaker2.kafka.strimzi.io``, ... -> the Kind."""
+    base = word.lower().split(".", 1)[0]
+    for kind, aliases in KIND_ALIASES.items():
+        if base in aliases:
+            return kind
+    known = ", ".join(a for aliases in KIND_ALIASES.values() for a in aliases)
+    raise InputError(f"unknown resource type '{word}'", advice=f"use one of: {known}")
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    """``[kind/]NAME`` -> (Kind, name); a bare name is a KafkaConnector, as in the issue's command surface."""
+    if "/" in text:
+        kind_word, name = text.split("/", 1)
+        kind = parse_kind(kind_word)
+    else:
+        kind, name = KIND_CONNECTOR, text
+    if not re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", name or ""):
+        raise InputError(f"'{name}' is not a valid resource name",
+                         advice="Kubernetes names are lower-case letters, digits, '-' and '.'")
+    return kind, name
+
+
+@dataclass(frozen=True)
+class ConnectorTarget:
+    """One Connect connector and the custom resource through which Strimzi manages it."""
+
+    kind: str  # KIND_CONNECTOR or KIND_MM2
+    namespace: str
+    resource_name: str
+    connector_name: str  # the name in Connect
+    # Path from the resource root to the connector's spec stanza (holds state/listOffsets/alterOffsets).
+    stanza_path: tuple[Any, ...] = ("spec",)
+    mm2_type: str | None = None  # "MirrorSourceConnector", ... for MirrorMaker 2
+    source_alias: str | None = None
+    target_alias: str | None = None
+
+    # --- naming -----------------------------------------------------------------------------------------------
+    @property
+    def configmap_key(self) -> str:
+        return configmap_key(self.kind, self.connector_name)
+
+    @property
+    def display(self) -> str:
+        base = f"{self.kind.lower()}/{self.resource_name}"
+        return base if self.kind == KIND_CONNECTOR else f"{base} --connector '{self.connector_name}'"
+
+    @property
+    def lock_scope(self) -> str:
+        """What one operation at a time is counted over: the operator handles one MirrorMaker 2 connector per
+        annotation, so a whole KafkaMirrorMaker2 is one scope; each KafkaConnector is its own."""
+        return f"{self.kind}/{self.namespace}/{self.resource_name}"
+
+    # --- reading a resource ----------------------------------------------------------------------------------
+    def stanza(self, resource: Mapping[str, Any]) -> Mapping[str, Any]:
+        node: Any = resource
+        for step in self.stanza_path:
+            node = node[step] if isinstance(step, int) else (node or {}).get(step)
+            if node is None:
+                return {}
+        return node
+
+    def spec_state(self, resource: Mapping[str, Any]) -> str:
+        stanza = self.stanza(resource)
+        state = stanza.get(FIELD_STATE)
+        if state:
+            return state
+        if stanza.get(FIELD_PAUSE) is True:  # v1beta2's deprecated boolean, honoured when state is absent
+            return STATE_PAUSED
+        return DEFAULT_STATE
+
+    def connector_status(self, resource: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The verbatim ``GET /connectors/{c}/status`` the operator copied into the resource's status."""
+        status = resource.get("status") or {}
+        if self.kind == KIND_CONNECTOR:
+            return status.get("connectorStatus")
+        for entry in status.get("connectors") or []:
+            if entry.get("name") == self.connector_name:
+                return entry
+        return None
+
+    def live_state(self, resource: Mapping[str, Any]) -> str | None:
+        """Connect's ``connector.state`` (RUNNING, PAUSED, STOPPED, FAILED, ...) as last reported."""
+        status = self.connector_status(resource) or {}
+        return (status.get("connector") or {}).get("state")
+
+    def connector_class(self, resource: Mapping[str, Any]) -> str | None:
+        if self.mm2_type:
+            return MIRROR_CLASS_PREFIX + self.mm2_type
+        return (resource.get("spec") or {}).get("class")
+
+    def pending_annotations(self, resource: Mapping[str, Any]) -> dict[str, str]:
+        """The one-shot annotations still on the resource (the operator removes them when done)."""
+        annotations = (resource.get("metadata") or {}).get("annotations") or {}
+        keys = [ANNOTATION_CONNECTOR_OFFSETS]
+        if self.kind == KIND_MM2:
+            keys.append(ANNOTATION_MIRRORMAKER_CONNECTOR)
+        return {k: annotations[k] for k in keys if k in annotations}
+
+    def trigger_annotations(self, action: str) -> dict[str, str]:
+        """The annotations that ask the operator for ``action``; for MirrorMaker 2 both, applied in one patch
+        (two patches make the operator report a ManageOffsets warning in between, research 6)."""
+        if action not in OFFSETS_ACTIONS:
+            raise ValueError(f"unknown offsets action {action!r}")
+        annotations = {ANNOTATION_CONNECTOR_OFFSETS: action}
+        if self.kind == KIND_MM2:
+            annotations[ANNOTATION_MIRRORMAKER_CONNECTOR] = self.connector_name
+        return annotations
+
+    def warning_for(self, resource: Mapping[str, Any], action: str) -> Mapping[str, Any] | None:
+        """The condition in which the operator refused ``action``, if any (research 2.11)."""
+        reasons = {REASON_FOR_ACTION[action], REASON_MANAGE_OFFSETS}
+        for condition in (resource.get("status") or {}).get("conditions") or []:
+            if condition.get("type") == CONDITION_WARNING and condition.get("reason") in reasons:
+                return condition
+            if condition.get("type") == CONDITION_NOT_READY and condition.get("status") == "True" \
+                    and condition.get("reason") == "IllegalArgumentException":
+                return condition
+        return None
+
+    # --- writing the stanza ----------------------------------------------------------------------------------
+    def stanza_pointer(self) -> str:
+        """The JSON Pointer (RFC 6901) of the stanza, for JSON Patch operations."""
+        return "/" + "/".join(str(s) for s in self.stanza_path)
+
+    def stanza_guard(self, resource: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """JSON Patch ``test`` operations that make a patch fail if the stanza moved (a mirror was inserted or
+        removed since we read the resource), so we never write into another connector's stanza."""
+        if self.kind != KIND_MM2:
+            return []
+        mirror = resource["spec"]["mirrors"][self.stanza_path[2]]
+        pointer = f"/spec/mirrors/{self.stanza_path[2]}"
+        if "source" in mirror:
+            return [{"op": "test", "path": f"{pointer}/source/alias", "value": self.source_alias}]
+        return [{"op": "test", "path": f"{pointer}/sourceCluster", "value": self.source_alias}]
+
+
+# --- finding targets in resources -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mm2Layout:
+    """How a KafkaMirrorMaker2 names its clusters: ``v1`` (spec.target, mirrors[].source) or the older
+    ``v1beta2`` form (spec.connectCluster, spec.clusters, mirrors[].sourceCluster/targetCluster)."""
+
+    name: str
+    has_heartbeat: bool
+
+
+LAYOUT_V1 = Mm2Layout("v1", has_heartbeat=False)
+LAYOUT_V1BETA2 = Mm2Layout("v1beta2", has_heartbeat=True)
+
+
+def mm2_layout(resource: Mapping[str, Any]) -> Mm2Layout:
+    spec = resource.get("spec") or {}
+    return LAYOUT_V1 if "target" in spec else LAYOUT_V1BETA2
+
+
+def mm2_targets(resource: Mapping[str, Any]) -> list[ConnectorTarget]:
+    """Every connector the operator generates from a KafkaMirrorMaker2, in mirror order (research 1.3).
+    A connector exists only when its stanza does; heartbeat connectors exist only in the v1beta2 layout."""
+    meta, spec = resource["metadata"], resource.get("spec") or {}
+    layout = mm2_layout(resource)
+    targets = []
+    for index, mirror in enumerate(spec.get("mirrors") or []):
+        if "source" in mirror:
+            source = (mirror.get("source") or {}).get("alias")
+            target = (spec.get("target") or {}).get("alias") or spec.get("connectCluster")
+        else:
+            source, target = mirror.get("sourceCluster"), mirror.get("targetCluster") or spec.get("connectCluster")
+        for short, (field, mm2_type) in MM2_TYPES.items():
+            if field not in mirror or mirror[field] is None:
+                continue
+            if short == "heartbeat" and not layout.has_heartbeat:
+                continue  # a v1 resource cannot have one; the API server prunes it anyway
+            targets.append(ConnectorTarget(
+                kind=KIND_MM2, namespace=meta.get("namespace", ""), resource_name=meta["name"],
+                connector_name=mm2_connector_name(source, target, mm2_type),
+                stanza_path=("spec", "mirrors", index, field), mm2_type=mm2_type,
+                source_alias=source, target_alias=target,
+            ))
+    return targets
+
+
+def resolve_mm2_target(resource: Mapping[str, Any], wanted: str | None, source_alias: str | None = None
+                       ) -> ConnectorTarget:
+    """Pick the connector the user meant: a full generated name, or a short form (``source``, ``checkpoint``,
+    ``heartbeat``) that is unambiguous, optionally narrowed by ``--source-cluster``.
+
+    A name the operator does not generate would make it do nothing, forever, without a warning (research 2.3),
+    so anything that does not match exactly is refused with the list of valid names.
+    """
+    targets = mm2_targets(resource)
+    valid = ", ".join(f"'{t.connector_name}'" for t in targets) or "(none: the resource has no mirrors)"
+    name = resource["metadata"]["name"]
+    if not wanted:
+        raise InputError(f"kafkamirrormaker2/{name} needs --connector", advice=f"valid connectors: {valid}")
+    exact = [t for t in targets if t.connector_name == wanted]
+    if exact:
+        return exact[0]
+    if wanted in MM2_TYPES:
+        mm2_type = MM2_TYPES[wanted][1]
+        matches = [t for t in targets if t.mm2_type == mm2_type
+                   and (source_alias is None or t.source_alias == source_alias)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            aliases = ", ".join(sorted({t.source_alias or "" for t in matches}))
+            raise InputError(f"--connector {wanted} is ambiguous in kafkamirrormaker2/{name}",
+                             advice=f"add --source-cluster (one of: {aliases}) or use a full name: {valid}")
+        if wanted == "heartbeat" and mm2_layout(resource) is LAYOUT_V1:
+            raise InputError(f"kafkamirrormaker2/{name} uses the v1 layout, which has no heartbeat connector",
+                             advice=f"valid connectors: {valid}")
+    raise InputError(f"kafkamirrormaker2/{name} has no connector named '{wanted}'",
+                     advice=_mangled_hint(wanted) + f"valid connectors: {valid}")
+
+
+def _mangled_hint(wanted: str) -> str:
+    """A shell turns an unquoted ``east->west.X`` into ``east-`` plus a redirect to a file named ``west.X``."""
+    if "->" not in wanted and (wanted.endswith("-") or re.fullmatch(r"[\w.\-]+-[\w.\-]+\.Mirror\w+", wanted)):
+        return "the '->' looks mangled by the shell; quote the name, e.g. --connector 'east->west.MirrorSourceConnector'; "
+    return ""
+
+
+def connector_target(resource: Mapping[str, Any]) -> ConnectorTarget:
+    """The target of a KafkaConnector resource."""
+    meta = resource["metadata"]
+    return ConnectorTarget(kind=KIND_CONNECTOR, namespace=meta.get("namespace", ""),
+                           resource_name=meta["name"], connector_name=meta["name"])
+
+
+def connect_cluster_of(resource: Mapping[str, Any]) -> str | None:
+    """The KafkaConnect a KafkaConnector belongs to (its ``strimzi.io/cluster`` label)."""
+    return ((resource.get("metadata") or {}).get("labels") or {}).get(LABEL_CLUSTER)
+
+
+def reconciliation_paused(resource: Mapping[str, Any]) -> bool:
+    annotations = (resource.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(ANNOTATION_PAUSE_RECONCILIATION) == "true"
+
+
+def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
+    annotations = (connect.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(ANNOTATION_USE_CONNECTOR_RESOURCES) == "true"
