@@ -1,0 +1,82 @@
+"""Fault-injection knobs, re-read from the ``--faults`` JSON file on every reconcile.
+
+File format (every key optional; a missing or empty file means no faults)::
+
+    {"delay_seconds": 5.0,            # sleep before handling an offsets annotation (a slow operator)
+     "ignore_offsets": true,          # operator alive but never acts on offsets annotations
+     "connect_failures": [            # answer matching Connect calls with this HTTP error instead of calling Connect
+        {"method": "PATCH", "path_regex": "/offsets$", "status": 500, "times": 1}]}
+
+``times`` is optional (absent = fail every matching call).  Consumption is counted per rule *content*, so rewriting
+the file with a new rule starts a fresh count while re-reading an unchanged file does not.  "Operator not running"
+is not a knob: the environment stops the process.
+"""
+import json
+import re
+import threading
+from urllib.parse import unquote
+
+
+class FaultConfigError(ValueError):
+    pass
+
+
+class Faults:
+    def __init__(self, path):
+        self._path = path
+        self._lock = threading.Lock()
+        self._used = {}  # rule fingerprint -> number of calls already failed by it
+        self._rules = []
+        self.delay_seconds = 0.0
+        self.ignore_offsets = False
+
+    def reload(self):
+        """Re-read the file; called at the start of every reconcile so tests can flip knobs at run time."""
+        data = self._read()
+        with self._lock:
+            self.delay_seconds = float(data.get("delay_seconds") or 0.0)
+            self.ignore_offsets = bool(data.get("ignore_offsets", False))
+            self._rules = [_validate_rule(r) for r in data.get("connect_failures") or []]
+
+    def _read(self):
+        if not self._path:
+            return {}
+        try:
+            with open(self._path, encoding="utf-8") as fh:
+                text = fh.read()
+        except FileNotFoundError:
+            return {}
+        if not text.strip():
+            return {}
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise FaultConfigError(f"{self._path}: top level must be a JSON object")
+        return data
+
+    def connect_failure(self, method, path):
+        """HTTP status to answer instead of calling Connect, or None.  Counts the use against ``times``."""
+        with self._lock:
+            for rule in self._rules:
+                if rule["method"] not in ("*", method.upper()):
+                    continue
+                # Match the path as sent (`->` encoded as %2D%3E) or decoded, whichever the test author wrote.
+                if not (re.search(rule["path_regex"], path) or re.search(rule["path_regex"], unquote(path))):
+                    continue
+                key = json.dumps(rule, sort_keys=True)
+                used = self._used.get(key, 0)
+                if rule.get("times") is not None and used >= rule["times"]:
+                    continue
+                self._used[key] = used + 1
+                return int(rule["status"])
+        return None
+
+
+def _validate_rule(rule):
+    if not isinstance(rule, dict) or "status" not in rule:
+        raise FaultConfigError(f"connect_failures entry needs at least 'status': {rule!r}")
+    return {
+        "method": str(rule.get("method", "*")).upper(),
+        "path_regex": str(rule.get("path_regex", "")),
+        "status": int(rule["status"]),
+        "times": None if rule.get("times") is None else int(rule["times"]),
+    }

@@ -1,0 +1,108 @@
+"""Thin wrapper over the ``kubernetes`` client that speaks plain dicts.
+
+Custom resources are read through ``v1beta2`` (the storage version, whose schema is a superset of ``v1`` in our
+CRDs) so that legacy-only fields (``pause``, MM2 ``heartbeatConnector``/``clusters``) stay visible.  The emulator
+never logs request headers, so the kubeconfig's token or client key never reaches the log.
+"""
+import json
+
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+
+GROUP = "kafka.strimzi.io"
+READ_VERSION = "v1beta2"
+JSON_PATCH = "application/json-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+FIELD_MANAGER = "strimzi-kafka-operator"  # §2.6: Strimzi's server-side-apply field manager
+
+PLURALS = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors",
+           "KafkaMirrorMaker2": "kafkamirrormaker2s"}
+
+
+def _json(resp):
+    return json.loads(resp.data or b"null")
+
+
+class Kube:
+    def __init__(self, kubeconfig):
+        self.api_client = config.new_client_from_config(config_file=kubeconfig)
+        self.custom = client.CustomObjectsApi(self.api_client)
+        self.core = client.CoreV1Api(self.api_client)
+
+    # ------------------------------------------------------------------------------------------- custom resources
+
+    def get(self, kind, namespace, name):
+        try:
+            return _json(self.custom.get_namespaced_custom_object(
+                GROUP, READ_VERSION, namespace, PLURALS[kind], name, _preload_content=False))
+        except ApiException as err:
+            if err.status == 404:
+                return None
+            raise
+
+    def list(self, kind, namespace=None, label_selector=None):
+        """Return (items, resourceVersion) across all namespaces or one."""
+        kwargs = {"_preload_content": False}
+        if label_selector:
+            kwargs["label_selector"] = label_selector
+        if namespace:
+            data = _json(self.custom.list_namespaced_custom_object(
+                GROUP, READ_VERSION, namespace, PLURALS[kind], **kwargs))
+        else:
+            data = _json(self.custom.list_cluster_custom_object(GROUP, READ_VERSION, PLURALS[kind], **kwargs))
+        return data.get("items") or [], data["metadata"].get("resourceVersion")
+
+    def watch_func(self):
+        return self.custom.list_cluster_custom_object
+
+    def replace_status(self, kind, namespace, name, status):
+        """Replace the whole status through the status subresource (a JSON patch, so no stale-map merging)."""
+        body = [{"op": "add", "path": "/status", "value": status}]
+        self.custom.patch_namespaced_custom_object_status(
+            GROUP, READ_VERSION, namespace, PLURALS[kind], name, body, _content_type=JSON_PATCH,
+            _preload_content=False)
+
+    def remove_annotations(self, kind, namespace, name, resource_version, keys):
+        """Drop annotation keys with a JSON patch that carries the resourceVersion read (§2.8).
+
+        fabric8's ``patch(PatchType.JSON)`` sends a diff that keeps ``metadata.resourceVersion``; if the CR changed
+        since the operator read it the API server answers 409 and the annotation stays.
+        """
+        ops = [{"op": "replace", "path": "/metadata/resourceVersion", "value": resource_version}]
+        ops += [{"op": "remove", "path": "/metadata/annotations/" + _pointer(k)} for k in keys]
+        self.custom.patch_namespaced_custom_object(
+            GROUP, READ_VERSION, namespace, PLURALS[kind], name, ops, _content_type=JSON_PATCH,
+            _preload_content=False)
+
+    # ------------------------------------------------------------------------------------------- config maps
+
+    def get_configmap(self, namespace, name):
+        try:
+            return _json(self.core.read_namespaced_config_map(name, namespace, _preload_content=False))
+        except ApiException as err:
+            if err.status == 404:
+                return None
+            raise
+
+    def apply_configmap(self, desired, force=False):
+        """Server-side apply with Strimzi's field manager (§2.6)."""
+        meta = desired["metadata"]
+        return _json(self.core.patch_namespaced_config_map(
+            meta["name"], meta["namespace"], desired, field_manager=FIELD_MANAGER, force=force,
+            _content_type=APPLY_PATCH, _preload_content=False))
+
+
+def _pointer(key):
+    """RFC 6901 escaping for a JSON-pointer path segment."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def api_error_text(err, method, url):
+    """fabric8-like text of a failed API call, used as the ``<cause>`` of Warning conditions."""
+    message = err.reason or ""
+    try:
+        body = json.loads(err.body) if err.body else {}
+        message = body.get("message") or message
+    except (TypeError, ValueError):
+        pass
+    return f"Failure executing: {method} at: {url}. Message: {message}."

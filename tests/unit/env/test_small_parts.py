@@ -1,0 +1,184 @@
+"""Faults file, status diff, ConfigMap rules, state table, desired config, work queue, REST path encoding."""
+import json
+import threading
+
+import pytest
+
+from tests.env.emulator import conditions, configmap_writer, state
+from tests.env.emulator.conditions import ReconcileError
+from tests.env.emulator.connect_client import ConnectRestError, encode_name
+from tests.env.emulator.connector_config import desired_config
+from tests.env.emulator.faults import Faults
+from tests.env.emulator.workqueue import WorkQueue
+
+
+# --------------------------------------------------------------------------------------------- faults
+
+def test_missing_faults_file_means_no_faults(tmp_path):
+    faults = Faults(str(tmp_path / "absent.json"))
+    faults.reload()
+    assert faults.delay_seconds == 0 and not faults.ignore_offsets
+    assert faults.connect_failure("PATCH", "/connectors/x/offsets") is None
+
+
+def test_connect_failure_times_and_regex(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"connect_failures": [
+        {"method": "PATCH", "path_regex": "/offsets$", "status": 500, "times": 1}]}))
+    faults = Faults(str(path))
+    faults.reload()
+    assert faults.connect_failure("GET", "/connectors/x/offsets") is None
+    assert faults.connect_failure("PATCH", "/connectors/x/offsets") == 500
+    faults.reload()  # re-reading the same rule must not reset its count
+    assert faults.connect_failure("PATCH", "/connectors/x/offsets") is None
+
+
+def test_connect_failure_matches_decoded_path(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"connect_failures": [{"path_regex": "a->b", "status": 409}]}))
+    faults = Faults(str(path))
+    faults.reload()
+    assert faults.connect_failure("DELETE", "/connectors/" + encode_name("a->b.X") + "/offsets") == 409
+    assert faults.connect_failure("GET", "/connectors/" + encode_name("a->b.X") + "/offsets") == 409
+
+
+def test_knobs(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"delay_seconds": 1.5, "ignore_offsets": True}))
+    faults = Faults(str(path))
+    faults.reload()
+    assert faults.delay_seconds == 1.5 and faults.ignore_offsets
+
+
+# --------------------------------------------------------------------------------------------- REST client bits
+
+def test_arrow_is_encoded_like_strimzi():
+    assert encode_name("east->west.MirrorSourceConnector") == "east%2D%3Ewest.MirrorSourceConnector"
+    assert encode_name("plain-name") == "plain-name"
+
+
+def test_rest_error_text():
+    err = ConnectRestError("DELETE", "/connectors/my-conn/offsets", 400)
+    assert err.qualified() == ("io.strimzi.operator.cluster.operator.assembly.ConnectRestException: "
+                               "DELETE /connectors/my-conn/offsets returned 400 (400): Unexpected status code")
+
+
+# --------------------------------------------------------------------------------------------- conditions
+
+def test_status_diff_ignores_transition_time_only():
+    a = {"conditions": [conditions.warning("ListOffsets", "m")], "observedGeneration": 1}
+    b = json.loads(json.dumps(a))
+    b["conditions"][0]["lastTransitionTime"] = "1970-01-01T00:00:00Z"
+    assert not conditions.status_differs(a, b)
+    b["conditions"][0]["message"] = "other"
+    assert conditions.status_differs(a, b)
+
+
+def test_error_condition_uses_strimzi_reason():
+    cond = conditions.error_condition(ReconcileError("IllegalArgumentException", "No enum constant x"))
+    assert (cond["type"], cond["status"], cond["reason"], cond["message"]) == \
+        ("NotReady", "True", "IllegalArgumentException", "No enum constant x")
+
+
+# --------------------------------------------------------------------------------------------- ConfigMap (§2.6)
+
+CR = {"kind": "KafkaConnector", "metadata": {
+    "name": "src", "namespace": "ns", "uid": "u-1",
+    "labels": {"strimzi.io/cluster": "my-connect", "app.kubernetes.io/name": "drop-me",
+               "app.kubernetes.io/part-of": "keep-me", "kustomize.toolkit.fluxcd.io/name": "drop", "team": "a"}}}
+
+
+def test_new_configmap_labels_owner_and_data():
+    cm = configmap_writer.desired_configmap(CR, "cm", "offsets.json", "{ }", None)
+    labels = cm["metadata"]["labels"]
+    assert labels["strimzi.io/cluster"] == "src"  # overrides the connector's own label
+    assert labels["team"] == "a"
+    assert "kustomize.toolkit.fluxcd.io/name" not in labels
+    assert labels["app.kubernetes.io/name"] == "kafka-connector"
+    assert labels["app.kubernetes.io/part-of"] == "strimzi-src"
+    assert labels["strimzi.io/kind"] == "KafkaConnector"
+    assert labels["strimzi.io/component-type"] == "kafka-connector"
+    assert labels["app.kubernetes.io/managed-by"] == "strimzi-cluster-operator"
+    assert cm["metadata"]["ownerReferences"] == [{
+        "apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnector", "name": "src", "uid": "u-1",
+        "controller": False, "blockOwnerDeletion": True}]
+    assert cm["data"] == {"offsets.json": "{ }"}
+
+
+def test_existing_configmap_keeps_data_and_foreign_owner():
+    foreign = {"apiVersion": "v1", "kind": "Secret", "name": "x", "uid": "s"}
+    existing = {"metadata": {"ownerReferences": [foreign]}, "data": {"other": "1", "offsets.json": "old"}}
+    cm = configmap_writer.desired_configmap(CR, "cm", "offsets.json", "new", existing)
+    assert cm["data"] == {"other": "1", "offsets.json": "new"}
+    assert cm["metadata"]["ownerReferences"][0] == foreign and len(cm["metadata"]["ownerReferences"]) == 2
+
+
+def test_existing_owner_with_same_name_and_kind_is_not_duplicated():
+    mine = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaConnector", "name": "src", "uid": "old"}
+    cm = configmap_writer.desired_configmap(CR, "cm", "k", "v", {"metadata": {"ownerReferences": [mine]}})
+    assert cm["metadata"]["ownerReferences"] == [mine]
+
+
+# --------------------------------------------------------------------------------------------- state (§2.7)
+
+@pytest.mark.parametrize("live, spec, action", [
+    ("RUNNING", {"state": "paused"}, "pause"), ("RUNNING", {"state": "stopped"}, "stop"),
+    ("RUNNING", {}, None), ("PAUSED", {"state": "stopped"}, "stop"), ("PAUSED", {}, "resume"),
+    ("STOPPED", {"state": "paused"}, "pause"), ("STOPPED", {"state": "running"}, "resume"),
+    ("STOPPED", {"state": "stopped"}, None), ("FAILED", {"state": "stopped"}, "stop"), ("FAILED", {}, None),
+    ("UNASSIGNED", {"state": "stopped"}, None), ("RUNNING", {"pause": True}, "pause"),
+    ("PAUSED", {"pause": True, "state": "running"}, "resume"),
+])
+def test_transition_table(live, spec, action):
+    target, _ = state.target_state(spec)
+    assert state._transition("c", live, target) == action
+
+
+def test_failed_connector_cannot_be_paused():
+    with pytest.raises(ReconcileError) as err:
+        state._transition("c", "FAILED", "PAUSED")
+    assert err.value.message == "Connector c cannot be paused since it is in failed state."
+
+
+def test_both_pause_and_state_warns():
+    _, warnings = state.target_state({"pause": True, "state": "stopped"})
+    assert warnings[0]["reason"] == "UpdateState"
+    assert warnings[0]["message"].endswith("so the connector will be stopped")
+
+
+def test_initial_state_only_when_asked():
+    assert state.initial_state({}) is None
+    assert state.initial_state({"state": "stopped"}) == "STOPPED"
+
+
+# --------------------------------------------------------------------------------------------- desired config
+
+def test_desired_config_strings_and_spec_fields_win():
+    cfg = desired_config("c", "FileStreamSource", {"file": "/x", "tasks.max": 9, "batch": 5, "flag": True}, 1)
+    assert cfg == {"file": "/x", "batch": "5", "flag": "true", "connector.class": "FileStreamSource",
+                   "tasks.max": "1", "name": "c"}
+
+
+# --------------------------------------------------------------------------------------------- work queue
+
+def test_queue_serialises_and_collapses_per_key():
+    q = WorkQueue()
+    q.add("a")
+    q.add("a")
+    assert q.get(0.1) == "a"
+    q.add("a")  # arrives while "a" is processed: not handed to another worker
+    assert q.get(0.05) is None
+    q.done("a")
+    assert q.get(0.1) == "a"
+    q.done("a")
+    assert q.get(0.05) is None
+
+
+def test_queue_shutdown_wakes_workers():
+    q = WorkQueue()
+    got = []
+    t = threading.Thread(target=lambda: got.append(q.get()))
+    t.start()
+    q.shutdown()
+    t.join(2)
+    assert got == [None]
