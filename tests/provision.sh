@@ -19,6 +19,8 @@ DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 mkdir -p "$KO_CACHE"
 here=$(cd "$(dirname "$0")" && pwd)
+# The Python whose pyspark decides the Spark connector version: $PYTHON, else the project venv, else python3.
+PYTHON=${PYTHON:-$( [ -x "$here/../.venv/bin/python" ] && echo "$here/../.venv/bin/python" || echo python3)}
 
 log() { printf '[provision] %s\n' "$*" >&2; }
 die() { printf '[provision] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -77,7 +79,8 @@ build_kube_apiserver() {
   touch "$dest/.complete"
 }
 
-# mvn copy-dependencies of a throwaway pom into $2, for the dependencies given as XML in $3.
+# mvn copy-dependencies of a throwaway pom into $2, for the dependencies given as XML in $3; extra mvn args in $4.
+# Returns non-zero (does not exit) on failure, so a caller can try another version first.
 maven_copy() {
   local name=$1 dest=$2 deps=$3 work; work=$(mktemp -d)
   cat >"$work/pom.xml" <<EOF
@@ -92,9 +95,11 @@ EOF
   <url>https://repo.maven.apache.org/maven2</url></mirror></mirrors></settings>
 EOF
   mkdir -p "$dest"
-  mvn -B -q -s "$work/settings.xml" -f "$work/pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
-    -DincludeScope=runtime -DoutputDirectory="$dest" ${4:-} || registry_hint "mvn copy-dependencies ($name)" "Maven Central"
+  local rc=0
+  mvn -B -q -Dstyle.color=never -s "$work/settings.xml" -f "$work/pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+    -DincludeScope=runtime -DoutputDirectory="$dest" ${4:-} || rc=$?
   rm -rf "$work"
+  return $rc
 }
 
 dep() { printf '<dependency><groupId>%s</groupId><artifactId>%s</artifactId><version>%s</version></dependency>' "$1" "$2" "$3"; }
@@ -107,24 +112,57 @@ fetch_kafka() {
   maven_copy kafka "$dest/lib" "$(dep $k kafka_2.13 "$KAFKA_VERSION")$(dep $k connect-runtime "$KAFKA_VERSION")\
 $(dep $k connect-mirror "$KAFKA_VERSION")$(dep $k connect-file "$KAFKA_VERSION")$(dep $k connect-json "$KAFKA_VERSION")\
 $(dep $k kafka-tools "$KAFKA_VERSION")\
-$(dep org.apache.logging.log4j log4j-core "$LOG4J_VERSION")$(dep org.apache.logging.log4j log4j-slf4j-impl "$LOG4J_VERSION")"
+$(dep org.apache.logging.log4j log4j-core "$LOG4J_VERSION")$(dep org.apache.logging.log4j log4j-slf4j-impl "$LOG4J_VERSION")" \
+    || registry_hint "mvn copy-dependencies (kafka $KAFKA_VERSION)" "Maven Central"
   echo "$KAFKA_VERSION" >"$dest/VERSION"
   touch "$dest/.complete"
 }
 
 pyspark_version() {
-  python3 -c 'import importlib.metadata as m; print(m.version("pyspark"))' 2>/dev/null \
+  "$PYTHON" -c 'import importlib.metadata as m; print(m.version("pyspark"))' 2>/dev/null \
     || die "pyspark is not installed; run: pip install -e '.[spark,test]'"
+}
+
+# Spark's Kafka source needs spark-sql-kafka-0-10 and spark-token-provider-kafka-0-10 (KafkaConfigUpdater lives
+# there), plus kafka-clients and commons-pool2; everything else is already among pyspark's own jars.
+SPARK_KAFKA_ARTIFACTS=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+# Maven Central (as reachable from the dev/CI machines, 2026-11) lacks spark-sql-kafka 4.2.1/4.3.0 and every
+# spark-token-provider-kafka after 4.0.0 (bar 4.1.0-preview1), although PyPI has pyspark 4.3.0. When the jars of
+# the exact pyspark version are missing we fall back to this pair, verified to read Kafka with pyspark 4.3.0
+# (the connector's APIs are stable within 4.x). Override with SPARK_KAFKA_VERSION / SPARK_TOKEN_PROVIDER_VERSION.
+SPARK_KAFKA_FALLBACK=${SPARK_KAFKA_FALLBACK:-4.2.0/4.0.0}
+
+spark_kafka_deps() {  # $1 = spark-sql-kafka version, $2 = token provider version
+  local g=org.apache.spark tp=spark-token-provider-kafka-0-10_2.13
+  printf '<dependency><groupId>%s</groupId><artifactId>spark-sql-kafka-0-10_2.13</artifactId><version>%s</version>' $g "$1"
+  printf '<exclusions><exclusion><groupId>%s</groupId><artifactId>%s</artifactId></exclusion></exclusions></dependency>' $g $tp
+  dep $g $tp "$2"
+}
+
+spark_kafka_complete() {  # every needed artifact landed in $1
+  local a; for a in ${SPARK_KAFKA_ARTIFACTS//,/ }; do
+    compgen -G "$1/$a-[0-9]*.jar" >/dev/null || { log "missing $a in $1"; return 1; }
+  done
 }
 
 fetch_spark_kafka() {
   local v; v=$(pyspark_version)
   local dest="$KO_CACHE/spark-kafka-$v"
-  done_marker "$dest" && { log "spark-sql-kafka $v cached"; return; }
-  log "fetching spark-sql-kafka-0-10_2.13:$v and its runtime deps from Maven Central"
+  done_marker "$dest" && { log "spark-sql-kafka for pyspark $v cached"; return; }
+  local sk=${SPARK_KAFKA_VERSION:-$v}; local tp=${SPARK_TOKEN_PROVIDER_VERSION:-$sk}
+  log "fetching spark-sql-kafka-0-10_2.13:$sk (token provider $tp) and its runtime deps from Maven Central"
+  rm -rf "$dest"
   # Only what pyspark's own jars lack; second copies of scala/hadoop/lz4 would clash on the classpath.
-  maven_copy spark-kafka "$dest" "$(dep org.apache.spark spark-sql-kafka-0-10_2.13 "$v")" \
-    "-DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2"
+  if ! maven_copy spark-kafka "$dest" "$(spark_kafka_deps "$sk" "$tp")" "-DincludeArtifactIds=$SPARK_KAFKA_ARTIFACTS"; then
+    [ -z "${SPARK_KAFKA_VERSION:-}" ] || registry_hint "mvn copy-dependencies (spark-sql-kafka $sk)" "Maven Central"
+    sk=${SPARK_KAFKA_FALLBACK%/*}; tp=${SPARK_KAFKA_FALLBACK#*/}
+    log "WARNING: the Spark Kafka connector jars for pyspark $v are not on Maven Central; using spark-sql-kafka $sk with token provider $tp"
+    rm -rf "$dest"
+    maven_copy spark-kafka "$dest" "$(spark_kafka_deps "$sk" "$tp")" "-DincludeArtifactIds=$SPARK_KAFKA_ARTIFACTS" \
+      || registry_hint "mvn copy-dependencies (spark-sql-kafka $sk)" "Maven Central"
+  fi
+  spark_kafka_complete "$dest" || die "the Spark Kafka connector jars in $dest are incomplete"
+  printf 'pyspark=%s\nspark-sql-kafka=%s\nspark-token-provider-kafka=%s\n' "$v" "$sk" "$tp" >"$dest/VERSIONS"
   touch "$dest/.complete"
 }
 
