@@ -1,0 +1,125 @@
+"""`python -m tests.env ...`: start, inspect and stop a detached environment from a shell.
+
+up       start everything, print one JSON object (--json) on stdout, leave it running
+down     stop what `up` started (the current one, or --run-dir / --env-json)
+status   which components are alive
+emulator start|stop|restart the Strimzi operator emulator
+faults   replace the emulator's faults file with the JSON given (or {} to clear)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from .assets import AssetError
+from .environment import POINTER, Env, say, start_environment
+from .processes import ComponentError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tests.env", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="start every component and leave it running")
+    up.add_argument("--json", action="store_true", help="print the environment as one JSON object on stdout")
+    up.add_argument("--no-emulator", action="store_true", help="do not start the Strimzi operator emulator")
+    for name in ("down", "status", "emulator", "faults"):
+        s = sub.add_parser(name)
+        s.add_argument("--run-dir", help="the environment's run dir (default: the one `up` started last)")
+        s.add_argument("--env-json", help="path to an env.json (alternative to --run-dir)")
+        if name == "down":
+            s.add_argument("--purge", action="store_true", help="also delete the run dir (logs included)")
+        if name == "status":
+            s.add_argument("--json", action="store_true")
+        if name == "emulator":
+            s.add_argument("action", choices=("start", "stop", "restart"))
+            s.add_argument("--interval", type=float, help="reconcile interval in seconds")
+        if name == "faults":
+            s.add_argument("json_text", help="the faults JSON, e.g. '{}' to clear")
+    return p
+
+
+def _env_json_path(args) -> Path:
+    if getattr(args, "env_json", None):
+        return Path(args.env_json)
+    if getattr(args, "run_dir", None):
+        return Path(args.run_dir) / "env.json"
+    if os.environ.get("KO_ENV_JSON"):
+        return Path(os.environ["KO_ENV_JSON"])
+    if POINTER.exists():
+        return POINTER.resolve()
+    raise SystemExit(f"no environment found: {POINTER} does not exist; give --run-dir")
+
+
+def cmd_up(args) -> int:
+    env = start_environment(with_emulator=not args.no_emulator)
+    POINTER.parent.mkdir(parents=True, exist_ok=True)
+    tmp = POINTER.with_name(f".current.{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(env.env_json)
+    os.replace(tmp, POINTER)  # the well-known pointer follows env.json, including later emulator restarts
+    say(f"up in {env.timings['total']}s; versions: "
+        + ", ".join(f"{k} {v}" for k, v in env.versions.items()))
+    say(f"stop with: python -m tests.env down --run-dir {env.run_dir}")
+    if args.json:
+        print(json.dumps(env.public(), indent=2))
+    else:
+        print(f"export KUBECONFIG={env.kubeconfig} KO_ENV_JSON={env.env_json}")
+    return 0
+
+
+def cmd_down(args) -> int:
+    path = _env_json_path(args)
+    env = Env.load(path)
+    say(f"stopping {', '.join(env.processes) or 'nothing'} in {env.run_dir}")
+    env.stop(purge=args.purge)
+    if POINTER.is_symlink() and Path(os.readlink(POINTER)) == path.resolve():
+        POINTER.unlink()
+    say("stopped")
+    return 0
+
+
+def cmd_status(args) -> int:
+    env = Env.load(_env_json_path(args))
+    dead = set(env.dead_components())
+    state = {name: ("dead" if name in dead else "running") for name in env.processes}
+    if args.json:
+        print(json.dumps({"run_dir": env.run_dir, "components": state, **env.public()}, indent=2))
+    else:
+        print(f"run dir {env.run_dir}")
+        for name, s in state.items():
+            print(f"  {name:18} {s:8} pid {env.processes[name].pid}  log {env.processes[name].log}")
+    return 1 if dead or not state else 0
+
+
+def cmd_emulator(args) -> int:
+    env = Env.load(_env_json_path(args))
+    if args.action == "stop":
+        env.stop_emulator()
+    elif args.action == "start":
+        env.start_emulator(args.interval)
+    else:
+        env.restart_emulator(args.interval)
+    say(f"emulator {args.action}: done")
+    return 0
+
+
+def cmd_faults(args) -> int:
+    env = Env.load(_env_json_path(args))
+    env.write_faults(json.loads(args.json_text))
+    say(f"wrote {env.faults_file}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "emulator": cmd_emulator,
+               "faults": cmd_faults}[args.command]
+    try:
+        return handler(args)
+    except (ComponentError, AssetError) as e:
+        print(f"tests.env {args.command} FAILED: {e}", file=sys.stderr)
+        return 1

@@ -1,0 +1,281 @@
+"""The whole test environment: start it, describe it (env.json), reload it, stop it.
+
+Start-up runs two independent chains in parallel, which roughly halves the wall time on 2 cores:
+    pki -> etcd -> kube-apiserver -> CRDs        and        storage format -> Kafka broker -> Connect
+and then the Strimzi operator emulator, which needs both. If anything fails, everything already started is
+stopped and the error names the component and shows the tail of its log.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import assets, crds, emulator_process, kafka, kube, pki
+from .kubeconfig import write_kubeconfig
+from .kuberest import KubeRest
+from .processes import ComponentError, Proc, alive, spawn_mark, spawned_since, stop, tail
+
+BASE_DIR = Path(os.environ.get("KO_ENV_BASE", "/tmp/kubectl-offsets-env"))
+POINTER = BASE_DIR / "current.json"
+ADMIN_USER, ADMIN_GROUPS = "admin", ("system:masters",)
+LIMITED_USER = "limited-user"
+# Stop order: the emulator first (it talks to both sides), then each chain from its top.
+STOP_CHAINS = (("strimzi-emulator",), ("kafka-connect", "kafka"), ("kube-apiserver", "etcd"))
+
+
+def say(message: str) -> None:
+    """Human progress goes to stderr: stdout of `up --json` must stay a single JSON object."""
+    print(f"[tests.env {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Env:
+    run_dir: str
+    kubeconfig: str
+    limited_kubeconfig: str
+    api_server: str
+    etcd_url: str
+    bootstrap_servers: str
+    connect_url: str
+    faults_file: str
+    emulator_log: str
+    emulator_command: list[str]
+    versions: dict[str, str]
+    crds: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    processes: dict[str, Proc] = field(default_factory=dict)
+
+    # ---- persistence -------------------------------------------------------------------------------------
+    @property
+    def env_json(self) -> Path:
+        return Path(self.run_dir) / "env.json"
+
+    def to_json(self) -> dict:
+        data = {k: v for k, v in self.__dict__.items() if k != "processes"}
+        data["env_json"] = str(self.env_json)
+        data["logs"] = {name: p.log for name, p in self.processes.items()}
+        data["logs"]["strimzi-emulator-log"] = self.emulator_log
+        data["processes"] = {name: p.to_json() for name, p in self.processes.items()}
+        return data
+
+    def save(self) -> Path:
+        tmp = self.env_json.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        os.replace(tmp, self.env_json)
+        return self.env_json
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Env":
+        data = json.loads(Path(path).read_text())
+        data.pop("env_json", None)
+        data.pop("logs", None)
+        data["processes"] = {n: Proc.from_json(p) for n, p in data.get("processes", {}).items()}
+        return cls(**data)
+
+    # ---- credentials ----------------------------------------------------------------------------------------
+    @property
+    def pki(self) -> pki.Pki:
+        return pki.Pki(Path(self.run_dir) / "pki")
+
+    def kubeconfig_for(self, user: str, groups: tuple[str, ...] = ()) -> str:
+        """A kubeconfig authenticating as `user` in `groups` (a client certificate made on demand).
+
+        `limited-user` without groups is the token-authenticated unprivileged user; nothing binds any role to
+        it, tests grant what they need. The admin kubeconfig is `self.kubeconfig`.
+        """
+        if user == LIMITED_USER and not groups:
+            return self.limited_kubeconfig
+        crt, key = pki.issue_client_cert(self.pki, user, tuple(groups))
+        path = Path(self.run_dir) / "kubeconfigs" / f"{crt.stem.removeprefix('client-')}.kubeconfig"
+        path.parent.mkdir(exist_ok=True)
+        return str(write_kubeconfig(path, self.api_server, self.pki.ca_crt, user, cert=crt, key=key))
+
+    def admin_rest(self) -> KubeRest:
+        crt, key = pki.issue_client_cert(self.pki, ADMIN_USER, ADMIN_GROUPS)
+        return KubeRest(self.api_server, self.pki.ca_crt, cert=crt, key=key)
+
+    # ---- health ----------------------------------------------------------------------------------------------
+    def dead_components(self) -> list[str]:
+        return [name for name, p in self.processes.items() if not alive(p)]
+
+    def check_alive(self) -> None:
+        """Fail loudly, with log tails, when a component has died since start-up."""
+        dead = self.dead_components()
+        if dead:
+            raise ComponentError(", ".join(dead), "no longer running",
+                                 [self.processes[n].log for n in dead])
+
+    # ---- the emulator and its faults -------------------------------------------------------------------------
+    def write_faults(self, faults: dict) -> None:
+        emulator_process.write_faults(self.faults_file, faults)
+
+    def clear_faults(self) -> None:
+        self.write_faults({})
+
+    def stop_emulator(self) -> None:
+        proc = self.processes.pop("strimzi-emulator", None)
+        if proc:
+            stop(proc, timeout=10)
+            self.save()
+
+    def start_emulator(self, interval: float | None = None) -> Proc:
+        if "strimzi-emulator" in self.processes and alive(self.processes["strimzi-emulator"]):
+            raise RuntimeError("the emulator is already running; use restart_emulator()")
+        command = list(self.emulator_command)
+        if interval is not None:
+            command[command.index("--interval") + 1] = f"{interval:g}"
+        self.processes["strimzi-emulator"] = emulator_process.start(Path(self.run_dir), command)
+        self.save()
+        return self.processes["strimzi-emulator"]
+
+    def restart_emulator(self, interval: float | None = None) -> Proc:
+        self.stop_emulator()
+        return self.start_emulator(interval)
+
+    # ---- shutdown ----------------------------------------------------------------------------------------------
+    def stop(self, purge: bool = False) -> None:
+        """Stop every component (SIGTERM, SIGKILL after a timeout); drop the data dirs, keep the logs."""
+        stop_all(self.processes)
+        self.processes.clear()
+        self.save()
+        shutil.rmtree(Path(self.run_dir) / "data", ignore_errors=True)
+        if purge:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def public(self) -> dict:
+        """What `up --json` prints: endpoints, file paths and versions; never a secret."""
+        keys = ("run_dir", "kubeconfig", "limited_kubeconfig", "api_server", "etcd_url", "bootstrap_servers",
+                "connect_url", "faults_file", "emulator_log", "versions", "crds", "timings")
+        data = {k: getattr(self, k) for k in keys}
+        data["env_json"] = str(self.env_json)
+        data["pids"] = {name: p.pid for name, p in self.processes.items()}
+        data["logs"] = {name: p.log for name, p in self.processes.items()}
+        return data
+
+
+def stop_all(processes: dict[str, Proc]) -> None:
+    """Stop the chains in parallel, each from its top down; unknown names are stopped last."""
+    known = {n for chain in STOP_CHAINS for n in chain}
+    chains = [[processes[n] for n in chain if n in processes] for chain in STOP_CHAINS]
+    chains.append([p for n, p in processes.items() if n not in known])
+    threads = [threading.Thread(target=lambda c=c: [stop(p) for p in c]) for c in chains if c]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+# ---- start-up ----------------------------------------------------------------------------------------------------
+
+class _Timer:
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.timings: dict[str, float] = {}
+
+    def mark(self, what: str) -> None:
+        self.timings[what] = round(time.monotonic() - self.t0, 1)
+        say(f"{what} ready after {self.timings[what]:.1f}s")
+
+
+def new_run_dir(base: Path = BASE_DIR) -> Path:
+    base.mkdir(parents=True, exist_ok=True)
+    run_dir = Path(tempfile.mkdtemp(prefix=time.strftime("run-%Y%m%d-%H%M%S-"), dir=base))
+    for sub in ("logs", "config", "data"):
+        (run_dir / sub).mkdir()
+    return run_dir
+
+
+def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
+    keys = pki.create_pki(run_dir / "pki")
+    tokens = pki.write_token_file(keys, {ADMIN_USER: ADMIN_GROUPS, LIMITED_USER: ()})
+    etcd = kube.start_etcd(run_dir, a.etcd)
+    timer.mark("etcd")
+    api = kube.start_apiserver(run_dir, a.kube_apiserver, etcd.url, keys)
+    crt, key = pki.issue_client_cert(keys, ADMIN_USER, ADMIN_GROUPS)
+    admin = KubeRest(api.url, keys.ca_crt, cert=crt, key=key)
+    kubeconfig = write_kubeconfig(run_dir / "kubeconfig", api.url, keys.ca_crt, ADMIN_USER, cert=crt, key=key)
+    limited = write_kubeconfig(run_dir / "limited-user.kubeconfig", api.url, keys.ca_crt, LIMITED_USER,
+                               token=tokens[LIMITED_USER])
+    kube.wait_apiserver_ready(api, admin)
+    timer.mark("kube-apiserver")
+    names = crds.apply_crds(admin, api.proc)
+    timer.mark("CRDs")
+    return {"etcd": etcd, "api": api, "kubeconfig": str(kubeconfig), "limited": str(limited), "crds": names}
+
+
+def _kafka_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
+    broker = kafka.start_broker(run_dir, a.kafka_lib)
+    timer.mark("kafka")
+    connect = kafka.start_connect(run_dir, a.kafka_lib, broker.bootstrap_servers)
+    timer.mark("kafka-connect")
+    return {"broker": broker, "connect": connect}
+
+
+def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, dict]:
+    """Run both chains; on the first failure stop everything so the other chain fails fast too."""
+    mark = spawn_mark()
+    results, errors = {}, []
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {pool.submit(_kube_chain, run_dir, a, timer): "kube", pool.submit(_kafka_chain, run_dir, a, timer):
+                   "kafka", pool.submit(assets.versions): "versions"}
+        for future in as_completed(futures):
+            try:
+                results[futures[future]] = future.result()
+            except BaseException as e:  # noqa: BLE001 - collected and re-raised below
+                if not errors:
+                    stop_all({f"{p.name}#{p.pid}": p for p in spawned_since(mark)})
+                errors.append(e)
+    if errors:
+        stop_all({f"{p.name}#{p.pid}": p for p in spawned_since(mark)})
+        raise errors[0]
+    return results["kube"], results["kafka"]
+
+
+def start_environment(run_dir: Path | None = None, with_emulator: bool = True) -> Env:
+    a = assets.find_assets()
+    run_dir = run_dir or new_run_dir()
+    say(f"run dir {run_dir} (component logs in {run_dir / 'logs'})")
+    timer = _Timer()
+    kube_part, kafka_part = _run_chains(run_dir, a, timer)
+    faults = run_dir / "emulator-faults.json"
+    emulator_process.write_faults(faults, {})
+    emulator_log = run_dir / "logs" / "strimzi-emulator.log"
+    env = Env(run_dir=str(run_dir), kubeconfig=kube_part["kubeconfig"], limited_kubeconfig=kube_part["limited"],
+              api_server=kube_part["api"].url, etcd_url=kube_part["etcd"].url,
+              bootstrap_servers=kafka_part["broker"].bootstrap_servers, connect_url=kafka_part["connect"].url,
+              faults_file=str(faults), emulator_log=str(emulator_log),
+              emulator_command=emulator_process.argv(kube_part["kubeconfig"], kafka_part["connect"].url,
+                                                     str(faults), str(emulator_log)),
+              versions=assets.versions(), crds=kube_part["crds"], timings=timer.timings,
+              processes={"etcd": kube_part["etcd"].proc, "kube-apiserver": kube_part["api"].proc,
+                         "kafka": kafka_part["broker"].proc, "kafka-connect": kafka_part["connect"].proc})
+    env.save()
+    _start_emulator(env, with_emulator, timer)
+    timer.mark("total")
+    env.timings = timer.timings
+    env.save()
+    return env
+
+
+def _start_emulator(env: Env, wanted: bool, timer: _Timer) -> None:
+    if not wanted:
+        say("strimzi-emulator not started (disabled)")
+        return
+    if not emulator_process.available():
+        # Not an error while tests/env/emulator is being written; tests that need it fail on their own.
+        say(f"WARNING: {emulator_process.MODULE} does not exist yet; the operator emulator is NOT running")
+        return
+    try:
+        env.start_emulator()
+    except BaseException:
+        env.stop()
+        raise
+    timer.mark("strimzi-emulator")
