@@ -49,6 +49,13 @@ def _complete(kind: str):
     return callback
 
 
+# For positional arguments and --connector, which each command declares itself:
+#   click.argument("target", shell_complete=complete_target)   # NAME (a KafkaConnector) or kmm2/NAME
+#   click.option("--connector", shell_complete=complete_mm2_connector)  # connectors of the kmm2/NAME on the line
+complete_target = _complete("target")
+complete_mm2_connector = _complete("mm2-connector")
+
+
 cluster_options = _add(
     click.option("-n", "--namespace", help="Namespace of the resource (default: the kubeconfig context's).",
                  shell_complete=_complete("namespace")),

@@ -68,7 +68,9 @@ def root() -> None:
 def run(argv: list[str]) -> int:
     """Run the CLI; returns the exit status instead of raising SystemExit (handy for tests and embedding)."""
     try:
-        root.main(args=argv, prog_name=PROG, standalone_mode=True)
+        # complete_var: click would derive "_KUBECTL OFFSETS_COMPLETE" (with a space) from PROG; the scripts of
+        # `kubectl offsets completion` set this one.
+        root.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_OFFSETS_COMPLETE", standalone_mode=True)
     except SystemExit as exit_:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else 1)
