@@ -136,6 +136,15 @@ class Env:
         self.save()
         return self.processes["strimzi-emulator"]
 
+    def ensure_emulator_running(self) -> None:
+        """Run the emulator with its default command line again if a test stopped it, it died, or a test
+        restarted it with another interval: the next test expects the standard operator."""
+        proc = self.processes.get("strimzi-emulator")
+        if proc is not None and alive(proc) and proc.argv == self.emulator_command:
+            return
+        self.stop_emulator()
+        self.start_emulator()
+
     def restart_emulator(self, interval: float | None = None) -> Proc:
         self.stop_emulator()
         return self.start_emulator(interval)

@@ -1,0 +1,191 @@
+"""pytest fixtures over the real test environment (tests/env). See tests/env/README.md.
+
+Only tests under tests/integration/ may use `env` (or any fixture built on it); tests/unit/ runs without it.
+The environment starts once per session in a fresh run dir, or is reused from KO_ENV_JSON=/path/to/env.json
+(a running `python -m tests.env up`, for a fast local loop; it is then left running). A component that does
+not start is an error for every test that needs it: never a skip.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.env import Env, start_environment
+from tests.env.assets import spark_kafka_jars as _spark_kafka_jars
+from tests.env.assets import versions
+from tests.env.clients import (ConnectRest, create_topic, kafka_conf, kube_api_client, unique_name)
+
+INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
+STRIMZI_PLURALS = ("kafkaconnectors", "kafkamirrormaker2s", "kafkaconnects")
+
+
+def _reused_env_json() -> str | None:
+    return os.environ.get("KO_ENV_JSON") or None
+
+
+def pytest_report_header(config):
+    if _reused_env_json() and Path(_reused_env_json()).exists():
+        v, origin = Env.load(_reused_env_json()).versions, f"reused from {_reused_env_json()}"
+    else:
+        v, origin = versions(), "provisioned"
+    return "real components (" + origin + "): " + ", ".join(f"{k} {val}" for k, val in v.items())
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep unit tests independent of the environment: using `env` outside tests/integration is an error."""
+    offenders = [item.nodeid for item in items
+                 if "env" in getattr(item, "fixturenames", ()) and INTEGRATION_DIR not in Path(item.path).parents]
+    if offenders:
+        raise pytest.UsageError("only tests under tests/integration/ may use the `env` fixture: "
+                                + ", ".join(offenders))
+
+
+# ---- the environment -------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def env():
+    reuse = _reused_env_json()
+    if reuse:
+        environment = Env.load(reuse)
+        environment.check_alive()  # a dead component in a reused env fails loudly, with its log tail
+        yield environment
+        return
+    environment = start_environment()
+    try:
+        yield environment
+    finally:
+        environment.stop()
+        print(f"\n[tests.env] stopped; logs kept in {environment.run_dir}/logs")
+
+
+@pytest.fixture(autouse=True)
+def _components_alive(request):
+    """Before each integration test, check that no component died during the previous ones."""
+    if "env" in request.fixturenames:
+        request.getfixturevalue("env").check_alive()
+
+
+# ---- Kubernetes ------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def kube_api(env):
+    """`kubernetes` ApiClient authenticated as the admin (group system:masters)."""
+    client = kube_api_client(env.kubeconfig)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def limited_api(env):
+    """ApiClient for `limited-user` (token auth, no groups, no bindings: grant it Roles in the test)."""
+    client = kube_api_client(env.kubeconfig_for("limited-user"))
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def kube_client_for(env):
+    """Factory: kube_client_for("alice", groups=("team",)) -> ApiClient with a client certificate for that user."""
+    made = []
+
+    def make(user: str, groups: tuple[str, ...] = ()):
+        made.append(kube_api_client(env.kubeconfig_for(user, tuple(groups))))
+        return made[-1]
+
+    yield make
+    for client in made:
+        client.close()
+
+
+def _namespace_name(request) -> str:
+    base = re.sub(r"[^a-z0-9-]+", "-", request.node.name.lower()).strip("-")[:40].strip("-") or "test"
+    return unique_name(base)
+
+
+@pytest.fixture
+def namespace(kube_api, request):
+    """A fresh namespace per test. Teardown deletes the Strimzi CRs in it (so the emulator removes their
+    connectors) and then the namespace, without waiting: with no kube-controller-manager it never finishes."""
+    from kubernetes import client
+
+    name = _namespace_name(request)
+    core = client.CoreV1Api(kube_api)
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name, labels={"kubectl-offsets-test": "true"})))
+    yield name
+    custom = client.CustomObjectsApi(kube_api)
+    for plural in STRIMZI_PLURALS:
+        for version in ("v1beta2",):
+            try:
+                custom.delete_collection_namespaced_custom_object("kafka.strimzi.io", version, name, plural)
+            except client.ApiException as e:
+                if e.status != 404:
+                    raise
+    core.delete_namespace(name)
+
+
+# ---- Kafka Connect and the operator emulator -----------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def connect(env):
+    """Connect REST helper: connect.get("/connectors") -> (status, json); also put/post/delete/patch."""
+    return ConnectRest(env.connect_url)
+
+
+@pytest.fixture
+def emulator(env):
+    """The environment, for emulator control in a test: env.write_faults({...}), env.stop_emulator(),
+    env.restart_emulator(interval=...). Teardown clears the faults and makes sure the emulator runs again."""
+    yield env
+    env.clear_faults()
+    env.ensure_emulator_running()
+
+
+# ---- Kafka --------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def kafka_admin(env):
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient(kafka_conf(env.bootstrap_servers))
+
+
+@pytest.fixture
+def kafka_producer(env):
+    from confluent_kafka import Producer
+
+    producer = Producer(kafka_conf(env.bootstrap_servers))
+    yield producer
+    producer.flush(10)
+
+
+@pytest.fixture
+def kafka_consumer(env):
+    """Factory: kafka_consumer(group_id=None, **conf) -> Consumer reading from the earliest offset; closed after."""
+    from confluent_kafka import Consumer
+
+    made = []
+
+    def make(group_id: str | None = None, **conf):
+        settings = kafka_conf(env.bootstrap_servers, **{"group.id": group_id or unique_name("test-group"),
+                                                        "auto.offset.reset": "earliest", **conf})
+        made.append(Consumer(settings))
+        return made[-1]
+
+    yield make
+    for consumer in made:
+        consumer.close()
+
+
+@pytest.fixture
+def topic(kafka_admin, request):
+    """A fresh single-partition topic; for more partitions use tests.env.clients.create_topic directly."""
+    return create_topic(kafka_admin, _namespace_name(request))
+
+
+@pytest.fixture(scope="session")
+def spark_kafka_jars() -> str:
+    """Comma-separated Spark Kafka connector jars for `spark.jars` (provisioned by tests/provision.sh)."""
+    return ",".join(str(p) for p in _spark_kafka_jars())

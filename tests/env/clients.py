@@ -1,0 +1,134 @@
+"""Small clients for tests: Kafka Connect REST, Kafka (confluent-kafka) and Kubernetes API clients.
+
+Kept apart from the fixtures so a script or a debugging session can use them with a running environment:
+    env = Env.load("/tmp/kubectl-offsets-env/current.json"); ConnectRest(env.connect_url).get("/connectors")
+"""
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+
+
+class ConnectRest:
+    """get/put/post/delete/patch against the Connect REST API, each returning (status, decoded JSON or None)."""
+
+    def __init__(self, url: str, timeout: float = 30.0):
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+
+    def request(self, method: str, path: str, body=None) -> tuple[int, object]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return resp.status, _json_or_none(resp.read())
+        except urllib.error.HTTPError as e:
+            return e.code, _json_or_none(e.read())
+
+    def get(self, path: str):
+        return self.request("GET", path)
+
+    def put(self, path: str, body=None):
+        return self.request("PUT", path, body)
+
+    def post(self, path: str, body=None):
+        return self.request("POST", path, body)
+
+    def delete(self, path: str):
+        return self.request("DELETE", path)
+
+    def patch(self, path: str, body=None):
+        return self.request("PATCH", path, body)
+
+    @staticmethod
+    def connector_path(name: str, suffix: str = "") -> str:
+        """/connectors/<name><suffix> with the name escaped (MirrorMaker 2 names contain '->')."""
+        return f"/connectors/{urllib.parse.quote(name, safe='')}{suffix}"
+
+    def wait_for(self, path: str, predicate, timeout: float = 60.0, interval: float = 0.5):
+        """Poll GET path until predicate(status, body) is true; return the body, or raise with the last answer."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status, body = self.get(path)
+            if predicate(status, body):
+                return body
+            if time.monotonic() > deadline:
+                raise AssertionError(f"GET {path}: condition not met after {timeout}s; last answer {status} {body}")
+            time.sleep(interval)
+
+
+def _json_or_none(raw: bytes):
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def unique_name(prefix: str) -> str:
+    """A DNS-1123-safe unique name (namespaces, topics, connectors)."""
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+# ---- Kafka ------------------------------------------------------------------------------------------------------
+
+def kafka_conf(bootstrap: str, **extra) -> dict:
+    # log_level 3 (errors): librdkafka otherwise logs every broker disconnect to stderr.
+    return {"bootstrap.servers": bootstrap, "log_level": 3, **extra}
+
+
+def create_topic(admin, name: str, partitions: int = 1, timeout: float = 30.0) -> str:
+    from confluent_kafka.admin import NewTopic
+
+    futures = admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1)])
+    futures[name].result(timeout=timeout)
+    return name
+
+
+def produce(producer, topic: str, values, key=None, partition: int | None = None, timeout: float = 30.0) -> None:
+    """Produce every value and wait until the broker acknowledged all of them (raises on any delivery error)."""
+    errors = []
+
+    def on_delivery(err, _msg):
+        if err is not None:
+            errors.append(err)
+
+    for value in values:
+        kwargs = {"key": key, "value": value, "on_delivery": on_delivery}
+        if partition is not None:
+            kwargs["partition"] = partition
+        producer.produce(topic, **kwargs)
+    remaining = producer.flush(timeout)
+    if remaining or errors:
+        raise AssertionError(f"producing to {topic}: {remaining} undelivered, errors {errors}")
+
+
+def consume(consumer, topics: list[str], count: int, timeout: float = 30.0) -> list:
+    """Subscribe and return exactly `count` messages (raises if they do not arrive in time)."""
+    consumer.subscribe(topics)
+    messages, deadline = [], time.monotonic() + timeout
+    while len(messages) < count and time.monotonic() < deadline:
+        msg = consumer.poll(0.5)
+        if msg is None:
+            continue
+        if msg.error():
+            raise AssertionError(f"consumer error: {msg.error()}")
+        messages.append(msg)
+    if len(messages) < count:
+        raise AssertionError(f"got {len(messages)} of {count} messages from {topics} in {timeout}s")
+    return messages
+
+
+# ---- Kubernetes ---------------------------------------------------------------------------------------------------
+
+def kube_api_client(kubeconfig: str):
+    """A `kubernetes` ApiClient for one kubeconfig, independent of ~/.kube/config and of other clients."""
+    from kubernetes import config
+
+    return config.new_client_from_config(config_file=kubeconfig)

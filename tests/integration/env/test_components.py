@@ -1,0 +1,132 @@
+"""The real components of the test environment do what later tests rely on (issue 2, deliverable 3)."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from kubernetes import client
+
+from tests.env.clients import consume, produce
+from tests.env.kafka import REQUIRED_PLUGINS
+from tests.env.processes import alive
+
+
+def _wait_status(call, expected: int, timeout: float = 15.0) -> int:
+    """Call until it no longer fails with another status (RBAC caches bindings for a moment)."""
+    deadline, status = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            call()
+            status = 200
+        except client.ApiException as e:
+            status = e.status
+        if status == expected:
+            return status
+        time.sleep(0.2)
+    return status
+
+
+def test_rbac_denies_limited_user_until_a_role_is_bound(kube_api, limited_api, namespace):
+    limited = client.CoreV1Api(limited_api)
+    with pytest.raises(client.ApiException) as denied:
+        limited.list_namespaced_config_map(namespace)
+    assert denied.value.status == 403
+    assert 'User "limited-user" cannot list resource "configmaps"' in json.loads(denied.value.body)["message"]
+
+    rbac = client.RbacAuthorizationV1Api(kube_api)
+    rbac.create_namespaced_role(namespace, client.V1Role(
+        metadata=client.V1ObjectMeta(name="read-configmaps"),
+        rules=[client.V1PolicyRule(api_groups=[""], resources=["configmaps"], verbs=["get", "list"])]))
+    rbac.create_namespaced_role_binding(namespace, client.V1RoleBinding(
+        metadata=client.V1ObjectMeta(name="limited-user-reads-configmaps"),
+        role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name="read-configmaps"),
+        subjects=[client.RbacV1Subject(kind="User", name="limited-user", api_group="rbac.authorization.k8s.io")]))
+
+    assert _wait_status(lambda: limited.list_namespaced_config_map(namespace), 200) == 200
+    # The grant is exactly what was bound: other verbs and other namespaces stay forbidden.
+    assert _wait_status(lambda: limited.list_namespaced_config_map("default"), 403, timeout=1) == 403
+    with pytest.raises(client.ApiException) as create_denied:
+        limited.create_namespaced_config_map(namespace, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="x")))
+    assert create_denied.value.status == 403
+
+
+def test_client_certificate_users_authenticate_with_their_groups(kube_client_for):
+    review = client.AuthenticationV1Api(kube_client_for("alice", ("team-a",))).create_self_subject_review(
+        client.V1SelfSubjectReview())
+    assert review.status.user_info.username == "alice"
+    assert "team-a" in review.status.user_info.groups
+
+
+def test_admin_creates_and_reads_a_kafkaconnector(kube_api, limited_api, namespace):
+    custom = client.CustomObjectsApi(kube_api)
+    body = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaConnector",
+            "metadata": {"name": "file-source", "labels": {"strimzi.io/cluster": "no-such-connect"}},
+            "spec": {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasksMax": 1,
+                     "config": {"file": "/tmp/in.txt", "topic": "file-in"}, "state": "running"}}
+    created = custom.create_namespaced_custom_object("kafka.strimzi.io", "v1beta2", namespace, "kafkaconnectors",
+                                                     body)
+    assert created["metadata"]["uid"]
+
+    # Served as v1 too, with the spec preserved.
+    read = custom.get_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkaconnectors",
+                                               "file-source")
+    assert read["spec"]["class"] == body["spec"]["class"]
+    assert read["spec"]["config"] == body["spec"]["config"]
+    assert read["spec"]["state"] == "running"
+
+    with pytest.raises(client.ApiException) as denied:
+        client.CustomObjectsApi(limited_api).list_namespaced_custom_object(
+            "kafka.strimzi.io", "v1beta2", namespace, "kafkaconnectors")
+    assert denied.value.status == 403
+
+
+def test_kafka_round_trips_records(topic, kafka_producer, kafka_consumer):
+    values = [b"one", b"two", b"three"]
+    produce(kafka_producer, topic, values, key=b"k")
+
+    messages = consume(kafka_consumer(), [topic], count=3)
+
+    assert [m.value() for m in messages] == values
+    assert [m.offset() for m in messages] == [0, 1, 2]
+    assert {m.key() for m in messages} == {b"k"}
+
+
+def test_connect_lists_the_file_and_mirrormaker2_plugins(connect, env):
+    status, plugins = connect.get("/connector-plugins")
+    assert status == 200
+    by_class = {p["class"]: p for p in plugins}
+    for cls in REQUIRED_PLUGINS:
+        assert cls in by_class, f"{cls} missing from {sorted(by_class)}"
+    assert by_class["org.apache.kafka.connect.file.FileStreamSinkConnector"]["type"] == "sink"
+    assert by_class["org.apache.kafka.connect.mirror.MirrorSourceConnector"]["type"] == "source"
+    assert by_class["org.apache.kafka.connect.file.FileStreamSourceConnector"]["version"] == env.versions["kafka"]
+
+    status, root = connect.get("/")
+    assert status == 200 and root["version"] == env.versions["kafka"]
+
+
+def test_emulator_can_be_stopped_restarted_and_given_faults(emulator):
+    before = emulator.processes["strimzi-emulator"]
+    emulator.stop_emulator()
+    assert "strimzi-emulator" not in emulator.processes
+    assert not alive(before)
+
+    emulator.write_faults({"delay_seconds": 3})
+    assert json.loads(Path(emulator.faults_file).read_text()) == {"delay_seconds": 3}
+
+    restarted = emulator.start_emulator(interval=1)
+    assert restarted.pid != before.pid
+    assert "--interval" in restarted.argv and restarted.argv[restarted.argv.index("--interval") + 1] == "1"
+    assert emulator.dead_components() == []
+
+
+def test_no_secret_reaches_the_json_output_or_the_logs(env):
+    tokens = [line.split(",")[0] for line in (Path(env.run_dir) / "pki" / "tokens.csv").read_text().splitlines()]
+    assert len(tokens) == 2 and all(len(t) > 30 for t in tokens)
+    public = json.dumps(env.public())
+    logs = [p.read_text(errors="replace") for p in (Path(env.run_dir) / "logs").glob("*")]
+    for token in tokens:
+        assert token not in public
+        assert all(token not in text for text in logs)
