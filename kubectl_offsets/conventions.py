@@ -29,3 +29,9 @@ def backup_configmap_name(resource_name: str, when: _dt.datetime) -> str:
 
 def utc_now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+
+
+def alter_configmap_name(resource_name: str) -> str:
+    """The tool-owned ConfigMap that alter/undo write the requested offsets to (``alterOffsets.fromConfigMap``).
+    Kept apart from the list ConfigMap so that listing (to verify) never overwrites the request being recovered."""
+    return f"{resource_name}-offsets-alter"

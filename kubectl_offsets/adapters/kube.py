@@ -1,0 +1,275 @@
+"""The Kubernetes edge: a small object layer over the official client. The only importer of ``kubernetes``.
+
+Objects are plain dicts (the API's JSON). Errors become our typed errors (404 -> NotFoundError, 403 ->
+ForbiddenError, 409 -> ConflictError, unreachable -> ClusterError) so nothing above this module knows the client.
+Waiting is done as kr8s does: read, test, then watch from that read's resourceVersion with a name field selector,
+so no change is missed between the read and the watch, and nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from kubernetes import client, config, watch
+from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
+from urllib3.exceptions import HTTPError as Urllib3Error
+
+from ..conventions import FIELD_MANAGER
+from ..errors import ClusterError, ForbiddenError, NotFoundError, OperationTimeoutError
+from ..model import ClusterConfig
+from ..strimzi import GROUP, KIND_CONNECT, PLURALS, VERSIONS
+
+Resource = dict[str, Any]
+
+
+class ConflictError(ClusterError):
+    """The object changed since we read it (409); the caller re-reads and decides again."""
+
+
+class InvalidError(ClusterError):
+    """The API server refused the request as invalid (422), e.g. a JSON Patch ``test`` operation failed."""
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    type: str
+    object: Resource
+
+
+def _translate(error: ApiException, what: str) -> Exception:
+    message = _api_message(error)
+    if error.status == 404:
+        return NotFoundError(f"{what} not found", advice=message)
+    if error.status == 403:
+        return ForbiddenError(f"not allowed: {message}",
+                              advice="ask a cluster admin for the permission, or use another --context")
+    if error.status == 409:
+        return ConflictError(f"{what} changed while we worked on it: {message}")
+    if error.status == 422:
+        return InvalidError(f"the API server refused the change to {what}: {message}")
+    if error.status == 401:
+        return ClusterError("the API server rejected our credentials (401 Unauthorized)",
+                            advice="refresh your kubeconfig credentials (e.g. log in again)")
+    return ClusterError(f"API server error for {what}: {error.status} {message}")
+
+
+def _api_message(error: ApiException) -> str:
+    try:
+        return json.loads(error.body).get("message") or error.reason
+    except (TypeError, ValueError):
+        return str(error.reason)
+
+
+def _guard(what: Callable[..., str]):
+    """Decorator: run an API call and translate its failures; ``what`` names the object for messages."""
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except ApiException as error:
+                raise _translate(error, what(*args, **kwargs)) from None
+            except Urllib3Error as error:
+                raise ClusterError(f"cannot reach the API server at {self.server}: {error.__class__.__name__}",
+                                   advice="check --context/--kubeconfig and that the cluster is reachable") from None
+        return wrapper
+    return decorate
+
+
+def _cr(kind, name=None, namespace=None, *a, **k) -> str:
+    return f"{kind.lower()}/{name}" + (f" in namespace {namespace}" if namespace else "") if name else kind
+
+
+def _cm(name, namespace=None, *a, **k) -> str:
+    return f"configmap/{name}" + (f" in namespace {namespace}" if namespace else "")
+
+
+class Kube:
+    """One client per invocation, built from kubectl's flags."""
+
+    def __init__(self, cluster: ClusterConfig, *, request_timeout: float = 30.0):
+        configuration = client.Configuration()
+        try:
+            config.load_kube_config(config_file=cluster.kubeconfig, context=cluster.context,
+                                    client_configuration=configuration)
+            _, active = config.list_kube_config_contexts(config_file=cluster.kubeconfig)
+            if cluster.context:
+                contexts, _ = config.list_kube_config_contexts(config_file=cluster.kubeconfig)
+                active = next(c for c in contexts if c["name"] == cluster.context)
+        except (ConfigException, FileNotFoundError, StopIteration) as error:
+            raise ClusterError(f"cannot load the kubeconfig: {error}",
+                               advice="pass --kubeconfig/--context, or set KUBECONFIG") from None
+        self.server = configuration.host
+        self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
+        self.api = client.ApiClient(configuration)
+        self.request_timeout = request_timeout
+        self.custom = client.CustomObjectsApi(self.api)
+        self.core = client.CoreV1Api(self.api)
+        self._versions: dict[str, str] = {}
+
+    # --- Strimzi custom resources ----------------------------------------------------------------------------
+    def served_version(self, kind: str) -> str:
+        """The preferred served version of a Strimzi kind, from discovery (no CRD read permission needed)."""
+        if kind not in self._versions:
+            self._versions[kind] = self._discover_version(kind)
+        return self._versions[kind]
+
+    @_guard(lambda kind: f"the API group {GROUP}")
+    def _discover_version(self, kind: str) -> str:
+        try:
+            group = self.api.call_api(f"/apis/{GROUP}", "GET", response_type="object", auth_settings=["BearerToken"],
+                                      _return_http_data_only=True, _request_timeout=self.request_timeout)
+        except ApiException as error:
+            if error.status == 404:
+                raise NotFoundError(f"the Strimzi API group {GROUP} is not served by this cluster",
+                                    advice="install Strimzi 0.44 or newer (its CRDs), or pick another --context"
+                                    ) from None
+            raise
+        served = [v["version"] for v in group.get("versions", [])]
+        for version in VERSIONS:
+            if version in served and self._serves(version, PLURALS[kind]):
+                return version
+        raise NotFoundError(f"{kind} is not served in {GROUP} (served versions: {', '.join(served) or 'none'})",
+                            advice="kubectl-offsets needs Strimzi 0.44+ (v1beta2) or 1.x (v1) CRDs")
+
+    def _serves(self, version: str, plural: str) -> bool:
+        resources = self.api.call_api(f"/apis/{GROUP}/{version}", "GET", response_type="object",
+                                      auth_settings=["BearerToken"], _return_http_data_only=True,
+                                      _request_timeout=self.request_timeout)
+        return any(r.get("name") == plural for r in resources.get("resources", []))
+
+    @_guard(_cr)
+    def get(self, kind: str, name: str, namespace: str) -> Resource:
+        return self.custom.get_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
+                                                        name, _request_timeout=self.request_timeout)
+
+    @_guard(lambda kind, namespace, **k: f"{kind} in namespace {namespace}")
+    def list(self, kind: str, namespace: str, *, timeout: float | None = None) -> list[Resource]:
+        result = self.custom.list_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
+                                                           _request_timeout=timeout or self.request_timeout)
+        return result.get("items", [])
+
+    @_guard(_cr)
+    def patch(self, kind: str, name: str, namespace: str, operations: list[dict[str, Any]], *,
+              dry_run: bool = False) -> Resource:
+        """A JSON Patch (RFC 6902): touches exactly the paths named, and its ``test`` ops guard the rest."""
+        return self.custom.patch_namespaced_custom_object(
+            GROUP, self.served_version(kind), namespace, PLURALS[kind], name, operations,
+            field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None, _request_timeout=self.request_timeout)
+
+    @_guard(lambda kind, namespace, body, **k: _cr(kind, body["metadata"]["name"], namespace))
+    def create(self, kind: str, namespace: str, body: Resource, *, dry_run: bool = False) -> Resource:
+        return self.custom.create_namespaced_custom_object(
+            GROUP, self.served_version(kind), namespace, PLURALS[kind], body, field_manager=FIELD_MANAGER,
+            dry_run="All" if dry_run else None, _request_timeout=self.request_timeout)
+
+    def get_connect(self, name: str, namespace: str) -> Resource:
+        return self.get(KIND_CONNECT, name, namespace)
+
+    def watch_until(self, kind: str, name: str, namespace: str, done: Callable[[Resource], Any], *,
+                    timeout: float, chunk: float = 30.0, what: str = "the change") -> Any:
+        """Return ``done(obj)`` as soon as it is truthy for the live object; raise OperationTimeoutError after
+        ``timeout`` seconds. Reads once, then watches from that read's resourceVersion (re-reading on 410 Gone)."""
+        deadline = time.monotonic() + timeout
+        plural, version = PLURALS[kind], self.served_version(kind)
+        while True:
+            current = self.get(kind, name, namespace)
+            result = done(current)
+            if result:
+                return result
+            resource_version = current["metadata"]["resourceVersion"]
+            try:
+                result = self._watch_chunks(plural, version, name, namespace, resource_version, done, deadline, chunk)
+            except _Gone:
+                continue  # our resourceVersion is too old for a watch: read afresh and watch again
+            if result:
+                return result
+            if time.monotonic() >= deadline:
+                raise OperationTimeoutError(f"timed out after {timeout:.0f}s waiting for {what} on "
+                                            f"{kind.lower()}/{name}")
+
+    def _watch_chunks(self, plural, version, name, namespace, resource_version, done, deadline, chunk):
+        while time.monotonic() < deadline:
+            remaining = max(1, int(min(chunk, deadline - time.monotonic())))
+            stream = watch.Watch().stream(
+                self.custom.list_namespaced_custom_object, GROUP, version, namespace, plural,
+                field_selector=f"metadata.name={name}", resource_version=resource_version,
+                timeout_seconds=remaining, allow_watch_bookmarks=True, _request_timeout=remaining + 10)
+            try:
+                for event in stream:
+                    obj = event["object"]
+                    if event["type"] == "ERROR":
+                        if (obj or {}).get("code") == 410:
+                            raise _Gone()
+                        raise ClusterError(f"watch failed: {(obj or {}).get('message')}")
+                    resource_version = obj["metadata"]["resourceVersion"]
+                    if event["type"] == "BOOKMARK":
+                        continue
+                    if event["type"] == "DELETED":
+                        raise NotFoundError(f"{obj.get('kind', plural)}/{name} was deleted while we waited")
+                    result = done(obj)
+                    if result:
+                        return result
+            except ApiException as error:
+                if error.status == 410:
+                    raise _Gone() from None
+                raise _translate(error, f"watch of {plural}/{name}") from None
+        return None
+
+    # --- ConfigMaps ------------------------------------------------------------------------------------------
+    @_guard(_cm)
+    def get_configmap(self, name: str, namespace: str) -> Resource:
+        return self.api.sanitize_for_serialization(
+            self.core.read_namespaced_config_map(name, namespace, _request_timeout=self.request_timeout))
+
+    def find_configmap(self, name: str, namespace: str) -> Resource | None:
+        try:
+            return self.get_configmap(name, namespace)
+        except NotFoundError:
+            return None
+
+    @_guard(lambda namespace, body, **k: _cm(body["metadata"]["name"], namespace))
+    def create_configmap(self, namespace: str, body: Resource, *, dry_run: bool = False) -> Resource:
+        return self.api.sanitize_for_serialization(self.core.create_namespaced_config_map(
+            namespace, body, field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None,
+            _request_timeout=self.request_timeout))
+
+    @_guard(_cm)
+    def patch_configmap(self, name: str, namespace: str, body: Mapping[str, Any], *, dry_run: bool = False
+                        ) -> Resource:
+        """A strategic-merge patch of a ConfigMap: named data keys are set, other keys are kept (MirrorMaker 2
+        connectors share one ConfigMap, one key each)."""
+        return self.api.sanitize_for_serialization(self.core.patch_namespaced_config_map(
+            name, namespace, body, field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None,
+            _request_timeout=self.request_timeout))
+
+    @_guard(lambda namespace, selector: f"configmaps with {selector} in namespace {namespace}")
+    def list_configmaps(self, namespace: str, selector: str) -> list[Resource]:
+        result = self.core.list_namespaced_config_map(namespace, label_selector=selector,
+                                                      _request_timeout=self.request_timeout)
+        return [self.api.sanitize_for_serialization(item) for item in result.items]
+
+    @_guard(lambda namespace, **k: f"namespace {namespace}")
+    def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
+        result = self.core.list_namespace(_request_timeout=timeout or self.request_timeout)
+        return [item.metadata.name for item in result.items]
+
+    # --- permissions -----------------------------------------------------------------------------------------
+    @_guard(lambda verb, group, resource, namespace, **k: f"access review for {verb} {resource}")
+    def can_i(self, verb: str, group: str, resource: str, namespace: str, name: str | None = None) -> bool:
+        """A SelfSubjectAccessReview: what ``kubectl auth can-i`` asks."""
+        review = client.V1SelfSubjectAccessReview(spec=client.V1SelfSubjectAccessReviewSpec(
+            resource_attributes=client.V1ResourceAttributes(verb=verb, group=group, resource=resource,
+                                                            namespace=namespace, name=name)))
+        answer = client.AuthorizationV1Api(self.api).create_self_subject_access_review(
+            review, _request_timeout=self.request_timeout)
+        return bool(answer.status.allowed)
+
+
+class _Gone(Exception):
+    """The watch's resourceVersion expired (HTTP 410); read again."""

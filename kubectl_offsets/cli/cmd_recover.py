@@ -1,0 +1,37 @@
+"""kubectl offsets recover"""
+
+import click
+
+from .common import session, target_argument, target_spec, with_connector_options
+from .exits import guarded
+from .options import cluster_options, quiet_option
+
+
+@click.command("recover")
+@target_argument
+@with_connector_options
+@click.option("--rollback", is_flag=True,
+              help="Do not finish: withdraw a pending request and restore the previous state (offsets that were "
+                   "already changed stay changed; 'undo' restores the backup).")
+@cluster_options
+@quiet_option
+def recover_command(target, connector, source_cluster, rollback, namespace, context, kubeconfig, timeout, quiet):
+    """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
+
+    Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
+    untouched). After that, it finishes: waits for the operator, verifies, restores the previous state.
+
+    \b
+    Examples:
+      kubectl offsets recover my-sink -n kafka
+      kubectl offsets recover kmm2/mirror --connector source --rollback
+    """
+    def work():
+        from ..core import operations
+
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
+        summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
+                                     options=options, progress=progress)
+        click.echo(summary)
+
+    guarded(work)

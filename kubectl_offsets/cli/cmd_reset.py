@@ -1,0 +1,46 @@
+"""kubectl offsets reset"""
+
+import click
+
+from .common import (confirm_on_terminal, print_dry_run, print_outcome, require_confirmation_possible, session,
+                     target_argument, target_spec, with_connector_options)
+from .exits import guarded
+from .options import cluster_options, mutation_options, output_option, quiet_option
+
+
+@click.command("reset")
+@target_argument
+@with_connector_options
+@click.option("--no-resume", is_flag=True, help="Leave the connector stopped afterwards (it says so).")
+@click.option("--force", is_flag=True, help="Allow resetting MirrorMaker 2 checkpoint/heartbeat offsets.")
+@cluster_options
+@mutation_options
+@output_option()
+@quiet_option
+def reset_command(target, connector, source_cluster, no_resume, force, namespace, context, kubeconfig, timeout, yes,
+                  dry_run, output, quiet):
+    """Wipe a connector's offsets, so it starts from scratch.
+
+    A sink then follows its consumer's auto.offset.reset; a source connector re-reads its source from the start
+    (a MirrorSourceConnector re-replicates whole topics). The current offsets are backed up first;
+    'kubectl offsets undo' puts them back.
+
+    \b
+    Examples:
+      kubectl offsets reset my-source -n kafka
+      kubectl offsets reset kmm2/mirror --connector source --dry-run
+    """
+    def work():
+        from ..core import operations
+
+        require_confirmation_possible(yes, dry_run, "reset")
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
+                                          resume=not no_resume, force=force)
+        result = operations.reset_offsets(kube, target_spec(target, connector, source_cluster), options=options,
+                                          confirm=confirm_on_terminal, progress=progress)
+        if dry_run:
+            print_dry_run(result)
+        else:
+            print_outcome(result, result.kind, output)
+
+    guarded(work)

@@ -1,0 +1,76 @@
+"""Backups of a connector's offsets, taken before every alter, reset and undo: a ConfigMap on the cluster (so a
+colleague can undo) and a local file (so a deleted namespace or a lost cluster does not lose them).
+
+Backup ConfigMaps are labelled ``kubectl-offsets.io/role=backup`` and ``kubectl-offsets.io/target=<resource>``
+and annotated with the connector name, so ``undo`` finds the newest one for the connector.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import schemas, strimzi
+from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, backup_configmap_name)
+from ..errors import NotFoundError
+from ..model import OffsetsDocument
+from .configmaps import owned_metadata, parse_document
+
+ANNOTATION_TAKEN_AT = "kubectl-offsets.io/taken-at"
+ANNOTATION_OPERATION = "kubectl-offsets.io/operation"
+
+
+def configmap_name(target: strimzi.ConnectorTarget, when: dt.datetime) -> str:
+    return backup_configmap_name(target.resource_name, when)
+
+
+def state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kubectl-offsets" / "backups"
+
+
+def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument) -> Path:
+    """Write the backup ConfigMap and the local copy; returns the local file's path."""
+    metadata = owned_metadata(target, journal.backup, "backup")
+    metadata["annotations"].update({ANNOTATION_TAKEN_AT: journal.started, ANNOTATION_OPERATION: journal.operation})
+    kube.create_configmap(target.namespace, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
+                                             "data": {BACKUP_KEY: offsets.dumps()}})
+    return write_local(target, journal.backup, journal.started, journal.operation, offsets)
+
+
+def write_local(target: strimzi.ConnectorTarget, name: str, taken_at: str, operation: str,
+                offsets: OffsetsDocument) -> Path:
+    document = {"kind": target.kind, "namespace": target.namespace, "resource": target.resource_name,
+                "connector": target.connector_name, "taken_at": taken_at, "operation": operation,
+                "configmap": name, "offsets": offsets.to_json()}
+    schemas.validate("backup", document, what="the backup")
+    safe_connector = re.sub(r"[^A-Za-z0-9._-]", "_", target.connector_name.replace("->", "--"))
+    path = state_dir() / target.namespace / target.resource_name / f"{safe_connector}-{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    return path
+
+
+def load_configmap(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
+    return parse_document(kube.get_configmap(name, target.namespace), BACKUP_KEY, f"configmap/{name}")
+
+
+def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:
+    """The target connector's backup ConfigMaps, newest first."""
+    selector = f"{LABEL_ROLE}=backup,{LABEL_TARGET}={target.resource_name}"
+    found = [cm for cm in kube.list_configmaps(target.namespace, selector)
+             if (cm["metadata"].get("annotations") or {}).get(ANNOTATION_CONNECTOR) == target.connector_name]
+    return sorted(found, key=lambda cm: (cm["metadata"].get("annotations") or {}).get(ANNOTATION_TAKEN_AT, ""),
+                  reverse=True)
+
+
+def newest(kube, target: strimzi.ConnectorTarget) -> str:
+    backups = list_backups(kube, target)
+    if not backups:
+        raise NotFoundError(f"no kubectl-offsets backup found for connector '{target.connector_name}' in namespace "
+                            f"{target.namespace}", advice="backups are taken by alter, reset and undo; name one with --backup")
+    return backups[0]["metadata"]["name"]

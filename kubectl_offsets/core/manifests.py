@@ -1,0 +1,340 @@
+"""Finding a target's manifest in a repository, and where an edit to it must go.
+
+A repository may hold the custom resource as a plain file, as one document of a multi-document file, or in a
+Kustomize base that overlays patch. We scan every YAML file below the search root, read every kustomization and
+work out, for the resource the user named:
+
+- the *definition*: the document that declares it (exactly one, or we stop: "found twice" names each place);
+- the *root*: the kustomization that is built and applied (a kustomization nobody else includes);
+- where the edit goes: the definition itself when its own kustomization is the root (or there is none), else
+  the root overlay: an existing strategic-merge patch there, or a new patch file we add (editing a shared base
+  would change every environment built from it).
+
+Helm charts and other templated files cannot be edited safely as YAML: if the resource is only found there we
+say so plainly (``NotEditableError``). Only the standard library and ``adapters.yamlfiles`` are used here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .. import strimzi
+from ..adapters import yamlfiles
+from ..errors import InputError, NotFoundError, PreconditionError
+
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+YAML_SUFFIXES = (".yaml", ".yml")
+SKIP_DIRS = {".git", "node_modules", ".terraform"}
+
+
+class NotEditableError(PreconditionError):
+    """The resource comes from a Helm chart or another generated source."""
+
+
+class AmbiguousTargetError(InputError):
+    """The resource is declared more than once below the search root."""
+
+
+@dataclass
+class DocRef:
+    """One document of one YAML file."""
+
+    file: yamlfiles.YamlFile
+    index: int
+    rel: str  # path relative to the repository root, for messages
+
+    @property
+    def data(self) -> Any:
+        return self.file.documents[self.index].data
+
+    def mark_edited(self) -> None:
+        self.file.documents[self.index].edited = True
+
+    @property
+    def where(self) -> str:
+        return f"{self.rel} (document {self.index + 1}, line {self.file.documents[self.index].first_line})"
+
+
+@dataclass
+class Kustomization:
+    dir: Path
+    file: yamlfiles.YamlFile
+    rel: str
+    resources: list[Path] = field(default_factory=list)  # files and directories, resolved
+    patch_files: list[Path] = field(default_factory=list)  # strategic-merge or JSON6902 patch files
+    inline_patches: list[Any] = field(default_factory=list)  # the ``patches:`` entries with inline ``patch:``
+    parents: list["Kustomization"] = field(default_factory=list)
+
+    @property
+    def data(self) -> Any:
+        return self.file.documents[0].data or {}
+
+    @property
+    def namespace(self) -> str | None:
+        return self.data.get("namespace")
+
+    def renamed(self, name: str) -> str:
+        return f"{self.data.get('namePrefix') or ''}{name}{self.data.get('nameSuffix') or ''}"
+
+
+@dataclass
+class Location:
+    """Where the target lives and where each edit goes."""
+
+    definition: DocRef
+    chain: list[Kustomization]  # from the definition's own kustomization up to the root ([] for plain files)
+    patches: list[DocRef]  # strategic-merge patches in the chain that touch the resource, innermost first
+    cluster_name: str  # the name on the cluster, after every namePrefix/nameSuffix
+    namespace: str | None
+
+    @property
+    def root(self) -> Kustomization | None:
+        return self.chain[-1] if self.chain else None
+
+    @property
+    def in_overlay(self) -> bool:
+        """True when the definition sits in a base that the root overlays: edits go to the root."""
+        return len(self.chain) > 1
+
+    def name_in_root_inputs(self) -> str:
+        """The resource's name as the root kustomization's patches see it (inner prefixes applied)."""
+        name = self.definition.data["metadata"]["name"]
+        for k in self.chain[:-1]:
+            name = k.renamed(name)
+        return name
+
+    def effective(self) -> dict[str, Any]:
+        """The resource after the strategic-merge patches of its chain (a plain-dict approximation of
+        ``kustomize build`` for the fields we care about: maps merge, lists are replaced, as for CRDs)."""
+        result = yamlfiles.to_plain(self.definition.data)
+        for patch in self.patches:
+            result = merge_patch(result, yamlfiles.to_plain(patch.data))
+        result.setdefault("metadata", {})["name"] = self.cluster_name
+        if self.namespace:
+            result["metadata"]["namespace"] = self.namespace
+        return result
+
+
+@dataclass
+class Repository:
+    """Every YAML file and kustomization below a search root."""
+
+    root: Path  # the repository root (paths in messages are relative to it)
+    scope: Path  # where we search (``--path``), inside root
+    files: dict[Path, yamlfiles.YamlFile] = field(default_factory=dict)
+    kustomizations: dict[Path, Kustomization] = field(default_factory=dict)  # by directory
+    templated: dict[Path, str] = field(default_factory=dict)  # file -> why it is not editable
+    broken: dict[Path, yamlfiles.YamlParseError] = field(default_factory=dict)
+
+    def rel(self, path: Path) -> str:
+        return os.path.relpath(path, self.root)
+
+
+# --- scanning ---------------------------------------------------------------------------------------------------
+
+
+def scan(root: Path, scope: Path | None = None) -> Repository:
+    root = root.resolve()
+    scope = (scope or root).resolve()
+    if not scope.is_dir():
+        raise NotFoundError(f"{scope} is not a directory", advice="--repo and --path name directories")
+    repo = Repository(root=root, scope=scope)
+    for path in _yaml_files(scope):
+        _load(repo, path)
+    for k in repo.kustomizations.values():
+        _link(repo, k)
+    return repo
+
+
+def _yaml_files(scope: Path) -> Iterable[Path]:
+    for dirpath, dirnames, filenames in os.walk(scope):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            if name.endswith(YAML_SUFFIXES) or name == "Kustomization":
+                yield Path(dirpath) / name
+
+
+def _load(repo: Repository, path: Path) -> None:
+    chart = _helm_chart_of(path, repo.scope)
+    text = path.read_text(errors="replace")
+    if chart is not None:
+        repo.templated[path] = f"part of the Helm chart in {repo.rel(chart)}"
+        return
+    if "{{" in text and "}}" in text:
+        repo.templated[path] = "a template ('{{ ... }}' placeholders)"
+        return
+    try:
+        loaded = yamlfiles.load_text(text, path, repo.rel(path))
+    except yamlfiles.YamlParseError as error:
+        repo.broken[path] = error
+        return
+    if path.name in KUSTOMIZATION_NAMES:
+        repo.kustomizations[path.parent] = Kustomization(path.parent, loaded, repo.rel(path))
+    else:
+        repo.files[path] = loaded
+
+
+def _helm_chart_of(path: Path, scope: Path) -> Path | None:
+    for parent in path.parents:
+        if (parent / "Chart.yaml").exists():
+            return parent
+        if parent == scope or parent == parent.parent:
+            return None
+    return None
+
+
+def _link(repo: Repository, k: Kustomization) -> None:
+    data = k.data
+    for entry in list(data.get("resources") or []) + list(data.get("components") or []):
+        if isinstance(entry, str) and "://" not in entry:
+            target = (k.dir / entry).resolve()
+            k.resources.append(target)
+            if target in repo.kustomizations:
+                repo.kustomizations[target].parents.append(k)
+    for entry in list(data.get("patches") or []) + list(data.get("patchesJson6902") or []):
+        if isinstance(entry, dict) and entry.get("path"):
+            k.patch_files.append((k.dir / entry["path"]).resolve())
+        elif isinstance(entry, dict) and entry.get("patch"):
+            k.inline_patches.append(entry)
+    for entry in data.get("patchesStrategicMerge") or []:
+        if isinstance(entry, str) and "\n" not in entry:
+            k.patch_files.append((k.dir / entry).resolve())
+
+
+# --- locating ---------------------------------------------------------------------------------------------------
+
+
+def locate(repo: Repository, kind: str, name: str, namespace: str | None) -> Location:
+    """The single place ``kind/name`` (as named on the cluster) is declared, with its kustomize chain."""
+    patch_paths = {p for k in repo.kustomizations.values() for p in k.patch_files}
+    candidates = []
+    for path, loaded in repo.files.items():
+        if path in patch_paths:
+            continue
+        for index, doc in enumerate(loaded.documents):
+            if _declares(doc.data, kind):
+                ref = DocRef(loaded, index, repo.rel(path))
+                candidates += _placements(repo, ref, path)
+    matches = [c for c in candidates if c.cluster_name == name and (namespace is None or c.namespace in
+                                                                     (None, namespace))]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise _ambiguous(kind, name, matches)
+    raise _not_found(repo, kind, name, namespace, candidates)
+
+
+def _declares(data: Any, kind: str) -> bool:
+    return (isinstance(data, dict) and data.get("kind") == kind
+            and str(data.get("apiVersion", "")).startswith(strimzi.GROUP + "/")
+            and isinstance(data.get("metadata"), dict) and "name" in data["metadata"])
+
+
+def _placements(repo: Repository, ref: DocRef, path: Path) -> list[Location]:
+    """One Location per root kustomization that builds this document (or one plain Location)."""
+    owners = [k for k in repo.kustomizations.values() if path in k.resources]
+    if not owners:
+        meta = ref.data["metadata"]
+        return [Location(ref, [], [], meta["name"], meta.get("namespace"))]
+    locations = []
+    for owner in owners:
+        for chain in _chains_to_roots(owner):
+            locations.append(_location(repo, ref, chain))
+    return locations
+
+
+def _chains_to_roots(k: Kustomization, seen: tuple[Path, ...] = ()) -> list[list[Kustomization]]:
+    if k.dir in seen:
+        return []
+    if not k.parents:
+        return [[k]]
+    return [[k] + rest for parent in k.parents for rest in _chains_to_roots(parent, seen + (k.dir,))]
+
+
+def _location(repo: Repository, ref: DocRef, chain: list[Kustomization]) -> Location:
+    meta = ref.data["metadata"]
+    name, namespace = meta["name"], meta.get("namespace")
+    names = {name}
+    patches: list[DocRef] = []
+    for k in chain:
+        patches += _patches_touching(repo, k, ref.data["kind"], names)
+        name = k.renamed(name)
+        names.add(name)
+        namespace = k.namespace or namespace
+    return Location(ref, chain, patches, name, namespace)
+
+
+def _patches_touching(repo: Repository, k: Kustomization, kind: str, names: set[str]) -> list[DocRef]:
+    found = []
+    for path in k.patch_files:
+        loaded = repo.files.get(path)
+        if loaded is None:
+            continue
+        for index, doc in enumerate(loaded.documents):
+            data = doc.data
+            if isinstance(data, dict) and data.get("kind") == kind and (data.get("metadata") or {}).get("name") in names:
+                found.append(DocRef(loaded, index, repo.rel(path)))
+    return found
+
+
+def json6902_patches_touching(repo: Repository, location: Location) -> list[str]:
+    """JSON6902 patches (files or inline) in the chain that target the resource: we cannot merge into them, so the
+    caller refuses to edit if one of them writes the fields we change."""
+    kind = location.definition.data["kind"]
+    found = []
+    for k in location.chain:
+        for entry in list(k.data.get("patches") or []) + list(k.data.get("patchesJson6902") or []):
+            target = (entry or {}).get("target") or {}
+            if target.get("kind") in (None, kind) and target.get("name") and entry.get("path", "").endswith(
+                    YAML_SUFFIXES + (".json",)) and _is_json6902(repo, k.dir / entry["path"]):
+                found.append(repo.rel((k.dir / entry["path"]).resolve()))
+            elif target and isinstance(entry.get("patch"), str) and entry["patch"].lstrip().startswith(("-", "[")):
+                found.append(f"{k.rel} (inline patch)")
+    return found
+
+
+def _is_json6902(repo: Repository, path: Path) -> bool:
+    loaded = repo.files.get(path.resolve())
+    return bool(loaded and loaded.documents and isinstance(loaded.documents[0].data, list))
+
+
+def _ambiguous(kind: str, name: str, matches: list[Location]) -> AmbiguousTargetError:
+    places = "; ".join(m.definition.where + (f" built by {m.root.rel}" if m.root else "") for m in matches)
+    return AmbiguousTargetError(f"{kind.lower()}/{name} is declared {len(matches)} times: {places}",
+                                advice="narrow the search with --path DIR (the overlay or directory that is "
+                                       "applied) or give the namespace with -n")
+
+
+def _not_found(repo: Repository, kind: str, name: str, namespace: str | None, candidates: list[Location]
+               ) -> Exception:
+    mentions = [p for p in list(repo.templated) + list(repo.broken) if name in p.read_text(errors="replace")]
+    broken = [p for p in mentions if p in repo.broken]
+    if broken:
+        return repo.broken[broken[0]]
+    if mentions:
+        why = repo.templated[mentions[0]]
+        return NotEditableError(f"{kind.lower()}/{name} is only found in {repo.rel(mentions[0])}, {why}; "
+                                f"it cannot be edited in place",
+                                advice="change it where its values come from (e.g. the chart's values file), "
+                                       "or use the online commands (kubectl offsets alter/reset)")
+    known = ", ".join(sorted({f"{c.cluster_name}" + (f" (-n {c.namespace})" if c.namespace else "")
+                              for c in candidates})) or "none"
+    where = f" in namespace {namespace}" if namespace else ""
+    return NotFoundError(f"no {kind} named '{name}'{where} below {repo.rel(repo.scope)}",
+                         advice=f"{kind} resources found: {known}")
+
+
+def merge_patch(base: Any, patch: Any) -> Any:
+    """Strategic merge as kustomize does it for custom resources: maps merge, lists are replaced, null deletes."""
+    if not isinstance(base, dict) or not isinstance(patch, dict):
+        return patch
+    result = dict(base)
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result

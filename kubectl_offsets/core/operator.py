@@ -1,0 +1,222 @@
+"""Talking to the Strimzi operator through one custom resource: JSON Patches of our fields, the one-shot
+annotations, and waiting (by watching) until the operator has done what we asked or reported why not.
+
+Completion is "the annotation(s) are gone" (the operator removes them only on success, research 2.8); failure is a
+Warning condition with the action's reason (ListOffsets, AlterOffsets, ResetOffsets, ManageOffsets) or a NotReady
+IllegalArgumentException (research 2.11). The operator retries a failed action on every reconcile and its own
+status write triggers one, so a Warning must persist for ``WARNING_GRACE`` seconds before we call it final: a
+transient "tasks haven't stopped completely yet" from Connect then heals by itself.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Mapping
+
+from .. import strimzi
+from ..conventions import offsets_configmap_name
+from ..errors import NotFoundError, OperationTimeoutError, OperatorError
+from ..model import OffsetsDocument, WaitSettings
+from ..output.progress import Progress
+from . import configmaps
+
+WARNING_GRACE = 10.0
+
+
+def _escape(key: str) -> str:
+    """JSON Pointer escaping (RFC 6901) for annotation keys, which contain '/'."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+class OperatorClient:
+    def __init__(self, kube, target: strimzi.ConnectorTarget, wait: WaitSettings, progress: Progress):
+        self.kube, self.target, self.wait, self.progress = kube, target, wait, progress
+        self._known_warnings: set[tuple[str, str]] = set()
+
+    # --- reading and patching ----------------------------------------------------------------------------------
+    def read(self) -> dict[str, Any]:
+        return self.kube.get(self.target.kind, self.target.resource_name, self.target.namespace)
+
+    def patch(self, operations: list[dict[str, Any]], *, dry_run: bool = False) -> dict[str, Any]:
+        """Apply JSON Patch ops after the guard ops that pin the MirrorMaker 2 stanza we computed them for."""
+        if not operations:
+            return self.read()
+        guard = self.target.stanza_guard(self.read()) if self.target.kind == strimzi.KIND_MM2 else []
+        return self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace,
+                               guard + operations, dry_run=dry_run)
+
+    def annotation_ops(self, changes: Mapping[str, str | None]) -> list[dict[str, Any]]:
+        """Set (value) or remove (None) annotations, touching no other key."""
+        current = (self.read().get("metadata") or {}).get("annotations")
+        ops: list[dict[str, Any]] = []
+        if current is None:
+            additions = {k: v for k, v in changes.items() if v is not None}
+            return [{"op": "add", "path": "/metadata/annotations", "value": additions}] if additions else []
+        for key, value in changes.items():
+            path = f"/metadata/annotations/{_escape(key)}"
+            if value is None:
+                if key in current:
+                    ops.append({"op": "remove", "path": path})
+            else:
+                ops.append({"op": "add", "path": path, "value": value})
+        return ops
+
+    def stanza_ops(self, changes: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Set (value) or remove (None) fields of the connector's stanza only (``spec`` for a KafkaConnector,
+        ``spec.mirrors[i].<type>Connector`` for MirrorMaker 2)."""
+        stanza = self.target.stanza(self.read())
+        base = self.target.stanza_pointer()
+        ops = []
+        for field, value in changes.items():
+            if value is None:
+                if field in stanza:
+                    ops.append({"op": "remove", "path": f"{base}/{field}"})
+            else:
+                ops.append({"op": "add", "path": f"{base}/{field}", "value": value})
+        return ops
+
+    # --- list ---------------------------------------------------------------------------------------------------
+    def list_offsets(self) -> OffsetsDocument:
+        """Ask the operator to list (setting listOffsets if it is absent) and read the ConfigMap it writes."""
+        resource = self.read()
+        list_stanza = self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
+        configmap = (list_stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name")
+        ops = []
+        if not configmap:
+            configmap = offsets_configmap_name(self.target.resource_name)
+            ops = self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}})
+        self.remember_warnings()
+        self.patch(ops + self.annotation_ops(self.target.trigger_annotations("list")))
+        self.wait_until_done("list")
+        return configmaps.get_document(self.kube, self.target, configmap, written_by="the operator")
+
+    # --- waiting -----------------------------------------------------------------------------------------------
+    def remember_warnings(self) -> None:
+        """Note the Warning conditions present now, so that only new ones count as the answer to our request."""
+        self._known_warnings = {(c.get("reason"), c.get("message")) for c in self._conditions(self.read())}
+
+    def wait_until_done(self, action: str) -> None:
+        self.progress.waiting(f"waiting for the operator to {action} the offsets of '{self.target.connector_name}'")
+        first_seen: dict[tuple[str, str], float] = {}
+
+        def done(resource: Mapping[str, Any]):
+            if not self.target.pending_annotations(resource):
+                return "done"
+            warning = self._new_warning(resource, action)
+            if warning is not None:
+                key = (warning.get("reason"), warning.get("message"))
+                first_seen.setdefault(key, time.monotonic())
+                if time.monotonic() - first_seen[key] >= WARNING_GRACE:
+                    return warning
+            return None
+
+        try:
+            result = self._watch(done, f"the operator to {action} the offsets", grace=True)
+        finally:
+            self.progress.done()
+        if result != "done":
+            raise operator_error(action, result, self.target)
+
+    def _watch(self, done, what: str, grace: bool = False):
+        """Watch with a bounded chunk so a persisting Warning is re-checked even without new events."""
+        deadline = time.monotonic() + self.wait.timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise OperationTimeoutError(
+                    f"timed out after {self.wait.timeout:.0f}s waiting for {what} on {self.target.display}",
+                    advice="is the Strimzi cluster operator running? Check its logs; retry with a larger --timeout")
+            chunk = min(remaining, WARNING_GRACE if grace else self.wait.watch_chunk)
+            try:
+                return self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace,
+                                             done, timeout=chunk, chunk=chunk, what=what)
+            except OperationTimeoutError:
+                continue
+
+    def wait_for_connect_state(self, state: str) -> None:
+        """Wait until Connect (as the operator reports it in status) shows ``state``; FAILED ends the wait."""
+        self.progress.waiting(f"waiting for connector '{self.target.connector_name}' to be {state} in Connect")
+
+        def done(resource: Mapping[str, Any]):
+            live = self.target.live_state(resource)
+            return live if live in (state, "FAILED") else None
+
+        try:
+            live = self._watch(done, f"the connector to be {state}")
+        finally:
+            self.progress.done()
+        if live == "FAILED" and state != "FAILED":
+            raise OperatorError(f"connector '{self.target.connector_name}' FAILED in Connect while we waited for {state}",
+                                advice="see status.connectorStatus (or status.connectors) for Connect's trace")
+
+    def try_wait_for_connect_state(self, state: str, timeout: float = 30.0) -> bool:
+        """Like wait_for_connect_state but bounded and forgiving: used while making things safe."""
+        saved = self.wait
+        self.wait = WaitSettings(timeout=min(timeout, saved.timeout), watch_chunk=saved.watch_chunk)
+        try:
+            self.wait_for_connect_state(state)
+            return True
+        except (OperationTimeoutError, OperatorError):
+            return False
+        finally:
+            self.wait = saved
+
+    def withdraw_request(self) -> bool:
+        """Remove our pending one-shot annotation(s) so the operator can never act on them later.
+
+        Returns True if a request was still pending (so the operator never completed it). The patch carries a
+        ``test`` of each value: if the operator removed them in the meantime, the test fails and we know it acted.
+        """
+        resource = self.read()
+        pending = self.target.pending_annotations(resource)
+        if not pending:
+            return False
+        ops = []
+        for key, value in pending.items():
+            path = f"/metadata/annotations/{_escape(key)}"
+            ops += [{"op": "test", "path": path, "value": value}, {"op": "remove", "path": path}]
+        from ..adapters.kube import InvalidError
+
+        try:
+            self.patch(ops)
+        except InvalidError:  # a test op failed: the operator completed the request between our read and patch
+            return False
+        return True
+
+    # --- conditions --------------------------------------------------------------------------------------------
+    @staticmethod
+    def _conditions(resource: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        return [c for c in (resource.get("status") or {}).get("conditions") or []
+                if c.get("type") in (strimzi.CONDITION_WARNING, strimzi.CONDITION_NOT_READY)]
+
+    def _new_warning(self, resource: Mapping[str, Any], action: str) -> Mapping[str, Any] | None:
+        warning = self.target.warning_for(resource, action)
+        if warning is None or (warning.get("reason"), warning.get("message")) in self._known_warnings:
+            return None
+        return warning
+
+
+# --- Warning conditions -> advice ---------------------------------------------------------------------------------
+
+_ADVICE = (
+    ("not in STOPPED state", "the connector is not STOPPED in Connect; kubectl-offsets stops it first, so the "
+     "operator had not applied spec.state: stopped yet. Retry; if it persists check the operator's logs"),
+    ("missing property", "the resource lacks the listOffsets/alterOffsets stanza the operator needs"),
+    ("does not exist", "the offsets ConfigMap the stanza names does not exist in the resource's namespace"),
+    ("is missing", "the offsets ConfigMap lacks the key the operator reads"),
+    ("Failed to parse contents", "the offsets ConfigMap does not hold valid JSON"),
+    ("returned 4", "Connect rejected the request (400/404/409): the offsets do not fit this connector, or a "
+     "rebalance was under way. Check the Connect worker's log"),
+    ("returned 5", "Connect failed to apply the offsets (500): connector-specific validation, e.g. negative "
+     "offsets, MirrorMaker 2 checkpoint/heartbeat offsets other than 0, or a sink whose tasks had not stopped"),
+    ("No enum constant", "the offsets annotation has a value the operator does not know; only list, alter and "
+     "reset are valid (case-sensitive)"),
+)
+
+
+def operator_error(action: str, condition: Mapping[str, Any], target: strimzi.ConnectorTarget) -> OperatorError:
+    message = str(condition.get("message", ""))
+    advice = next((text for needle, text in _ADVICE if needle in message), "see the resource's status conditions")
+    return OperatorError(f"the operator could not {action} the offsets of '{target.connector_name}': "
+                         f"{condition.get('reason')}: {message}", advice=advice)

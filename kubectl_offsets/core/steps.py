@@ -1,0 +1,257 @@
+"""The step machine: how an alter, reset or undo walks a connector through Strimzi's one-shot mechanism, and how
+it finishes or rolls back when something goes wrong. The only module that changes ``spec.state`` or writes the
+journal.
+
+    backup -> stop -> write-configmap -> annotate -> await-operator -> verify -> resume -> cleanup
+
+Every mutation of the custom resource is one JSON Patch that also records the step in the journal, so the journal
+on the resource always says how far we got. Up to ``annotate`` the offsets are untouched and a failure rolls back
+(previous state and stanza restored, journal removed). From ``annotate`` on, a failure removes a still-pending
+annotation (so the operator cannot act later), restores the previous state when that is safe, and otherwise keeps
+the journal and names the exact ``kubectl offsets recover`` command.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .. import strimzi
+from ..connect import ConnectorKind
+from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
+from ..errors import InterruptedOperationError, OffsetsError, VerificationError
+from ..model import OffsetsDocument, WaitSettings
+from ..output.progress import Progress
+from . import backups, configmaps
+from .journal import Journal
+from .operator import OperatorClient
+
+ALTERING_OPERATIONS = ("alter", "reset", "undo")
+
+
+class SimulatedCrash(BaseException):
+    """Raised by the ``crash_after`` test hook: the process "dies" after a step, with no clean-up at all, so tests
+    can prove that ``recover`` works from every step boundary. BaseException, so no handler here catches it."""
+
+
+@dataclass
+class Outcome:
+    kind: ConnectorKind
+    before: OffsetsDocument
+    after: OffsetsDocument
+    change: OffsetsDocument | None
+    backup: str
+    final_state: str
+    journal_id: str
+
+
+class AlterFlow:
+    """One alter/reset/undo on one target. Build it, then ``run``; or ``recover`` an interrupted one."""
+
+    def __init__(self, kube, target: strimzi.ConnectorTarget, kind: ConnectorKind, *, wait: WaitSettings,
+                 progress: Progress, resume: bool = True, crash_after: str | None = None):
+        self.kube, self.target, self.kind = kube, target, kind
+        self.operator = OperatorClient(kube, target, wait, progress)
+        self.progress = progress
+        self.resume_after = resume
+        self.crash_after = crash_after
+        self.journal: Journal | None = None
+
+    # --- the happy path ------------------------------------------------------------------------------------
+    def run(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None) -> Outcome:
+        """``before`` is what ``list`` just returned; ``change`` the document to PATCH (None for reset)."""
+        assert operation in ALTERING_OPERATIONS
+        resource = self.operator.read()
+        self.journal = self._new_journal(operation, resource)
+        try:
+            self._step_backup(before)
+            self._step_stop()
+            if change is not None:
+                self._step_write_configmap(change)
+            self._step_annotate("reset" if change is None else "alter")
+            self._step_await("reset" if change is None else "alter")
+            after = self._step_verify(expected_after(before, change))
+            final_state = self._step_resume()
+            self._step_cleanup()
+        except SimulatedCrash:
+            raise
+        except (OffsetsError, KeyboardInterrupt) as failure:
+            raise self._fail(failure) from None
+        return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
+
+    def _new_journal(self, operation: str, resource: Mapping[str, Any]) -> Journal:
+        stanza = self.target.stanza(resource)
+        now = utc_now()
+        return Journal(
+            operation=operation, id=secrets.token_hex(4), started=now.isoformat().replace("+00:00", "Z"),
+            kind=self.target.kind, resource=self.target.resource_name, connector=self.target.connector_name,
+            previous_state=stanza.get(strimzi.FIELD_STATE), previous_alter_offsets=stanza.get(strimzi.FIELD_ALTER_OFFSETS),
+            backup=backups.configmap_name(self.target, now), offsets_configmap=alter_configmap_name(self.target.resource_name),
+        )
+
+    def _record(self, step: str, extra_ops: list[dict[str, Any]] | None = None) -> None:
+        """Write the journal at ``step`` together with ``extra_ops`` in one JSON Patch."""
+        self.journal.step = step
+        self.operator.patch(self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()})
+                            + (extra_ops or []))
+
+    def _done(self, step: str) -> None:
+        if self.crash_after == step:
+            raise SimulatedCrash(step)
+
+    def _step_backup(self, before: OffsetsDocument) -> None:
+        self.progress.step(f"backing up the current offsets to configmap/{self.journal.backup}")
+        self._record("backup")
+        local = backups.save(self.kube, self.target, self.journal, before)
+        self.progress.step(f"local copy of the backup: {local}")
+        self._done("backup")
+
+    def _step_stop(self) -> None:
+        self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
+        self._record("stop", self.operator.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}))
+        self.operator.wait_for_connect_state("STOPPED")
+        self._done("stop")
+
+    def _step_write_configmap(self, change: OffsetsDocument) -> None:
+        name = self.journal.offsets_configmap
+        self.progress.step(f"writing the new offsets to configmap/{name} (key {self.target.configmap_key})")
+        self._record("write-configmap")
+        configmaps.put_document(self.kube, self.target, name, change, role="alter")
+        self._done("write-configmap")
+
+    def _step_annotate(self, action: str) -> None:
+        shown = ", ".join(f"{k}={v}" for k, v in self.target.trigger_annotations(action).items())
+        self.progress.step(f"asking the operator to {action} the offsets ({shown})")
+        self.operator.remember_warnings()
+        ops = []
+        if action == "alter":
+            ops = self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
+                strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}})
+        self.journal.step = "annotate"
+        self.operator.patch(ops + self.operator.annotation_ops({
+            ANNOTATION_JOURNAL: self.journal.to_annotation(), **self.target.trigger_annotations(action)}))
+        self._done("annotate")
+
+    def _step_await(self, action: str) -> None:
+        self._record("await-operator")
+        self.operator.wait_until_done(action)
+        self._done("await-operator")
+
+    def _step_verify(self, expected: OffsetsDocument) -> OffsetsDocument:
+        self._record("verify")
+        self.progress.step("verifying: listing the offsets again")
+        after = self.operator.list_offsets()
+        if not after.same_offsets(expected):
+            raise VerificationError(
+                "the connector's offsets after the operation are not the ones requested "
+                f"(expected {_short(expected)}, found {_short(after)})",
+                advice=f"the connector is left STOPPED. Check the offsets with kubectl offsets list; "
+                f"restore the backup with kubectl offsets undo {self._target_argument()} "
+                f"-n {self.target.namespace} --backup {self.journal.backup}")
+        self._done("verify")
+        return after
+
+    def _step_resume(self) -> str:
+        previous = self.journal.previous_state or strimzi.DEFAULT_STATE
+        if not self.resume_after:
+            self._record("resume")
+            self.progress.warn(f"--no-resume: connector '{self.target.connector_name}' is left STOPPED "
+                               f"(it was {previous}); resume it with: kubectl patch ... or set spec.state")
+            return strimzi.STATE_STOPPED
+        self.progress.step(f"restoring the previous state: {previous}")
+        self._record("resume", self._restore_stanza_ops())
+        self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
+        self._done("resume")
+        return previous
+
+    def _step_cleanup(self) -> None:
+        ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: None})
+        if not self.resume_after:  # the state stays stopped on purpose; still put the stanza back as it was
+            ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets})
+        self.operator.patch(ops)
+        self._done("cleanup")
+
+    def _restore_stanza_ops(self) -> list[dict[str, Any]]:
+        return self.operator.stanza_ops({strimzi.FIELD_STATE: self.journal.previous_state,
+                                         strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets})
+
+    # --- failure ---------------------------------------------------------------------------------------------
+    def _fail(self, failure: BaseException) -> OffsetsError:
+        """Make things safe after ``failure`` and return the error to raise, with the next command to run."""
+        error = failure if isinstance(failure, OffsetsError) else InterruptedOperationError("interrupted")
+        self.progress.warn(f"{error.message}; making the connector safe")
+        try:
+            outcome = self.make_safe(keep_stopped=isinstance(error, VerificationError))
+        except (OffsetsError, KeyboardInterrupt) as second:
+            return replace_error(error, f"{error.message}. Making the connector safe failed too "
+                                 f"({getattr(second, 'message', 'interrupted')}); its journal is kept",
+                                 self.journal.recover_command(self.target.namespace))
+        if outcome.journal_kept:
+            return replace_error(error, f"{error.message}. {outcome.summary}",
+                                 self.journal.recover_command(self.target.namespace))
+        return replace_error(error, f"{error.message}. {outcome.summary}", error.next_command)
+
+    def make_safe(self, *, keep_stopped: bool = False) -> "SafeOutcome":
+        """Withdraw a pending request and restore the previous state; used by failures and by ``recover``.
+
+        Returns what was done. When the offsets may have changed in a way we could not verify (``keep_stopped``),
+        the connector stays stopped and the journal stays, so nothing runs on wrong offsets unnoticed."""
+        withdrawn = self.operator.withdraw_request()
+        if keep_stopped:
+            return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
+        previous = self.journal.previous_state or strimzi.DEFAULT_STATE
+        self.operator.patch(self._restore_stanza_ops() + self.operator.annotation_ops({ANNOTATION_JOURNAL: None}))
+        settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
+        offsets = "offsets unchanged" if withdrawn or not self.journal.past_point_of_no_return \
+            else "the offsets may have changed: check with kubectl offsets list"
+        state = f"restored to {previous}" if settled else \
+            f"spec.state set back to {previous}, but the operator has not applied it yet"
+        return SafeOutcome(False, f"Connector {state}; {offsets}; backup in configmap/{self.journal.backup}")
+
+    def _target_argument(self) -> str:
+        return self.journal.target_argument() if self.journal else self.target.display
+
+    # --- recover ----------------------------------------------------------------------------------------------
+    def recover(self, journal: Journal, *, rollback: bool = False) -> str:
+        """Finish or roll back the operation ``journal`` describes; returns a one-line summary."""
+        self.journal = journal
+        if rollback or not journal.past_point_of_no_return:
+            self.progress.step(f"rolling back {journal.describe()}")
+            return self.make_safe().summary
+        self.progress.step(f"finishing {journal.describe()}")
+        before = backups.load_configmap(self.kube, self.target, journal.backup)
+        change = None if journal.operation == "reset" else configmaps.get_document(
+            self.kube, self.target, journal.offsets_configmap)
+        try:
+            if self.target.pending_annotations(self.operator.read()):
+                self.operator.remember_warnings()
+                self.operator.wait_until_done("reset" if change is None else "alter")
+            self._step_verify(expected_after(before, change))
+            final_state = self._step_resume()
+            self._step_cleanup()
+        except (OffsetsError, KeyboardInterrupt) as failure:
+            raise self._fail(failure) from None
+        return f"finished: offsets verified, connector {final_state}"
+
+
+@dataclass(frozen=True)
+class SafeOutcome:
+    journal_kept: bool
+    summary: str
+
+
+def expected_after(before: OffsetsDocument, change: OffsetsDocument | None) -> OffsetsDocument:
+    """What ``list`` must show afterwards: nothing after a reset, else ``before`` with ``change`` applied."""
+    return OffsetsDocument() if change is None else before.merged_with(change)
+
+
+def replace_error(error: OffsetsError, message: str, next_command: str | None) -> OffsetsError:
+    clone = type(error)(message, advice=error.advice, next_command=next_command)
+    return clone
+
+
+def _short(document: OffsetsDocument) -> str:
+    text = json.dumps([[dict(e.partition), e.offset] for e in document])
+    return text if len(text) < 300 else text[:297] + "..."

@@ -1,0 +1,172 @@
+"""From what the user typed to a :class:`ConnectorTarget` and its live resource, plus the read-only preflight checks
+that must pass before anything is changed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .. import strimzi
+from ..connect import ConnectorKind, connector_kind
+from ..conventions import ANNOTATION_JOURNAL
+from ..errors import ForbiddenError, InputError, NotFoundError, PreconditionError
+from .inputs import ConnectorFacts
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """The user's words: ``[kind/]NAME``, ``--connector``, ``--source-cluster``."""
+
+    text: str
+    connector: str | None = None
+    source_cluster: str | None = None
+
+
+@dataclass
+class LiveTarget:
+    target: strimzi.ConnectorTarget
+    resource: dict[str, Any]
+
+    @property
+    def kind(self) -> ConnectorKind:
+        status = self.target.connector_status(self.resource) or {}
+        return connector_kind(self.target.connector_class(self.resource), status.get("type"))
+
+    def facts(self) -> ConnectorFacts:
+        consumes, description = topic_filter(self.target, self.resource)
+        return ConnectorFacts(kind=self.kind, source_alias=self.target.source_alias, consumes=consumes,
+                              consumes_description=description)
+
+
+def resolve(kube, spec: TargetSpec, namespace: str | None = None) -> LiveTarget:
+    """Read the resource and pick the connector. Raises NotFoundError/InputError with the valid choices."""
+    kind, name = strimzi.parse_target(spec.text)
+    namespace = namespace or kube.namespace
+    if kind == strimzi.KIND_CONNECTOR and spec.connector:
+        raise InputError("--connector only applies to kafkamirrormaker2 targets",
+                         advice=f"a KafkaConnector is its own connector: kubectl offsets ... {name}")
+    try:
+        resource = kube.get(kind, name, namespace)
+    except NotFoundError:
+        raise NotFoundError(f"{kind.lower()}/{name} not found in namespace {namespace}",
+                            advice=_others_hint(kube, kind, namespace)) from None
+    if kind == strimzi.KIND_CONNECTOR:
+        return LiveTarget(strimzi.connector_target(resource), resource)
+    return LiveTarget(strimzi.resolve_mm2_target(resource, spec.connector, spec.source_cluster), resource)
+
+
+def _others_hint(kube, kind: str, namespace: str) -> str:
+    try:
+        names = [r["metadata"]["name"] for r in kube.list(kind, namespace)]
+    except (ForbiddenError, NotFoundError):
+        names = []
+    if names:
+        return f"{kind} resources in {namespace}: {', '.join(sorted(names))}"
+    return f"no {kind} in namespace {namespace}; check -n/--namespace and --context"
+
+
+def topic_filter(target: strimzi.ConnectorTarget, resource: Mapping[str, Any]):
+    """Which topics the connector reads, as (predicate, description); (None, "") when it cannot be known.
+
+    Sink connectors name them in ``topics`` (a comma list) or ``topics.regex`` (Connect's SinkConnectorConfig).
+    MirrorMaker 2 source connectors replicate ``topicsPattern`` of their mirror (Strimzi), default all topics.
+    """
+    if target.kind == strimzi.KIND_CONNECTOR:
+        config = (resource.get("spec") or {}).get("config") or {}
+        if config.get("topics"):
+            names = {t.strip() for t in str(config["topics"]).split(",") if t.strip()}
+            return (lambda topic: topic in names), ", ".join(sorted(names))
+        if config.get("topics.regex"):
+            pattern = re.compile(str(config["topics.regex"]))
+            return (lambda topic: bool(pattern.fullmatch(topic))), f"topics matching {pattern.pattern}"
+        return None, ""
+    mirror = resource["spec"]["mirrors"][target.stanza_path[2]]
+    raw = mirror.get("topicsPattern") or (mirror.get("sourceConnector") or {}).get("config", {}).get("topics")
+    if not raw:
+        return None, ""
+    # MirrorMaker 2 accepts a comma-separated list of regular expressions.
+    patterns = [re.compile(p.strip()) for p in str(raw).split(",") if p.strip()]
+    return (lambda topic: any(p.fullmatch(topic) for p in patterns)), f"topics matching {raw}"
+
+
+# --- preflight ----------------------------------------------------------------------------------------------
+
+
+def preflight(kube, live: LiveTarget, *, mutating: bool) -> None:
+    """Everything that can be checked without changing anything. Raises with advice on the first failure."""
+    target, resource = live.target, live.resource
+    if strimzi.reconciliation_paused(resource):
+        raise PreconditionError(f"reconciliation of {target.kind.lower()}/{target.resource_name} is paused "
+                                f"({strimzi.ANNOTATION_PAUSE_RECONCILIATION}=true): the operator would never act",
+                                advice="remove the annotation first, or do this when reconciliation resumes")
+    if target.kind == strimzi.KIND_CONNECTOR:
+        _check_connect_cluster(kube, resource, target.namespace)
+    if target.live_state(resource) is None and target.connector_status(resource) is None:
+        raise PreconditionError(f"the operator has not reported a status for connector '{target.connector_name}' yet",
+                                advice="wait until the resource is Ready (kubectl get " +
+                                f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
+    check_not_busy(live)
+    if mutating and target.live_state(resource) == "FAILED":
+        raise PreconditionError(f"connector '{target.connector_name}' is FAILED in Connect",
+                                advice="fix or restart it first (status.connectorStatus has the trace); "
+                                "offsets of a failed connector cannot be verified")
+    check_permissions(kube, target, mutating=mutating)
+
+
+def check_not_busy(live: LiveTarget) -> None:
+    """One operation at a time: our journal, or Strimzi's one-shot annotation left by someone else."""
+    target, resource = live.target, live.resource
+    annotations = (resource.get("metadata") or {}).get("annotations") or {}
+    if ANNOTATION_JOURNAL in annotations:
+        from .journal import Journal  # only when there is one
+
+        journal = Journal.from_annotation(annotations[ANNOTATION_JOURNAL])
+        raise PreconditionError(
+            f"another kubectl-offsets operation is in progress on {target.kind.lower()}/{target.resource_name}: "
+            f"{journal.describe()}",
+            advice="wait for it to finish, or finish/roll it back",
+            next_command=journal.recover_command(target.namespace))
+    pending = {k: v for k, v in annotations.items()
+               if k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)}
+    if pending:
+        shown = ", ".join(f"{k}={v}" for k, v in pending.items())
+        raise PreconditionError(f"the resource already carries an offsets request ({shown}) that the operator "
+                                "has not completed", advice="check its status conditions; remove the annotation "
+                                "(kubectl annotate ... <key>-) if it is stale, then retry")
+
+
+def _check_connect_cluster(kube, resource: Mapping[str, Any], namespace: str) -> None:
+    cluster = strimzi.connect_cluster_of(resource)
+    name = resource["metadata"]["name"]
+    if not cluster:
+        raise PreconditionError(f"kafkaconnector/{name} has no {strimzi.LABEL_CLUSTER} label, so no operator manages it",
+                                advice=f"label it with the KafkaConnect it belongs to: {strimzi.LABEL_CLUSTER}=<connect>")
+    try:
+        connect = kube.get_connect(cluster, namespace)
+    except NotFoundError:
+        raise PreconditionError(f"kafkaconnector/{name} names KafkaConnect '{cluster}', which does not exist in "
+                                f"namespace {namespace}", advice=f"fix its {strimzi.LABEL_CLUSTER} label") from None
+    except ForbiddenError:
+        return  # we may not read KafkaConnects; the operator will still report a NotReady if it is wrong
+    if not strimzi.uses_connector_resources(connect):
+        raise PreconditionError(
+            f"KafkaConnect '{cluster}' does not manage connectors through KafkaConnector resources",
+            advice=f"annotate it {strimzi.ANNOTATION_USE_CONNECTOR_RESOURCES}=\"true\" (Strimzi ignores "
+            "KafkaConnector offsets otherwise)")
+
+
+def check_permissions(kube, target: strimzi.ConnectorTarget, *, mutating: bool) -> None:
+    """The RBAC we need, asked with SelfSubjectAccessReviews before the first write."""
+    plural = strimzi.PLURALS[target.kind]
+    needed = [("patch", strimzi.GROUP, plural, target.resource_name), ("get", "", "configmaps", None),
+              ("create", "", "configmaps", None), ("patch", "", "configmaps", None)]
+    if mutating:
+        needed.append(("list", "", "configmaps", None))
+    missing = [f"{verb} {resource}" + (f"/{name}" if name else "")
+               for verb, group, resource, name in needed
+               if not kube.can_i(verb, group, resource, target.namespace, name)]
+    if missing:
+        raise ForbiddenError(f"you may not {', '.join(missing)} in namespace {target.namespace}",
+                             advice="ask for a Role granting these verbs (see README, 'Permissions'), "
+                             "or use another --context")
