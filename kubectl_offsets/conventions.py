@@ -35,3 +35,24 @@ def alter_configmap_name(resource_name: str) -> str:
     """The tool-owned ConfigMap that alter/undo write the requested offsets to (``alterOffsets.fromConfigMap``).
     Kept apart from the list ConfigMap so that listing (to verify) never overwrites the request being recovered."""
     return f"{resource_name}-offsets-alter"
+
+
+# --- GitOps mode (docs/gitops.md) --------------------------------------------------------------------------------
+# On the custom resource *in git* while a GitOps operation is between phase 1 and phase 2: compact JSON
+# {"id", "phase", "operation", "connector", "configMap", "previousState", ...} (schemas/gitops-record.schema.json).
+# It is ours, not Strimzi's, so re-applying it any number of times triggers nothing.
+ANNOTATION_GITOPS = "kubectl-offsets.io/gitops"
+# Set *on the cluster only* (never in git), in the same patch as Strimzi's one-shot annotation: the id of the GitOps
+# operation that was fired. A trigger (command, Job or Argo CD hook) that finds its own id here does nothing.
+ANNOTATION_TRIGGERED = "kubectl-offsets.io/triggered"
+
+
+def gitops_configmap_name(resource_name: str, operation_id: str) -> str:
+    """The offsets ConfigMap a GitOps alter commits: unique per operation, so a kept record never collides with
+    the next operation or with the list/alter ConfigMaps of the online commands."""
+    return f"{resource_name}-offsets-{operation_id[:8]}"
+
+
+def trigger_job_name(resource_name: str, operation_id: str) -> str:
+    """The one-shot trigger Job (and its ServiceAccount/Role/RoleBinding): unique per operation."""
+    return f"{resource_name[:40]}-offsets-trigger-{operation_id[:8]}"
