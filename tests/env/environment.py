@@ -21,7 +21,7 @@ from pathlib import Path
 from . import assets, crds, emulator_process, kafka, kube, pki
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
-from .processes import ComponentError, Proc, alive, spawn_mark, spawned_since, stop, tail
+from .processes import ComponentError, Proc, StartupAborted, abort_startup, alive, spawn_mark, spawned_since, stop
 
 BASE_DIR = Path(os.environ.get("KO_ENV_BASE", "/tmp/kubectl-offsets-env"))
 POINTER = BASE_DIR / "current.json"
@@ -231,6 +231,7 @@ def _kafka_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
 def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, dict]:
     """Run both chains; on the first failure stop everything so the other chain fails fast too."""
     mark = spawn_mark()
+    abort_startup.clear()
     results, errors = {}, []
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = {pool.submit(_kube_chain, run_dir, a, timer): "kube", pool.submit(_kafka_chain, run_dir, a, timer):
@@ -239,12 +240,13 @@ def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, d
             try:
                 results[futures[future]] = future.result()
             except BaseException as e:  # noqa: BLE001 - collected and re-raised below
-                if not errors:
-                    stop_all({f"{p.name}#{p.pid}": p for p in spawned_since(mark)})
+                abort_startup.set()
                 errors.append(e)
+    abort_startup.clear()
     if errors:
         stop_all({f"{p.name}#{p.pid}": p for p in spawned_since(mark)})
-        raise errors[0]
+        # The root cause, not the other chain's "aborted" echo of it.
+        raise next((e for e in errors if not isinstance(e, StartupAborted)), errors[0])
     return results["kube"], results["kafka"]
 
 
@@ -253,7 +255,11 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True) -
     run_dir = run_dir or new_run_dir()
     say(f"run dir {run_dir} (component logs in {run_dir / 'logs'})")
     timer = _Timer()
-    kube_part, kafka_part = _run_chains(run_dir, a, timer)
+    try:
+        kube_part, kafka_part = _run_chains(run_dir, a, timer)
+    except BaseException:
+        shutil.rmtree(run_dir / "data", ignore_errors=True)  # etcd preallocates ~120 MB; logs stay for the error
+        raise
     faults = run_dir / "emulator-faults.json"
     emulator_process.write_faults(faults, {})
     emulator_log = run_dir / "logs" / "strimzi-emulator.log"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +24,13 @@ LOG_TAIL_LINES = 30
 _children: dict[int, subprocess.Popen] = {}
 # Every Proc spawned by this Python process, in order, so a failed start-up can stop what it already started.
 _spawned: list["Proc"] = []
+# Set when one start-up chain failed: the other chain stops at its next spawn or readiness poll instead of
+# starting components nobody will use.
+abort_startup = threading.Event()
+
+
+class StartupAborted(RuntimeError):
+    pass
 
 
 class ComponentError(RuntimeError):
@@ -82,6 +90,8 @@ def _start_ticks(pid: int) -> int:
 def spawn(name: str, argv: list[str], log: Path, cwd: str | Path | None = None,
           env: dict | None = None) -> Proc:
     """Start argv detached with output appended to `log`."""
+    if abort_startup.is_set():
+        raise StartupAborted(f"not starting {name}: another component failed")
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -131,6 +141,8 @@ def wait_until(proc: Proc, what: str, check: Callable[[], T | None], timeout: fl
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
     while True:
+        if abort_startup.is_set():
+            raise StartupAborted(f"stopped waiting for {proc.name}: another component failed")
         if not alive(proc):
             raise ComponentError(proc.name, f"process {proc.pid} exited before {what}",
                                  [proc.log, *extra_logs])
