@@ -121,16 +121,12 @@ class Kube:
 
     @_guard(lambda kind: f"the API group {GROUP}")
     def _discover_version(self, kind: str) -> str:
-        try:
-            group = self.api.call_api(f"/apis/{GROUP}", "GET", response_type="object", auth_settings=["BearerToken"],
-                                      _return_http_data_only=True, _request_timeout=self.request_timeout)
-        except ApiException as error:
-            if error.status == 404:
-                raise NotFoundError(f"the Strimzi API group {GROUP} is not served by this cluster",
-                                    advice="install Strimzi 0.44 or newer (its CRDs), or pick another --context"
-                                    ) from None
-            raise
-        served = [v["version"] for v in group.get("versions", [])]
+        groups = client.ApisApi(self.api).get_api_versions(_request_timeout=self.request_timeout).groups or []
+        group = next((g for g in groups if g.name == GROUP), None)
+        if group is None:
+            raise NotFoundError(f"the Strimzi API group {GROUP} is not served by this cluster",
+                                advice="install Strimzi 0.44 or newer (its CRDs), or pick another --context")
+        served = [v.version for v in group.versions]
         for version in VERSIONS:
             if version in served and self._serves(version, PLURALS[kind]):
                 return version
@@ -138,10 +134,13 @@ class Kube:
                             advice="kubectl-offsets needs Strimzi 0.44+ (v1beta2) or 1.x (v1) CRDs")
 
     def _serves(self, version: str, plural: str) -> bool:
-        resources = self.api.call_api(f"/apis/{GROUP}/{version}", "GET", response_type="object",
-                                      auth_settings=["BearerToken"], _return_http_data_only=True,
-                                      _request_timeout=self.request_timeout)
-        return any(r.get("name") == plural for r in resources.get("resources", []))
+        resources = self.custom.get_api_resources(GROUP, version, _request_timeout=self.request_timeout)
+        return any(r.name == plural for r in resources.resources or [])
+
+    def served_versions(self) -> list[str]:
+        """Every served version of the Strimzi group (for ``version``); empty when the group is absent."""
+        groups = client.ApisApi(self.api).get_api_versions(_request_timeout=self.request_timeout).groups or []
+        return [v.version for g in groups if g.name == GROUP for v in g.versions]
 
     @_guard(_cr)
     def get(self, kind: str, name: str, namespace: str) -> Resource:
@@ -160,7 +159,8 @@ class Kube:
         """A JSON Patch (RFC 6902): touches exactly the paths named, and its ``test`` ops guard the rest."""
         return self.custom.patch_namespaced_custom_object(
             GROUP, self.served_version(kind), namespace, PLURALS[kind], name, operations,
-            field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None, _request_timeout=self.request_timeout)
+            field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None, _request_timeout=self.request_timeout,
+            _content_type="application/json-patch+json")
 
     @_guard(lambda kind, namespace, body, **k: _cr(kind, body["metadata"]["name"], namespace))
     def create(self, kind: str, namespace: str, body: Resource, *, dry_run: bool = False) -> Resource:
@@ -258,6 +258,21 @@ class Kube:
     def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
         result = self.core.list_namespace(_request_timeout=timeout or self.request_timeout)
         return [item.metadata.name for item in result.items]
+
+    # --- any manifest (GitOps validation) ---------------------------------------------------------------------
+    @_guard(lambda body, namespace: f"{body.get('kind', '?').lower()}/{(body.get('metadata') or {}).get('name')}")
+    def server_dry_run(self, body: Resource, namespace: str) -> Resource:
+        """Server-side apply of any manifest with ``dryRun=All``: the API server runs defaulting, schema validation
+        and admission exactly as for a real apply, and stores nothing (``gitops --server-dry-run``)."""
+        from kubernetes import dynamic  # discovery client; only GitOps validation needs arbitrary kinds
+
+        dyn = dynamic.DynamicClient(self.api)
+        resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        result = dyn.server_side_apply(resource, body=dict(body), name=body["metadata"]["name"],
+                                       namespace=namespace if resource.namespaced else None,
+                                       field_manager=FIELD_MANAGER, force_conflicts=True, dry_run="All",
+                                       _request_timeout=self.request_timeout)
+        return result.to_dict()
 
     # --- permissions -----------------------------------------------------------------------------------------
     @_guard(lambda verb, group, resource, namespace, **k: f"access review for {verb} {resource}")
