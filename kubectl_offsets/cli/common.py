@@ -74,6 +74,8 @@ def render_preview(preview) -> str:
         return f"{head}\ncurrent offsets unknown (never listed); the change:\n{json.dumps(shown, indent=2)}"
     if preview.change is None:
         head += ": every offset below is reset"
+    if not len(preview.before) and not len(preview.change or ()):
+        return f"{head}\nthe connector has no offsets"
     return f"{head}\n{render_changes(preview.rows(), preview.kind)}"
 
 
@@ -83,7 +85,7 @@ def print_dry_run(preview) -> None:
 
     click.echo(render_preview(preview), err=True)
     documents = [f"# {description}\n{to_yaml(body)}" for description, body in preview.patches]
-    click.echo("---\n".join(documents))
+    click.echo("\n---\n".join(documents))
     click.echo("dry run: nothing was changed", err=True)
 
 
@@ -92,7 +94,8 @@ def print_outcome(outcome, kind, fmt: str) -> None:
     from ..output.render import render_changes, render_offsets
 
     if fmt == "table":
-        click.echo(render_changes(diff(outcome.before, outcome.after), kind))
+        rows = diff(outcome.before, outcome.after)
+        click.echo(render_changes(rows, kind) if rows else "No offsets before or after.")
         click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
     else:
         click.echo(render_offsets(outcome.after, fmt, kind))

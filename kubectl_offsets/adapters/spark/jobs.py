@@ -1,0 +1,269 @@
+"""The compute jobs. Each takes the normalised frame of ``sources.load`` and returns small Python objects.
+
+Every job filters and aggregates per topic-partition on the executors (``groupBy(topic, partition)`` with
+min/max/count, ``min`` of a struct for "first record by offset"), so what reaches the driver is one row per
+partition, one row per distinct Connect key, or the poison records' coordinates (capped by ``limit``), never the
+raw records. The driver's memory therefore does not grow with the topic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from ...errors import InputError
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class PartitionScan:
+    """What the data holds for one partition (from the scan start on): bounds, count, first record at a time."""
+
+    topic: str
+    partition: int
+    earliest: int
+    end: int  # last offset seen + 1
+    records: int
+    first_at: int | None = None  # first offset whose timestamp is >= the asked time
+    first_at_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record's coordinates, without its content."""
+
+    topic: str
+    partition: int
+    offset: int
+    ts_ms: int | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class PoisonCriteria:
+    where: str | None = None  # SQL predicate: records for which it is true are poison
+    invalid_json: bool = False  # values that Jackson (what Connect's JsonConverter uses) cannot parse
+    schema: Mapping[str, Any] | None = None  # a JSON Schema the value must match
+    schema_name: str = "the schema"
+
+    @property
+    def empty(self) -> bool:
+        return self.where is None and not self.invalid_json and self.schema is None
+
+
+@dataclass(frozen=True)
+class PoisonScan:
+    first: dict[TopicPartition, int]  # first poison offset per partition (at or after the start)
+    counts: dict[TopicPartition, int]
+    records: list[Record]  # ordered by topic, partition, offset; at most ``limit``
+    total: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.records)
+
+
+# --- shared pieces ----------------------------------------------------------------------------------------------
+
+
+def from_starts(frame: Any, starts: Mapping[TopicPartition, int] | None) -> Any:
+    """Only records at or after each partition's start (where the connector stands); other partitions whole."""
+    if not starts:
+        return frame
+    from pyspark.sql import functions as F
+
+    spark = frame.sparkSession
+    rows = [(t, p, o) for (t, p), o in starts.items()]
+    table = spark.createDataFrame(rows, "s_topic string, s_partition int, s_start long")
+    joined = frame.join(F.broadcast(table), (frame.topic == table.s_topic) & (frame.partition == table.s_partition),
+                        "left")
+    kept = joined.filter(F.col("s_start").isNull() | (F.col("offset") >= F.col("s_start")))
+    return kept.drop("s_topic", "s_partition", "s_start")
+
+
+def compile_predicate(frame: Any, sql: str, flag: str) -> Any:
+    """A boolean Column for a SQL predicate over the frame's columns; an InputError that quotes Spark's reason when
+    it does not parse, names an unknown column or is not boolean."""
+    from pyspark.errors import AnalysisException, ParseException
+    from pyspark.sql import functions as F
+
+    try:
+        column = F.expr(sql)
+        dtype = frame.select(column.alias("p")).dtypes[0][1]  # analysis is eager: unknown columns fail here
+    except (ParseException, AnalysisException) as e:
+        raise InputError(f"{flag} {sql!r} does not compile: {_spark_reason(e)}",
+                         advice=f"the columns are {', '.join(frame.columns)}; key and value are text, e.g. "
+                                f"{flag} \"get_json_object(value, '$.id') = '4711'\"") from None
+    if dtype != "boolean":
+        raise InputError(f"{flag} {sql!r} is of type {dtype}, not a condition", advice="write a predicate, e.g. a = b")
+    return column
+
+
+def _spark_reason(error: Exception) -> str:
+    lines = [line for line in str(error).strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
+def _key(row: Any) -> TopicPartition:
+    return row["topic"], int(row["partition"])
+
+
+# --- point in time ----------------------------------------------------------------------------------------------
+
+
+def scan_positions(frame: Any, at_ms: int | None = None) -> list[PartitionScan]:
+    """Per partition: earliest, end, count, and the first record at or after ``at_ms`` (if given)."""
+    from pyspark.sql import functions as F
+
+    aggregates = [F.min("offset").alias("earliest"), F.max("offset").alias("last"), F.count("*").alias("records")]
+    if at_ms is not None:
+        at = F.when(F.col("ts_ms") >= F.lit(at_ms), F.struct("offset", "ts_ms"))
+        aggregates.append(F.min(at).alias("first_at"))  # min of a struct orders by offset first
+    rows = frame.groupBy("topic", "partition").agg(*aggregates).collect()
+    return sorted((_partition_scan(r, at_ms is not None) for r in rows), key=lambda s: (s.topic, s.partition))
+
+
+def _partition_scan(row: Any, timed: bool) -> PartitionScan:
+    first = row["first_at"] if timed else None
+    return PartitionScan(row["topic"], int(row["partition"]), int(row["earliest"]), int(row["last"]) + 1,
+                         int(row["records"]), None if first is None else int(first["offset"]),
+                         None if first is None else first["ts_ms"])
+
+
+# --- predicates -------------------------------------------------------------------------------------------------
+
+
+def first_matches(frame: Any, sql: str) -> list[Record]:
+    """Per partition, the first record (by offset) for which ``sql`` is true."""
+    from pyspark.sql import functions as F
+
+    predicate = compile_predicate(frame, sql, "--find")
+    rows = (frame.filter(predicate).groupBy("topic", "partition")
+            .agg(F.min(F.struct("offset", "ts_ms")).alias("first")).collect())
+    found = [Record(r["topic"], int(r["partition"]), int(r["first"]["offset"]), r["first"]["ts_ms"]) for r in rows]
+    return sorted(found, key=lambda m: (m.topic, m.partition))
+
+
+# --- poison records ---------------------------------------------------------------------------------------------
+
+
+def scan_poison(frame: Any, criteria: PoisonCriteria, limit: int) -> PoisonScan:
+    """Every record that the criteria call poison: first and count per partition, and up to ``limit`` of them."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    reason = _reason_column(frame, criteria)
+    poison = (frame.select("topic", "partition", "offset", "ts_ms", reason.alias("reason"))
+              .filter(F.col("reason").isNotNull()))
+    poison.persist(StorageLevel.MEMORY_AND_DISK)  # two actions below; only the poison rows are kept
+    try:
+        per_partition = poison.groupBy("topic", "partition").agg(F.min("offset").alias("first"),
+                                                                F.count("*").alias("n")).collect()
+        listed = poison.orderBy("topic", "partition", "offset").limit(limit).collect() if limit > 0 else []
+    finally:
+        poison.unpersist()
+    return PoisonScan(first={_key(r): int(r["first"]) for r in per_partition},
+                      counts={_key(r): int(r["n"]) for r in per_partition},
+                      records=[Record(r["topic"], int(r["partition"]), int(r["offset"]), r["ts_ms"], r["reason"])
+                               for r in listed],
+                      total=sum(int(r["n"]) for r in per_partition))
+
+
+def _reason_column(frame: Any, criteria: PoisonCriteria) -> Any:
+    """One text column: why a record is poison, or null. The first criterion that applies gives the reason."""
+    from pyspark.sql import functions as F
+
+    reasons = []
+    if criteria.where is not None:
+        predicate = compile_predicate(frame, criteria.where, "--where")
+        reasons.append(F.when(predicate, F.lit(f"matches --where {criteria.where}")))
+    if criteria.invalid_json:
+        # try_parse_json runs in the JVM (no Python per record) and parses with Jackson, as JsonConverter does.
+        reasons.append(F.when(F.col("value").isNotNull() & F.try_parse_json("value").isNull(),
+                              F.lit("value is not valid JSON")))
+    if criteria.schema is not None:
+        reasons.append(_schema_udf(criteria.schema, criteria.schema_name)(F.col("value")))
+    if not reasons:
+        raise InputError("--skip-poison needs a criterion", advice="add --where SQL, --invalid json or "
+                                                                   "--invalid-against SCHEMA_FILE")
+    return reasons[0] if len(reasons) == 1 else F.coalesce(*reasons)
+
+
+def _schema_udf(schema: Mapping[str, Any], name: str) -> Any:
+    """A Python UDF (jsonschema has no JVM twin); it runs on the executors, which need jsonschema installed."""
+    from pyspark.sql import functions as F
+
+    schema = dict(schema)
+
+    def violation(value: str | None) -> str | None:
+        return schema_violation(schema, name, value)
+
+    return F.udf(violation, "string")
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def schema_violation(schema: Mapping[str, Any], name: str, value: str | None) -> str | None:
+    """Why ``value`` (JSON text) does not match ``schema``, or None. Null values (tombstones) are not poison."""
+    import json
+
+    if value is None:
+        return None
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return "value is not valid JSON"
+    validator = _VALIDATORS.get(name)
+    if validator is None:
+        import jsonschema
+
+        validator = _VALIDATORS[name] = jsonschema.validators.validator_for(schema)(schema)
+    import jsonschema.exceptions
+
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"does not match {name}: at ${where}: {error.message}"
+
+
+# --- Connect's offsets topic ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConnectRecord:
+    """One record of Connect's offsets topic: key and value are JSON text (value None = tombstone)."""
+
+    key: str
+    value: str | None
+    partition: int
+    offset: int
+    ts_ms: int | None
+
+
+def _connect_records(frame: Any, connectors: tuple[str, ...]) -> Any:
+    from pyspark.sql import functions as F
+
+    frame = frame.filter(F.col("key").isNotNull())
+    if connectors:
+        frame = frame.filter(F.get_json_object("key", "$[0]").isin(list(connectors)))
+    return frame
+
+
+def latest_connect_records(frame: Any, connectors: tuple[str, ...] = ()) -> list[ConnectRecord]:
+    """The last record per key and topic partition (what a compacted topic converges to)."""
+    from pyspark.sql import functions as F
+
+    latest = (_connect_records(frame, connectors).groupBy("key", "partition")
+              .agg(F.max_by(F.struct("value", "offset", "ts_ms"), "offset").alias("last")).collect())
+    return [ConnectRecord(r["key"], r["last"]["value"], int(r["partition"]), int(r["last"]["offset"]),
+                          r["last"]["ts_ms"]) for r in latest]
+
+
+def connect_history(frame: Any, connectors: tuple[str, ...] = ()) -> Iterator[ConnectRecord]:
+    """Every record in topic-partition and offset order, streamed one partition at a time (toLocalIterator)."""
+    ordered = _connect_records(frame, connectors).select("key", "value", "partition", "offset", "ts_ms")
+    for r in ordered.orderBy("partition", "offset").toLocalIterator():
+        yield ConnectRecord(r["key"], r["value"], int(r["partition"]), int(r["offset"]), r["ts_ms"])

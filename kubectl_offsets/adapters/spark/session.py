@@ -1,0 +1,123 @@
+"""The SparkSession: local by default, any ``--master`` passes through; Kafka connector jars found, never fetched.
+
+Spark takes ``spark.jars`` only when its JVM starts, so the jars are decided before the first session in a process
+(a later session in the same JVM cannot read ``format("kafka")``). We never set ``spark.jars.packages`` ourselves:
+Ivy resolution at run time would contact repositories on the user's machine without saying so. A user who wants
+that may pass ``--spark-conf spark.jars.packages=...`` explicitly.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, MissingExtraError
+
+JARS_ENV = "SPARK_KAFKA_JARS"
+CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kubectl-offsets-testbin"
+KAFKA_SOURCE_JAR = "spark-sql-kafka-0-10"
+
+# Spark's own INFO lines would bury our progress on stderr; errors still show.
+_LOG4J2 = """\
+status = error
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{1}: %m%n%ex
+"""
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    master: str = "local[*]"
+    jars_dir: str | None = None  # --spark-jars DIR
+    needs_kafka: bool = False  # a live topic is read: the Kafka source jars must be on the classpath
+    conf: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # --spark-conf k=v, applied last
+    app_name: str = "kubectl-offsets-compute"
+
+
+def require_pyspark() -> Any:
+    """The pyspark module, or the error that tells how to install the extra."""
+    try:
+        import pyspark
+    except ImportError:
+        raise MissingExtraError("spark", "pyspark") from None
+    return pyspark
+
+
+def pyspark_version() -> str:
+    try:
+        return importlib.metadata.version("pyspark")
+    except importlib.metadata.PackageNotFoundError:
+        raise MissingExtraError("spark", "pyspark") from None
+
+
+def kafka_jars(jars_dir: str | None = None) -> list[str]:
+    """The Kafka source jars: --spark-jars DIR, else $SPARK_KAFKA_JARS, else the project's cache directory."""
+    candidates = [(jars_dir, "--spark-jars"), (os.environ.get(JARS_ENV), f"${JARS_ENV}"),
+                  (str(CACHE_DIR / f"spark-kafka-{pyspark_version()}"), "the cache directory")]
+    for directory, origin in candidates:
+        if not directory:
+            continue
+        jars = sorted(str(p) for p in Path(directory).glob("*.jar"))
+        if any(KAFKA_SOURCE_JAR in Path(j).name for j in jars):
+            return jars
+        if origin != "the cache directory":  # the user named it: say it is wrong rather than look elsewhere
+            raise InputError(f"{origin} {directory} holds no {KAFKA_SOURCE_JAR} jar",
+                             advice=_jars_advice())
+    raise InputError("reading a live topic needs Spark's Kafka source jars, and none were found",
+                     advice=_jars_advice())
+
+
+def _jars_advice() -> str:
+    v = pyspark_version()
+    return (f"put org.apache.spark:spark-sql-kafka-0-10_2.13:{v} with its runtime dependencies "
+            f"(spark-token-provider-kafka-0-10_2.13, kafka-clients, commons-pool2) into a directory and pass "
+            f"--spark-jars DIR or set {JARS_ENV}=DIR; in a checkout, 'bash tests/provision.sh spark-kafka' does it "
+            f"(into {CACHE_DIR}/spark-kafka-{v})")
+
+
+def build_session(settings: SparkSettings) -> Any:
+    """A new (or the process's existing) SparkSession bound to 127.0.0.1, without UI, in UTC."""
+    require_pyspark()
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
+    for key, value in _base_conf(settings).items():
+        builder = builder.config(key, value)
+    for key, value in settings.conf:
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _base_conf(settings: SparkSettings) -> dict[str, str]:
+    conf = {
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",  # our own progress line replaces Spark's bar
+        "spark.sql.session.timeZone": "UTC",  # timestamps in and out are UTC, whatever the machine's zone
+        "spark.sql.variant.allowDuplicateKeys": "true",  # duplicate keys are valid JSON for the poison check
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log4j_file()}",
+    }
+    if settings.master.startswith("local"):
+        conf["spark.sql.shuffle.partitions"] = "8"  # the default 200 is for clusters; aggregates here are tiny
+    if settings.needs_kafka:
+        conf["spark.jars"] = ",".join(kafka_jars(settings.jars_dir))
+    return conf
+
+
+def _log4j_file() -> str:
+    path = Path(tempfile.gettempdir()) / "kubectl-offsets-spark-log4j2.properties"
+    if not path.exists() or path.read_text() != _LOG4J2:
+        path.write_text(_LOG4J2)
+    return str(path)

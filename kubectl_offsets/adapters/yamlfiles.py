@@ -1,0 +1,373 @@
+"""YAML manifests edited in place: ruamel.yaml round-trip, byte-stable outside the nodes we change.
+
+ruamel.yaml keeps comments, key order and quoting, but a full round-trip still re-indents block sequences, drops
+a space before a comment, re-wraps long lines or normalises a document marker here and there. Writing its whole
+output would put those unrelated lines into a reviewer's diff. So we never write ruamel's output wholesale:
+
+    A = the original text of one document
+    B = ruamel's dump of that document as loaded (unedited)
+    C = ruamel's dump of the document after our edits
+
+The B->A differences are ruamel's "noise"; the B->C differences are exactly our edits. Each B->C hunk is spliced
+into A between the nearest lines that B and A share, so only lines we meant to change change. The result is
+parsed again and must equal C; if it does not (a pathological layout), the document falls back to C and the
+caller is told.
+
+Multi-document files are split on their ``---`` lines first, and documents we did not touch are kept verbatim.
+This is the only module besides ``output/render.py`` and the YAML input reader that imports ruamel.yaml, always
+inside functions so that ``--help`` never loads it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import InputError
+
+_DOC_START = re.compile(r"^---(?:[ \t].*)?$")
+
+
+class YamlParseError(InputError):
+    """A file in the repository is not valid YAML (or not YAML we can edit)."""
+
+
+@dataclass
+class Document:
+    """One ``---`` separated document of a file: its original text and its round-trip node."""
+
+    text: str
+    data: Any  # CommentedMap/CommentedSeq/scalar, or None for an empty or comment-only segment
+    first_line: int  # 1-based line of the segment in the file, for messages
+    edited: bool = False
+
+
+@dataclass
+class YamlFile:
+    """A file's documents; edit ``documents[i].data`` (mark ``edited``), then ``render()``."""
+
+    path: Path
+    original: str
+    documents: list[Document] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        parts = []
+        for doc in self.documents:
+            if not doc.edited:
+                parts.append(doc.text)
+                continue
+            text, exact = splice_edit(doc.text, doc.data)
+            if not exact:
+                self.warnings.append(f"{self.path}: ruamel.yaml reformatted the document at line {doc.first_line} "
+                                     f"beyond the edited lines; review the diff")
+            parts.append(text)
+        return "".join(parts)
+
+    @property
+    def changed(self) -> bool:
+        return self.render() != self.original
+
+
+# --- loading ----------------------------------------------------------------------------------------------------
+
+
+def load_file(path: Path, where: str | None = None) -> YamlFile:
+    """Read and parse every document of ``path``; raises YamlParseError naming the line."""
+    try:
+        text = path.read_text()
+    except (UnicodeDecodeError, OSError) as e:
+        raise YamlParseError(f"cannot read {where or path}: {e}") from None
+    return load_text(text, path, where)
+
+
+def load_text(text: str, path: Path, where: str | None = None) -> YamlFile:
+    result = YamlFile(path=path, original=text)
+    for segment, first_line in split_documents(text):
+        result.documents.append(Document(segment, _parse(segment, where or str(path), first_line), first_line))
+    return result
+
+
+def split_documents(text: str) -> list[tuple[str, int]]:
+    """Cut a stream at its ``---`` lines (each segment starts with its marker), keeping every byte."""
+    lines = text.splitlines(keepends=True)
+    segments: list[tuple[str, int]] = []
+    start = 0
+    for number, line in enumerate(lines):
+        if number > start and _DOC_START.match(line.rstrip("\r\n")):
+            segments.append(("".join(lines[start:number]), start + 1))
+            start = number
+    segments.append(("".join(lines[start:]), start + 1))
+    return [s for s in segments if s[0]] or [("", 1)]
+
+
+def _parse(segment: str, where: str, first_line: int) -> Any:
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return _yaml().load(segment)
+    except YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f" at line {mark.line + first_line}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise YamlParseError(f"{where} is not valid YAML{line}: {problem}",
+                             advice="fix the file (nothing was changed), or narrow the search with --path") from None
+
+
+def _yaml(indent: tuple[int, int, int] = (2, 2, 0), explicit_start: bool = False):
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 1 << 16  # never re-wrap a long line
+    yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
+    yaml.explicit_start = explicit_start
+    return yaml
+
+
+def to_plain(node: Any) -> Any:
+    """A round-trip node as plain dicts/lists/scalars (for schema validation and comparisons)."""
+    if isinstance(node, dict):
+        return {str(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return node
+
+
+# --- dumping ----------------------------------------------------------------------------------------------------
+
+
+def dump(data: Any, indent: tuple[int, int, int] = (2, 2, 0), explicit_start: bool = False) -> str:
+    stream = io.StringIO()
+    _yaml(indent, explicit_start).dump(data, stream)
+    return stream.getvalue()
+
+
+def dump_new(documents: Iterable[Any], header: str = "") -> str:
+    """A new file (our ConfigMap, patch or Job manifests): plain data -> block YAML, multi-line strings as ``|``."""
+    texts = [dump(_literal_strings(d)) for d in documents]
+    return header + "---\n".join(texts)
+
+
+def _literal_strings(node: Any) -> Any:
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    if isinstance(node, dict):
+        return {k: _literal_strings(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_literal_strings(v) for v in node]
+    if isinstance(node, str) and "\n" in node:
+        return LiteralScalarString(node if node.endswith("\n") else node + "\n")
+    return node
+
+
+def detect_indent(text: str) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) as ruamel.yaml wants them, guessed from the document, so new lines we add
+    look like their neighbours."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    mapping, sequence, offset = None, None, None
+    for prev, line in zip(lines, lines[1:]):
+        if not prev.rstrip().endswith(":"):
+            continue
+        parent = len(prev) - len(prev.lstrip())
+        child = len(line) - len(line.lstrip())
+        if line.lstrip().startswith("- "):
+            if offset is None and child >= parent:
+                offset = child - parent
+                sequence = offset + 2
+        elif mapping is None and child > parent:
+            mapping = child - parent
+    mapping = mapping or 2
+    if offset is None:
+        offset, sequence = 0, mapping
+    return mapping, max(sequence, offset + 2), offset
+
+
+# --- the three-way splice ---------------------------------------------------------------------------------------
+
+
+def splice_edit(original: str, edited: Any) -> tuple[str, bool]:
+    """The original text with exactly the lines our edit changed replaced; ``exact`` False means we had to fall
+    back to ruamel's full output for this document.
+
+    Each changed top-level key (``metadata``, ``spec``) is spliced on its own, with the indentation of its own
+    block: hand-written files often indent ``metadata`` by 2 and ``spec`` by 4."""
+    explicit = bool(_DOC_START.match(original.split("\n", 1)[0]))
+    unedited = _parse(original, "document", 1)
+    result = _splice_regions(original, unedited, edited)
+    if result is None:
+        indent = detect_indent(original)
+        result = _apply_hunks(original, dump(unedited, indent, explicit), dump(edited, indent, explicit))
+    wanted = dump(edited, detect_indent(original), explicit) if edited is not None else ""
+    if result is not None and _same_data(result, wanted):
+        return result, True
+    return wanted, False
+
+
+def _splice_regions(original: str, unedited: Any, edited: Any) -> str | None:
+    """Splice per top-level key; None when the top-level keys themselves changed (then the whole document is
+    the region)."""
+    if not isinstance(unedited, dict) or not isinstance(edited, dict) or list(unedited) != list(edited):
+        return None
+    lines = original.splitlines(keepends=True)
+    keys = list(unedited)
+    starts = [unedited.lc.key(k)[0] for k in keys] + [len(lines)]
+    out = lines[:starts[0]]
+    for i, key in enumerate(keys):
+        region = "".join(lines[starts[i]:starts[i + 1]])
+        if to_plain(unedited[key]) == to_plain(edited[key]):
+            out.append(region)
+            continue
+        indent = detect_indent(region)
+        spliced = _apply_hunks(region, dump({key: unedited[key]}, indent), dump({key: edited[key]}, indent))
+        if spliced is None:
+            return None
+        out.append(spliced)
+    return "".join(out)
+
+
+def _apply_hunks(a_text: str, b_text: str, c_text: str) -> str | None:
+    a, b, c = (t.splitlines(keepends=True) for t in (a_text, b_text, c_text))
+    b_to_a: dict[int, int] = {}
+    for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            b_to_a.update({b1 + k: a1 + k for k in range(b2 - b1)})
+    hunks = [(b1, b2, c1, c2) for tag, b1, b2, c1, c2 in
+             difflib.SequenceMatcher(None, b, c, autojunk=False).get_opcodes() if tag != "equal"]
+    out = list(a)
+    for b1, b2, c1, c2 in reversed(hunks):
+        span = _exact_span(b1, b2, b_to_a, len(b), len(a))
+        if span is None:
+            return None
+        out[span[0]:span[1]] = c[c1:c2]
+    return "".join(out)
+
+
+def _exact_span(b1: int, b2: int, b_to_a: dict[int, int], b_len: int, a_len: int) -> tuple[int, int] | None:
+    """Where B lines [b1, b2) are in A: an insertion needs one neighbour that A has verbatim; a replacement
+    needs every replaced line verbatim and contiguous in A. Otherwise None: the edit touches a line ruamel would
+    reformat, and we refuse to guess."""
+    if b1 == b2:
+        if b1 in b_to_a:
+            return b_to_a[b1], b_to_a[b1]
+        if b1 - 1 in b_to_a:
+            return b_to_a[b1 - 1] + 1, b_to_a[b1 - 1] + 1
+        if b1 == b_len:
+            return a_len, a_len
+        return None
+    mapped = [b_to_a.get(i) for i in range(b1, b2)]
+    if None in mapped or mapped != list(range(mapped[0], mapped[0] + len(mapped))):
+        return None
+    return mapped[0], mapped[-1] + 1
+
+
+def _same_data(text: str, wanted: str) -> bool:
+    try:
+        return to_plain(_yaml().load(text)) == to_plain(_yaml().load(wanted))
+    except Exception:  # noqa: BLE001 - any parse failure means "not the same"
+        return False
+
+
+
+
+# --- editing helpers (so core never touches ruamel types) -------------------------------------------------------
+
+
+def set_key(mapping: Any, key: str, value: Any, before: Iterable[str] = ()) -> None:
+    """Set ``mapping[key]``. An existing key keeps its place, comment and quoting style; a new one goes before
+    the first of ``before`` that exists (else at the end), taking over the full-line comments that ruamel had
+    attached to the key in front of it, so a comment stays above the key it describes."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if key in mapping:
+        mapping[key] = _same_style(mapping[key], value)
+        return
+    value = _commented(value)
+    keys = list(mapping.keys())
+    position = next((keys.index(k) for k in before if k in keys), len(keys))
+    if isinstance(mapping, CommentedMap):
+        mapping.insert(position, key, value)
+        if position > 0:
+            _move_full_line_comments(mapping, keys[position - 1], key)
+    else:
+        mapping[key] = value
+
+
+def delete_key(mapping: Any, key: str) -> None:
+    """Remove ``mapping[key]``; full-line comments ruamel attached to it (they describe the next key) move to
+    the key in front of it."""
+    keys = list(mapping.keys())
+    if key not in keys:
+        return
+    index = keys.index(key)
+    if index > 0:
+        _move_full_line_comments(mapping, key, keys[index - 1])
+    del mapping[key]
+
+
+def _same_style(old: Any, new: Any) -> Any:
+    """A new scalar quoted like the one it replaces (``"running"`` -> ``"stopped"``)."""
+    from ruamel.yaml.scalarstring import ScalarString
+
+    if isinstance(old, ScalarString) and isinstance(new, str):
+        return type(old)(new)
+    return _commented(new)
+
+
+def _commented(value: Any) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(value, dict) and not isinstance(value, CommentedMap):
+        result = CommentedMap()
+        for k, v in value.items():
+            result[k] = _commented(v)
+        return result
+    if isinstance(value, list) and not isinstance(value, CommentedSeq):
+        return CommentedSeq(_commented(v) for v in value)
+    return value
+
+
+def _deepest_last(mapping: Any, key: Any) -> tuple[Any, Any]:
+    """The container and key whose comment slot holds the comments printed after ``mapping[key]``."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    value = mapping[key]
+    if isinstance(value, CommentedMap) and len(value):
+        return _deepest_last(value, list(value.keys())[-1])
+    if isinstance(value, CommentedSeq) and len(value):
+        return _deepest_last(value, len(value) - 1)
+    return mapping, key
+
+
+def _move_full_line_comments(mapping: Any, from_key: Any, to_key: Any) -> None:
+    from ruamel.yaml.tokens import CommentToken
+
+    src, src_key = _deepest_last(mapping, from_key)
+    slot = src.ca.items.get(src_key)
+    if not slot or len(slot) < 3 or slot[2] is None:
+        return
+    token = slot[2]
+    eol, sep, rest = token.value.partition("\n")
+    if not rest.strip():
+        return
+    token.value = eol + sep
+    dst, dst_key = _deepest_last(mapping, to_key)
+    dst_slot = dst.ca.items.setdefault(dst_key, [None, None, None, None])
+    while len(dst_slot) < 4:
+        dst_slot.append(None)
+    if dst_slot[2] is not None:
+        dst_slot[2].value = dst_slot[2].value.rstrip("\n") + "\n" + rest
+    else:
+        dst_slot[2] = CommentToken("\n" + rest, token.start_mark, None)

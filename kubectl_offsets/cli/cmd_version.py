@@ -1,0 +1,91 @@
+"""``kubectl offsets version``: this plugin's version and, with a cluster, what the plugin will talk to."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .exits import guarded
+from .options import cluster_config, cluster_options
+
+FORMATS = ("text", "json", "yaml")
+REQUEST_TIMEOUT = 10.0  # seconds per API call: `version` is a quick look, not an operation
+
+
+@click.command("version", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--client", is_flag=True, help="Only the plugin's own version; do not contact the cluster.")
+@click.option("--connect-url", metavar="URL",
+              help="Ask Kafka Connect's REST API at URL (e.g. a kubectl port-forward) instead of each "
+                   "KafkaConnect's status.url, which is usually cluster-internal.")
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@cluster_options
+def version_command(client: bool, connect_url: str | None, output: str, namespace: str | None,
+                    context: str | None, kubeconfig: str | None, timeout: float) -> None:
+    """Print the plugin version, the Strimzi API versions the cluster serves and the Kafka Connect version.
+
+    The Kafka Connect version is read from the REST API at each KafkaConnect's status.url in the namespace, with a
+    2 s limit; from outside the cluster that address is usually not reachable, and the version shows as "unknown"
+    with the reason (use --connect-url with a port-forward to get it).
+
+    \b
+    Examples:
+      kubectl offsets version --client
+      kubectl offsets version -n kafka
+      kubectl port-forward -n kafka svc/my-connect-connect-api 8083 &
+      kubectl offsets version -n kafka --connect-url http://localhost:8083
+      kubectl offsets version -o json
+    """
+    from ..core import versions
+
+    if client:
+        _print(versions.client_report(), output)
+        return
+    config = cluster_config(namespace, context, kubeconfig)
+
+    def work() -> None:
+        if output == "text":
+            # First, as `kubectl version` prints its client line: still useful when the cluster is unreachable.
+            click.echo(_plugin_line(versions.client_report()))
+        report = versions.cluster_report(config, connect_url=connect_url,
+                                         request_timeout=min(timeout, REQUEST_TIMEOUT))
+        if output == "text":
+            click.echo("\n".join(cluster_lines(report)))
+        else:
+            _print(report, output)
+
+    guarded(work)
+
+
+def _print(report, output: str) -> None:
+    if output == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    elif output == "yaml":
+        from ..output.render import to_yaml
+
+        click.echo(to_yaml(report.to_json()))
+    else:
+        click.echo("\n".join([_plugin_line(report), *cluster_lines(report)]))
+
+
+def cluster_lines(report) -> list[str]:
+    lines: list[str] = []
+    if report.strimzi is None:
+        return lines
+    served = "; ".join(f"{kind} {', '.join(vs)}" for kind, vs in sorted(report.strimzi.items()))
+    lines.append(f"Strimzi API Served: {served or 'none (kafka.strimzi.io is not served: is Strimzi installed?)'}")
+    if not report.connect and report.strimzi:
+        lines.append(f"Kafka Connect Version: unknown (no KafkaConnect in namespace {report.namespace})")
+    for connect in report.connect:
+        where = f"kafkaconnect/{connect.name}" if connect.name else "--connect-url"
+        if connect.version:
+            lines.append(f"Kafka Connect Version: {connect.version} ({where}, {connect.url})")
+        else:
+            lines.append(f"Kafka Connect Version: unknown ({where}: {connect.reason})")
+    return lines
+
+
+def _plugin_line(report) -> str:
+    plugin = report.plugin
+    return f"Plugin Version: {plugin.version} ({plugin.packaging}, Python {plugin.python})"

@@ -1,0 +1,489 @@
+"""Compute offsets from topic data: which record should the connector resume at, per partition.
+
+The answer is always "resume at record N" per topic-partition; ``connect.py`` turns N into what the connector
+stores (a sink stores N, a MirrorSourceConnector stores N-1, and N=0 is a null offset for it), so the document
+this returns is what ``alter -f`` and ``gitops ... -f`` take as is.
+
+Where the answer comes from:
+- timestamps and bounds on a live topic (``--to-datetime``, ``--by-duration``, ``--to-earliest``, ``--to-latest``,
+  ``--shift-by``): the broker's own index, one ListOffsets request (``adapters/kafka.py``), O(partitions);
+- anything that looks at content (``--skip-poison``, ``--find``) or archived data: a Spark scan
+  (``adapters/spark/``) that aggregates per partition on the executors.
+
+Also here: ``connect-offsets`` (Connect's offsets topic -> latest offsets per connector) and ``lag``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from .. import schemas
+from ..connect import (ConnectorKind, entry_for, next_record_after_stored, position_of, stored_offset_to_resume_at,
+                       topic_partition_of)
+from ..errors import InputError
+from ..model import OffsetEntry, OffsetsDocument
+from ..output.progress import Progress, SilentProgress
+from ..adapters.spark.jobs import ConnectRecord, PoisonCriteria, PoisonScan, Record
+from ..adapters.spark.sources import Archive, LiveTopics, Source
+
+TopicPartition = tuple[str, int]
+SparkFactory = Callable[[bool], Any]  # needs_kafka -> SparkSession; called only when a scan is needed
+BrokerFactory = Callable[[str, tuple[tuple[str, str], ...]], Any]
+
+
+class Operation(str, enum.Enum):
+    TO_DATETIME = "to-datetime"
+    BY_DURATION = "by-duration"
+    TO_EARLIEST = "to-earliest"
+    TO_LATEST = "to-latest"
+    SHIFT_BY = "shift-by"
+    SKIP_POISON = "skip-poison"
+    FIND = "find"
+
+    @property
+    def content_blind(self) -> bool:
+        """Answered from timestamps and bounds alone, so a broker's index can answer without a scan."""
+        return self not in (Operation.SKIP_POISON, Operation.FIND)
+
+
+@dataclass(frozen=True)
+class ComputeRequest:
+    source: Source
+    operation: Operation
+    kind: ConnectorKind = ConnectorKind.SINK
+    source_alias: str | None = None  # MirrorSourceConnector partitions name the source cluster
+    at_ms: int | None = None  # --to-datetime / --by-duration, resolved to epoch ms
+    shift_by: int | None = None
+    poison: PoisonCriteria | None = None
+    find: str | None = None
+    current: OffsetsDocument | None = None  # where the connector stands (--current FILE or the cluster)
+    scan: bool = False  # force a Spark scan on a live topic, even for timestamps
+    report_limit: int = 10_000
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where one partition should resume, and why (shown on stderr next to the document)."""
+
+    topic: str
+    partition: int
+    resume_at: int
+    basis: str
+    ts_ms: int | None = None
+
+
+@dataclass
+class ComputeResult:
+    document: OffsetsDocument
+    kind: ConnectorKind
+    positions: list[Position]
+    method: str  # "broker index" or "scan"
+    poison: PoisonScan | None = None
+    matches: list[Record] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# --- inputs -----------------------------------------------------------------------------------------------------
+
+
+def parse_datetime(text: str) -> int:
+    """ISO-8601 -> epoch ms. Without a zone the time is UTC (said in --help), so scripts do not depend on the
+    machine's zone."""
+    try:
+        value = dt.datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError:
+        raise InputError(f"--to-datetime '{text}' is not an ISO-8601 date-time",
+                         advice="for example 2026-11-21T09:00:00Z or 2026-11-21T10:00:00+01:00") from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.timezone.utc)
+    return int(value.timestamp() * 1000)
+
+
+_DURATION = re.compile(r"^P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?$")
+
+
+def parse_duration(text: str) -> dt.timedelta:
+    """ISO-8601 ``PnDTnHnMnS`` as kafka-consumer-groups --by-duration takes it."""
+    m = _DURATION.match(text.strip().upper())
+    if not m or not any(m.groupdict().values()) or text.strip().upper().endswith("T"):
+        raise InputError(f"--by-duration '{text}' is not an ISO-8601 duration",
+                         advice="for example PT30M (30 minutes), PT6H, P1DT12H")
+    parts = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
+    return dt.timedelta(days=parts["d"], hours=parts["h"], minutes=parts["m"], seconds=parts["s"])
+
+
+def at_for_duration(text: str, now: dt.datetime | None = None) -> int:
+    now = now or dt.datetime.now(dt.timezone.utc)
+    return int((now - parse_duration(text)).timestamp() * 1000)
+
+
+def kind_of_document(document: OffsetsDocument) -> ConnectorKind | None:
+    """Sink or MirrorSource, recognised by the partition keys (None for an empty or other document)."""
+    kinds = set()
+    for entry in document:
+        keys = set(entry.partition)
+        if {"kafka_topic", "kafka_partition"} <= keys:
+            kinds.add(ConnectorKind.SINK)
+        elif {"cluster", "topic", "partition"} <= keys:
+            kinds.add(ConnectorKind.MIRROR_SOURCE)
+        else:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def alias_of_document(document: OffsetsDocument | None) -> str | None:
+    aliases = {e.partition.get("cluster") for e in document or ()}
+    return aliases.pop() if len(aliases) == 1 else None
+
+
+def resume_positions(kind: ConnectorKind, current: OffsetsDocument | None) -> dict[TopicPartition, int]:
+    """Where the connector resumes per partition, from its stored offsets (partitions with a null offset have
+    none: the consumer's reset policy decides)."""
+    positions = {}
+    for entry in current or ():
+        tp = topic_partition_of(kind, entry.partition)
+        stored = position_of(kind, entry.offset)
+        if tp is not None and stored is not None:
+            positions[tp] = next_record_after_stored(kind, stored)
+    return positions
+
+
+# --- compute ----------------------------------------------------------------------------------------------------
+
+
+def compute(request: ComputeRequest, *, spark: SparkFactory | None = None, broker: BrokerFactory | None = None,
+            progress: Progress | None = None) -> ComputeResult:
+    """The offsets document for the request. ``spark`` makes a SparkSession only if a scan is needed."""
+    progress = progress or SilentProgress()
+    _check(request)
+    live = _live_partitions(request, broker, progress)
+    if isinstance(request.source, LiveTopics) and request.operation.content_blind and not request.scan:
+        progress.step(f"asking the broker's timestamp index ({sum(map(len, live.values()))} partitions)")
+        positions = _from_broker(request, live, broker)
+        return _result(request, positions, "broker index")
+    session = _spark(spark, request.source)
+    progress.step(f"scanning {request.source.describe()} with Spark ({session.sparkContext.master})")
+    return _scan(request, session, live, broker, progress)
+
+
+def _check(request: ComputeRequest) -> None:
+    if request.kind not in (ConnectorKind.SINK, ConnectorKind.MIRROR_SOURCE):
+        raise InputError(f"compute writes topic-partition offsets; a {request.kind.value} connector has none",
+                         advice="use --for sink or --for mirror-source")
+    if request.kind is ConnectorKind.MIRROR_SOURCE and not request.source_alias:
+        raise InputError("a MirrorSourceConnector's offsets name the source cluster",
+                         advice="add --source-alias ALIAS (the alias of the cluster the topic is replicated from)")
+    if request.operation is Operation.SHIFT_BY and not request.current:
+        raise InputError("--shift-by moves the connector's current offsets, which are not known",
+                         advice="give them with --current FILE (kubectl offsets list NAME -o json > FILE)")
+    if request.operation in (Operation.TO_DATETIME, Operation.BY_DURATION) and request.at_ms is None:
+        raise InputError(f"--{request.operation.value} needs a time")
+
+
+def _spark(factory: SparkFactory | None, source: Source) -> Any:
+    if factory is None:
+        from ..adapters.spark.session import SparkSettings, build_session
+
+        return build_session(SparkSettings(needs_kafka=isinstance(source, LiveTopics)))
+    return factory(isinstance(source, LiveTopics))
+
+
+def _broker(factory: BrokerFactory | None, source: LiveTopics) -> Any:
+    if factory is None:
+        from ..adapters.kafka import Broker
+
+        return Broker(source.bootstrap_servers, source.kafka_options)
+    return factory(source.bootstrap_servers, source.kafka_options)
+
+
+def _live_partitions(request: ComputeRequest, broker: BrokerFactory | None, progress: Progress
+                     ) -> dict[str, list[int]]:
+    """For a live topic: its partitions (also the check that the broker answers and the topic exists)."""
+    if not isinstance(request.source, LiveTopics):
+        return {}
+    progress.step(f"reading the partitions of {', '.join(request.source.topics)}")
+    return _broker(broker, request.source).partitions(request.source.topics)
+
+
+def _from_broker(request: ComputeRequest, live: Mapping[str, list[int]], factory: BrokerFactory | None
+                 ) -> list[Position]:
+    client = _broker(factory, request.source)
+    partitions = [(t, p) for t, ps in live.items() for p in ps]
+    earliest, end = client.earliest(partitions), client.end(partitions)
+    found = client.offsets_for_time(partitions, request.at_ms) if request.at_ms is not None else {}
+    bounds = {tp: (earliest[tp], end[tp]) for tp in partitions}
+    return _bounded_positions(request, bounds, found, {})
+
+
+def _bounded_positions(request: ComputeRequest, bounds: Mapping[TopicPartition, tuple[int, int]],
+                       found: Mapping[TopicPartition, int | None], found_ms: Mapping[TopicPartition, int | None]
+                       ) -> list[Position]:
+    """Content-blind operations, from per-partition (earliest, end) and the first offset at the asked time."""
+    current = resume_positions(request.kind, request.current)
+    positions = []
+    for tp, (earliest, end) in sorted(bounds.items()):
+        op = request.operation
+        if op in (Operation.TO_DATETIME, Operation.BY_DURATION):
+            at = found.get(tp)
+            positions.append(Position(*tp, end, "no record at or after the time: the end") if at is None
+                             else Position(*tp, at, "first record at or after the time", found_ms.get(tp)))
+        elif op is Operation.TO_EARLIEST:
+            positions.append(Position(*tp, earliest, "earliest"))
+        elif op is Operation.TO_LATEST:
+            positions.append(Position(*tp, end, "latest (end)"))
+        elif tp in current:
+            wanted = current[tp] + (request.shift_by or 0)
+            clamped = min(max(wanted, earliest), end)
+            basis = f"current {current[tp]} shifted by {request.shift_by}"
+            positions.append(Position(*tp, clamped, basis if clamped == wanted else basis + f", kept within "
+                                                                                         f"[{earliest}, {end}]"))
+    return positions
+
+
+def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], broker: BrokerFactory | None,
+          progress: Progress) -> ComputeResult:
+    from ..adapters.spark import jobs, sources
+    from ..adapters.spark.monitor import TaskMonitor
+
+    starts = _scan_starts(request, live, broker)
+    source = request.source
+    if isinstance(source, LiveTopics) and starts:
+        source = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
+                            starts=_all_partition_starts(live, starts))
+    frame = sources.load(session, source, _needed_columns(request))
+    with TaskMonitor(session, lambda text: progress.waiting(f"Spark: {text}")):
+        if request.operation is Operation.SKIP_POISON:
+            scan = jobs.scan_poison(jobs.from_starts(frame, starts), request.poison, request.report_limit)
+            result = _result(request, _poison_positions(scan), "scan")
+            result.poison = scan
+        elif request.operation is Operation.FIND:
+            matches = jobs.first_matches(jobs.from_starts(frame, starts), request.find)
+            result = _result(request, [Position(m.topic, m.partition, m.offset, "first match", m.ts_ms)
+                                       for m in matches], "scan")
+            result.matches = matches
+        else:
+            scanned = jobs.scan_positions(frame, request.at_ms)
+            bounds = {(s.topic, s.partition): (s.earliest, s.end) for s in scanned}
+            found = {(s.topic, s.partition): s.first_at for s in scanned}
+            found_ms = {(s.topic, s.partition): s.first_at_ms for s in scanned}
+            result = _result(request, _bounded_positions(request, bounds, found, found_ms), "scan")
+    progress.done()
+    return result
+
+
+def _needed_columns(request: ComputeRequest) -> tuple[str, ...]:
+    if request.operation in (Operation.TO_DATETIME, Operation.BY_DURATION, Operation.FIND):
+        return ("timestamp",)
+    if request.operation is Operation.SKIP_POISON:
+        criteria = request.poison or PoisonCriteria()
+        needs_value = criteria.invalid_json or criteria.schema is not None
+        return ("timestamp", "value") if needs_value else ("timestamp",)
+    return ()
+
+
+def _scan_starts(request: ComputeRequest, live: Mapping[str, list[int]], broker: BrokerFactory | None
+                 ) -> dict[TopicPartition, int]:
+    """Poison and --find scans start where the connector stands (never below a live partition's log start);
+    the other operations look at the whole partition."""
+    if request.operation.content_blind:
+        return {}
+    starts = resume_positions(request.kind, request.current)
+    if live and starts:
+        earliest = _broker(broker, request.source).earliest([tp for tp in starts if tp[1] in live.get(tp[0], ())])
+        starts = {tp: max(o, earliest.get(tp, o)) for tp, o in starts.items()}
+    return starts
+
+
+def _all_partition_starts(live: Mapping[str, list[int]], starts: Mapping[TopicPartition, int]
+                          ) -> dict[str, dict[int, int]]:
+    """Spark's Kafka source wants a start for every partition once one is given; -2 means the log start."""
+    return {t: {p: starts.get((t, p), -2) for p in ps} for t, ps in live.items()}
+
+
+def _poison_positions(scan: PoisonScan) -> list[Position]:
+    """Just past the first poison record per partition; the report lists the others."""
+    positions = []
+    for (topic, partition), first in sorted(scan.first.items()):
+        count = scan.counts[(topic, partition)]
+        basis = f"past poison record {first}" + (f" ({count - 1} more poison after it)" if count > 1 else "")
+        positions.append(Position(topic, partition, first + 1, basis))
+    return positions
+
+
+def _result(request: ComputeRequest, positions: list[Position], method: str) -> ComputeResult:
+    entries = [entry_for(request.kind, p.topic, p.partition, stored_offset_to_resume_at(request.kind, p.resume_at),
+                         source_alias=request.source_alias) for p in positions]
+    document = OffsetsDocument.of(entries)
+    schemas.validate(request.kind.schema_name, document.to_json(), what="the computed offsets")
+    return ComputeResult(document, request.kind, positions, method)
+
+
+# --- poison report ----------------------------------------------------------------------------------------------
+
+
+def poison_report(scan: PoisonScan, criteria: PoisonCriteria) -> dict[str, Any]:
+    """The ``--report`` document (schemas/poison-report.schema.json)."""
+    report = {
+        "criteria": _criteria_text(criteria),
+        "total": scan.total,
+        "truncated": scan.truncated,
+        "partitions": [{"topic": t, "partition": p, "firstPoisonOffset": scan.first[(t, p)],
+                        "poisonRecords": scan.counts[(t, p)]} for t, p in sorted(scan.first)],
+        "records": [{"topic": r.topic, "partition": r.partition, "offset": r.offset,
+                     "timestamp": iso_ms(r.ts_ms), "reason": r.reason} for r in scan.records],
+    }
+    schemas.validate("poison-report", report, what="the poison report")
+    return report
+
+
+def _criteria_text(criteria: PoisonCriteria) -> list[str]:
+    texts = []
+    if criteria.where is not None:
+        texts.append(f"--where {criteria.where}")
+    if criteria.invalid_json:
+        texts.append("--invalid json")
+    if criteria.schema is not None:
+        texts.append(f"--invalid-against {criteria.schema_name}")
+    return texts
+
+
+def iso_ms(ts_ms: int | None) -> str | None:
+    if ts_ms is None:
+        return None
+    return dt.datetime.fromtimestamp(ts_ms / 1000, dt.timezone.utc).isoformat(timespec="milliseconds") \
+        .replace("+00:00", "Z")
+
+
+# --- Connect's offsets topic ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ConnectOffsets:
+    """The latest offsets per connector, as Connect's GET /connectors/{c}/offsets would list them."""
+
+    connectors: dict[str, OffsetsDocument]
+    ignored_keys: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"connectors": {name: doc.to_json() for name, doc in sorted(self.connectors.items())}}
+
+
+def connect_offsets(source: Source, *, spark: SparkFactory | None = None, connectors: tuple[str, ...] = (),
+                    progress: Progress | None = None) -> ConnectOffsets:
+    """Replay the offsets topic the way Connect's KafkaOffsetBackingStore does: last value per key wins, a
+    tombstone removes the partition, keys that are not ``["connector", {partition}]`` are ignored."""
+    from ..adapters.spark import jobs, sources
+
+    progress = progress or SilentProgress()
+    session = _spark(spark, source)
+    progress.step(f"reading Connect's offsets from {source.describe()}")
+    frame = sources.load(session, source, ("key", "value", "timestamp"))
+    latest = jobs.latest_connect_records(frame, connectors)
+    result = _replay(sorted(latest, key=lambda r: (r.ts_ms or 0, r.partition, r.offset)))
+    for name in connectors:
+        result.connectors.setdefault(name, OffsetsDocument())
+    return result
+
+
+def _replay(records: Iterable[ConnectRecord]) -> ConnectOffsets:
+    state: dict[str, dict[Any, OffsetEntry]] = {}
+    ignored = 0
+    for record in records:
+        parsed = parse_connect_key(record.key)
+        if parsed is None:
+            ignored += 1
+            continue
+        name, partition = parsed
+        entries = state.setdefault(name, {})
+        value = _json_or_none(record.value)
+        entry = OffsetEntry(partition, value)
+        if value is None:
+            entries.pop(entry.key, None)  # tombstone (or an unreadable value): Connect forgets the partition
+        else:
+            entries[entry.key] = entry
+    return ConnectOffsets({n: OffsetsDocument(tuple(e.values())) for n, e in state.items()}, ignored)
+
+
+def parse_connect_key(key: str | None) -> tuple[str, dict[str, Any]] | None:
+    """``["<connector>", {partition}]`` -> (connector, partition); None for any other key (Connect ignores it)."""
+    try:
+        value = json.loads(key) if key is not None else None
+    except ValueError:
+        return None
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict):
+        return value[0], value[1]
+    return None
+
+
+def _json_or_none(text: str | None) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def connect_history(source: Source, *, spark: SparkFactory | None = None, connectors: tuple[str, ...] = (),
+                    progress: Progress | None = None) -> Iterator[dict[str, Any]]:
+    """Every record of the offsets topic (``--from-beginning``), oldest first per partition, streamed."""
+    from ..adapters.spark import jobs, sources
+
+    progress = progress or SilentProgress()
+    session = _spark(spark, source)
+    progress.step(f"reading the history of Connect's offsets from {source.describe()}")
+    frame = sources.load(session, source, ("key", "value", "timestamp"))
+    for record in jobs.connect_history(frame, connectors):
+        parsed = parse_connect_key(record.key)
+        if parsed is not None:
+            yield {"connector": parsed[0], "partition": parsed[1], "offset": _json_or_none(record.value),
+                   "topicPartition": record.partition, "topicOffset": record.offset,
+                   "timestamp": iso_ms(record.ts_ms)}
+
+
+# --- lag --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LagRow:
+    topic: str
+    partition: int
+    position: int | None  # where the connector resumes; None = no stored offset
+    end: int
+    lag: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "partition": self.partition, "position": self.position, "end": self.end,
+                "lag": self.lag}
+
+
+def lag(kind: ConnectorKind, current: OffsetsDocument, source: LiveTopics, *, broker: BrokerFactory | None = None,
+        progress: Progress | None = None) -> list[LagRow]:
+    """Per partition: end offset minus where the connector resumes. Partitions of the connector's topics without a
+    stored offset count from the log start (the consumer's auto.offset.reset=earliest, MirrorMaker 2's default)."""
+    progress = progress or SilentProgress()
+    positions = resume_positions(kind, current)
+    topics = tuple(sorted({t for t, _ in positions} | set(source.topics)))
+    if not topics:
+        raise InputError("no topics to measure: the connector has no offsets",
+                         advice="name the topics with --topic")
+    client = _broker(broker, LiveTopics(source.bootstrap_servers, topics, source.kafka_options))
+    progress.step(f"asking {source.bootstrap_servers} for the end offsets of {', '.join(topics)}")
+    partitions = [(t, p) for t, ps in client.partitions(topics).items() for p in ps]
+    earliest, end = client.earliest(partitions), client.end(partitions)
+    rows = []
+    for tp in sorted(partitions):
+        position = positions.get(tp)
+        start = earliest[tp] if position is None else max(position, earliest[tp])
+        rows.append(LagRow(tp[0], tp[1], position, end[tp], max(end[tp] - start, 0)))
+    return rows
+
+
+def lag_document(rows: list[LagRow]) -> dict[str, Any]:
+    document = {"partitions": [r.to_json() for r in rows], "totalLag": sum(r.lag for r in rows)}
+    schemas.validate("lag", document, what="the lag report")
+    return document

@@ -1,0 +1,116 @@
+"""The one-shot trigger as manifests: a Job (or an Argo CD PostSync hook) that fires Strimzi's annotation once.
+
+Why it cannot fire twice, even though a GitOps controller re-applies (or Argo CD re-runs) it on every sync:
+- its name carries the operation id, so a later operation is a different Job and this one is never "updated";
+- before annotating it reads ``kubectl-offsets.io/triggered`` from the live resource; its own id there means
+  "done", and it exits 0 (a re-created Job after ``ttlSecondsAfterFinished``, an Argo hook re-run, a pod retry);
+- the marker is written in the same patch as Strimzi's annotation(s), and that patch carries the
+  ``resourceVersion`` it read (``kubectl annotate --resource-version``): two runs racing cannot both succeed;
+- its Role may only get/watch/patch that one resource (``resourceNames``), nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import strimzi
+from ..conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, trigger_job_name
+
+DEFAULT_IMAGE = "bitnami/kubectl:latest"
+TTL_SECONDS = 86400  # the finished Job disappears after a day; a re-created one finds the marker and exits
+DEADLINE_SECONDS = 3600
+
+# POSIX sh + kubectl only, so any kubectl image works. Everything variable comes from the environment.
+SCRIPT = r"""set -eu
+ns="${NAMESPACE:-$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)}"
+k() { kubectl -n "$ns" "$@"; }
+get() { k get "$RESOURCE" -o "jsonpath=$1"; }
+echo "trigger $ACTION for $RESOURCE ($CONNECTOR), operation $OPERATION_ID"
+while :; do
+  rv=$(get '{.metadata.resourceVersion}')
+  marker=$(get '{.metadata.annotations.kubectl-offsets\.io/triggered}')
+  if [ "$marker" = "$OPERATION_ID" ]; then echo "already triggered; nothing to do"; exit 0; fi
+  record=$(get '{.metadata.annotations.kubectl-offsets\.io/gitops}')
+  state=$(get "$STATE_JSONPATH")
+  case "$record" in
+    *"\"id\":\"$OPERATION_ID\""*) ;;
+    *) echo "waiting for phase 1 of operation $OPERATION_ID to be applied"; sleep 5; continue ;;
+  esac
+  if [ "$state" != STOPPED ]; then echo "waiting for STOPPED (now: ${state:-unknown})"; sleep 5; continue; fi
+  # shellcheck disable=SC2086
+  if k annotate "$RESOURCE" --resource-version="$rv" $ANNOTATIONS "kubectl-offsets.io/triggered=$OPERATION_ID"; then
+    break
+  fi
+  sleep 2
+done
+while [ -n "$(get '{.metadata.annotations.strimzi\.io/connector-offsets}')" ]; do
+  echo "waiting for the operator"; sleep 5
+done
+echo "done: the operator has processed the $ACTION request"
+"""
+
+
+def job_name(target: strimzi.ConnectorTarget, operation_id: str) -> str:
+    return trigger_job_name(target.resource_name, operation_id)
+
+
+def file_name(target: strimzi.ConnectorTarget, operation_id: str) -> str:
+    return job_name(target, operation_id) + ".yaml"
+
+
+def state_jsonpath(target: strimzi.ConnectorTarget) -> str:
+    """Where the live Connect state is in the resource's status (research 1.2, 1.3)."""
+    if target.kind == strimzi.KIND_CONNECTOR:
+        return "{.status.connectorStatus.connector.state}"
+    return '{.status.connectors[?(@.name=="' + target.connector_name + '")].connector.state}'
+
+
+def annotate_arguments(target: strimzi.ConnectorTarget, action: str) -> str:
+    """``key=value`` words for ``kubectl annotate``; the MM2 connector name has no spaces or shell specials
+    besides '>', and the script passes it unquoted only to kubectl's argv (no shell redirection: it is expanded)."""
+    return " ".join(f"{k}={v}" for k, v in target.trigger_annotations(action).items())
+
+
+def manifests(target: strimzi.ConnectorTarget, operation_id: str, namespace: str | None, action: str,
+              image: str, *, argocd: bool = False) -> list[dict[str, Any]]:
+    """ServiceAccount, Role, RoleBinding and Job (or Argo CD PostSync hook Job) for one operation."""
+    name = job_name(target, operation_id)
+    meta = _meta(name, namespace)
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(name, namespace),
+            "rules": [{"apiGroups": [strimzi.GROUP], "resources": [strimzi.PLURALS[target.kind]],
+                       "resourceNames": [target.resource_name], "verbs": ["get", "watch", "patch"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": _meta(name, namespace),
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+               "subjects": [{"kind": "ServiceAccount", "name": name}]}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(name, namespace),
+           "spec": {"backoffLimit": 6, "ttlSecondsAfterFinished": TTL_SECONDS,
+                    "activeDeadlineSeconds": DEADLINE_SECONDS,
+                    "template": {"metadata": {"labels": {"app.kubernetes.io/managed-by": "kubectl-offsets"}},
+                                 "spec": {"serviceAccountName": name, "restartPolicy": "Never",
+                                          "containers": [_container(target, operation_id, image, action)]}}}}
+    if argocd:
+        job["metadata"]["annotations"] = {"argocd.argoproj.io/hook": "PostSync",
+                                          "argocd.argoproj.io/hook-delete-policy": "BeforeHookCreation,HookSucceeded"}
+    return [{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}, role, binding, job]
+
+
+def environment(target: strimzi.ConnectorTarget, operation_id: str, action: str) -> dict[str, str]:
+    return {"RESOURCE": f"{strimzi.PLURALS[target.kind]}.{strimzi.GROUP}/{target.resource_name}",
+            "CONNECTOR": target.connector_name, "ACTION": action, "OPERATION_ID": operation_id,
+            "STATE_JSONPATH": state_jsonpath(target), "ANNOTATIONS": annotate_arguments(target, action),
+            "RECORD_ANNOTATION": ANNOTATION_GITOPS, "MARKER_ANNOTATION": ANNOTATION_TRIGGERED}
+
+
+def _container(target, operation_id, image, action) -> dict[str, Any]:
+    env = environment(target, operation_id, action)
+    return {"name": "trigger", "image": image, "command": ["/bin/sh", "-c", SCRIPT],
+            "env": [{"name": k, "value": v} for k, v in env.items()],
+            "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True,
+                                "capabilities": {"drop": ["ALL"]}}}
+
+
+def _meta(name: str, namespace: str | None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "labels": {"app.kubernetes.io/managed-by": "kubectl-offsets"}}
+    if namespace:
+        meta["namespace"] = namespace
+    return meta

@@ -1,0 +1,172 @@
+"""A GitOps plan as a branch, one commit, a push and a pull/merge request.
+
+The change is built in a temporary worktree at the base commit (the user's checkout is never touched). The branch
+name is deterministic (target, operation id, phase), and the operation id already covers the target, the offsets
+and the base commit: so re-running with the same input finds the branch holding the same tree on the same base and
+changes nothing, pushes nothing new, and finds the open pull request instead of opening a second one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..adapters import forge
+from ..adapters.gitrepo import GitRepo
+from ..errors import PreconditionError
+from . import gitops
+
+Planner = Callable[[Path, str], "gitops.Plan"]  # (worktree root, base commit) -> plan
+
+
+@dataclass
+class PublishRequest:
+    branch: str | None = None
+    base_ref: str = "HEAD"
+    push: bool = False
+    remote: str = "origin"
+    pull_request: bool = False
+    target_branch: str | None = None  # the PR's base branch; default: the current branch
+    forge: str | None = None
+    forge_url: str | None = None
+    forge_project: str | None = None
+    reason: str = ""
+
+
+@dataclass
+class Published:
+    branch: str
+    commit: str
+    created_commit: bool
+    pushed: bool = False
+    pr_url: str | None = None
+    pr_created: bool = False
+    compare_url: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def branch_name(plan: "gitops.Plan") -> str:
+    target = plan.target
+    connector = "" if target.mm2_type is None else "-" + (target.source_alias or "") + "-" + \
+        target.mm2_type.replace("Mirror", "").replace("Connector", "").lower()
+    return f"kubectl-offsets/{target.resource_name}{connector}-{plan.operation}-{plan.operation_id[:8]}" \
+           f"-phase{plan.phase}"
+
+
+def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: PublishRequest
+            ) -> tuple["gitops.Plan", Published]:
+    base = repo.rev(request.base_ref)
+    with repo.worktree(base) as work:
+        plan = planner(work, base)
+        if not plan.files:
+            raise PreconditionError("nothing to commit: the repository already holds this phase",
+                                           advice="merge the existing branch, or run the next phase")
+        gitops.write(plan, work)
+        message = commit_message(plan, request.reason)
+        commit = repo.commit_in(work, [c.rel for c in plan.files], message)
+    branch = request.branch or branch_name(plan)
+    existing = repo.branch_commit(branch)
+    created = True
+    if existing and repo.parent_of(existing) == base and repo.tree_of(existing) == repo.tree_of(commit):
+        commit, created = existing, False  # same input: keep the commit we made before
+    else:
+        repo.point_branch(branch, commit)
+    result = Published(branch, commit, created)
+    if request.push or request.pull_request:
+        before = repo.push(request.remote, branch)
+        result.pushed = before != commit
+    if request.pull_request:
+        _pull_request(repo, plan, request, result)
+    return plan, result
+
+
+def _pull_request(repo: GitRepo, plan: "gitops.Plan", request: PublishRequest, result: Published) -> None:
+    remote = _remote(repo, request)
+    target_branch = request.target_branch or repo.current_branch() or "main"
+    result.compare_url = forge.compare_url(remote, target_branch, result.branch)
+    token = forge.token_for(remote)
+    if token is None:
+        result.notes.append(f"no {forge.TOKEN_ENV[remote.forge]} in the environment: open the request at "
+                            f"{result.compare_url}")
+        return
+    result.pr_url, result.pr_created = forge.open_request(
+        remote, token, base=target_branch, branch=result.branch, title=pr_title(plan),
+        body=pr_body(plan, request.reason), api=request.forge_url)
+
+
+def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
+    if request.forge_project:
+        return forge.Remote(request.forge or "github", "github.com" if (request.forge or "github") == "github"
+                            else "gitlab.com", request.forge_project)
+    return forge.parse_remote(repo.remote_url(request.remote), request.forge)
+
+
+# --- texts ----------------------------------------------------------------------------------------------------
+
+
+def pr_title(plan: "gitops.Plan") -> str:
+    target = plan.target
+    if plan.phase == 1:
+        verb = "alter" if plan.operation == "alter" else "reset"
+        return f"offsets: stop {target.connector_name} and {verb} its offsets (phase 1 of 2)"
+    return f"offsets: resume {target.connector_name} after the {plan.operation} (phase 2 of 2)"
+
+
+def commit_message(plan: "gitops.Plan", reason: str) -> str:
+    why = reason.strip() or "requested with kubectl offsets gitops"
+    if plan.phase == 1:
+        body = (f"Why: {why}.\n\nPhase 1 sets spec.state: stopped"
+                + (f" and alterOffsets.fromConfigMap ({plan.configmap}), and adds that ConfigMap"
+                   if plan.configmap else "")
+                + ". Strimzi's one-shot strimzi.io/connector-offsets annotation is deliberately NOT committed:\n"
+                  "a GitOps sync would re-apply it after the operator removes it and fire the operation again.\n"
+                  "The trigger fires it once on the cluster; phase 2 restores the previous state.")
+    else:
+        body = (f"Why: {why}.\n\nPhase 2 restores the previous spec.state and removes alterOffsets"
+                + (", the ConfigMap" if plan.configmap else "") + " and the kubectl-offsets record.")
+    trailers = f"Offsets-Operation: {plan.operation_id}\nOffsets-Phase: {plan.phase}"
+    return f"{pr_title(plan)}\n\n{body}\n\n{trailers}\n"
+
+
+def pr_body(plan: "gitops.Plan", reason: str, repo_arg: str = ".", path_arg: str | None = None) -> str:
+    lines = [f"**{gitops.describe(plan)}**", ""]
+    if reason:
+        lines += [f"Why: {reason}", ""]
+    lines += [f"Phase: **{plan.phase} of 2**", ""]
+    lines += _offsets_section(plan)
+    lines += ["### Files", ""] + [f"- `{c.rel}` ({_verb(c)})" for c in plan.files] + [""]
+    lines += ["### Next steps", ""] + [f"{i}. {step}" for i, step in
+                                       enumerate(gitops.follow_up(plan, repo_arg, path_arg), 1)]
+    lines += ["", "The one-shot `strimzi.io/connector-offsets` annotation is never committed: a GitOps sync would "
+                  "re-apply it after the operator removes it and fire the operation again.",
+              "", f"<sub>kubectl-offsets operation `{plan.operation_id}`</sub>"]
+    return "\n".join(lines) + "\n"
+
+
+def _offsets_section(plan: "gitops.Plan") -> list[str]:
+    if plan.phase == 2:
+        return []
+    if plan.before is None:
+        shown = "every offset is reset" if plan.change is None else f"```json\n{plan.change.dumps()}\n```"
+        return ["### Offsets", "", "Current offsets unknown (give --from-cluster or --before FILE to show them).",
+                "", shown, ""]
+    return ["### Offsets (before → after)", "", _markdown_table(plan), ""]
+
+
+def _markdown_table(plan: "gitops.Plan") -> str:
+    from ..output import render
+
+    headers = [*render._partition_headers(plan.kind), "BEFORE", "AFTER", ""]
+    rows = [[*render._partition_cells(plan.kind, c.partition), render._offset_cell(plan.kind, c.before),
+             render._offset_cell(plan.kind, c.after), "changed" if c.changed else ""] for c in plan.rows()]
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def _verb(change: "gitops.FileChange") -> str:
+    return "new" if change.before is None else "deleted" if change.after is None else "edited"
+
+
+__all__ = ["publish", "PublishRequest", "Published", "branch_name", "pr_body", "commit_message"]
