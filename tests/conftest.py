@@ -54,6 +54,7 @@ def env():
         yield environment
         return
     environment = start_environment()
+    environment.start_reaper()  # stops the components even if this pytest process is killed
     try:
         yield environment
     finally:

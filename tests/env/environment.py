@@ -21,7 +21,8 @@ from pathlib import Path
 from . import assets, crds, emulator_process, kafka, kube, pki
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
-from .processes import ComponentError, Proc, StartupAborted, abort_startup, alive, spawn_mark, spawned_since, stop
+from .processes import (ComponentError, Proc, StartupAborted, abort_startup, alive, spawn, spawn_mark, spawned_since,
+                        stop)
 
 BASE_DIR = Path(os.environ.get("KO_ENV_BASE", "/tmp/kubectl-offsets-env"))
 POINTER = BASE_DIR / "current.json"
@@ -148,6 +149,14 @@ class Env:
     def restart_emulator(self, interval: float | None = None) -> Proc:
         self.stop_emulator()
         return self.start_emulator(interval)
+
+    def start_reaper(self, owner_pid: int | None = None) -> Proc:
+        """Have a watchdog stop this environment if `owner_pid` (default: this process) dies without stopping it."""
+        command = [sys.executable, "-m", "tests.env.reaper", "--owner-pid", str(owner_pid or os.getpid()),
+                   "--env-json", str(self.env_json)]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(assets.REPO_ROOT),
+                                                                        os.environ.get("PYTHONPATH")])))
+        return spawn("reaper", command, Path(self.run_dir) / "logs" / "reaper.log", cwd=assets.REPO_ROOT, env=env)
 
     # ---- shutdown ----------------------------------------------------------------------------------------------
     def stop(self, purge: bool = False) -> None:
