@@ -1,0 +1,34 @@
+# The two commands a newcomer needs (README.md): `make demo` and `make test`. Everything else is plumbing.
+# All real components are built or fetched by the project's own scripts into a cache keyed by version
+# (~/.cache/kubectl-offsets-testbin), so only the first run on a machine is slow.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+
+.PHONY: demo test unit setup provision clean-env
+
+demo: setup provision  ## set everything up and run the demo on real components
+	$(PY) examples/demo.py
+
+test: setup provision  ## the whole test suite against real components
+	$(PY) -m pytest tests -p no:cacheprovider -q -ra --durations=15
+
+unit: setup  ## the fast loop: no real components
+	$(PY) -m pytest tests/unit -q
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[spark,kafka,test,release]'
+	touch $@
+
+provision: setup
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash tests/provision.sh
+	bash packaging/provision-krew.sh
+
+clean-env:  ## stop environments left running by interrupted runs
+	-$(PY) -m tests.env down
