@@ -170,7 +170,9 @@ def start_connect(run_dir: Path, lib: Path, bootstrap: str) -> Connect:
                  run_dir / "logs" / "kafka-connect.log")
     wait_until(proc, "listing the file and MirrorMaker 2 connector plugins (GET /connector-plugins)",
                lambda: _has_plugins(url), CONNECT_READY_TIMEOUT, interval=0.5)
-    wait_until(proc, "answering GET /connectors", lambda: isinstance(_get(f"{url}/connectors"), list),
+    # /health (KIP-1017) turns 200 once the herder has joined the group and read the config topic, so the
+    # first connector a test creates is not refused with a 409 "rebalance in progress".
+    wait_until(proc, "healthy (GET /health)", lambda: _get(f"{url}/health").get("status") == "healthy",
                CONNECT_READY_TIMEOUT, interval=0.5)
     return Connect(proc, url)
 
