@@ -77,6 +77,7 @@ class Plan:
     trigger: str = "command"
     warnings: list[str] = field(default_factory=list)
     already: bool = False  # the repository already holds exactly this phase
+    build_dir: str | None = None  # the root kustomization (relative), built to validate the result
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -117,7 +118,8 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
                                 advice="finish it first", next_command=f"kubectl offsets gitops next {request.target}"
                                 " --repo " + str(root))
     editor = _Editor(repo, location, target)
-    configmap = gitops_configmap_name(target.resource_name, operation_id) if change is not None else None
+    base_name = location.definition.data["metadata"]["name"]  # kustomize adds the overlays' prefixes itself
+    configmap = gitops_configmap_name(base_name, operation_id) if change is not None else None
     final_cm = location.root.renamed(configmap) if (configmap and location.root) else configmap
     record = {"id": operation_id, "phase": 1, "operation": request.operation, "connector": target.connector_name,
               "configMap": final_cm, "trigger": request.trigger}
@@ -125,12 +127,17 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
     if change is not None:
         editor.add_configmap(configmap, target, change, operation_id)
     if request.trigger != "command":
-        editor.add_file(gitops_job.file_name(target, operation_id),
+        editor.add_file(gitops_job.file_name(base_name, operation_id),
                         gitops_job.manifests(target, operation_id, location.namespace, request.operation,
-                                             request.trigger_image, argocd=request.trigger == "argocd"))
+                                             request.trigger_image, argocd=request.trigger == "argocd",
+                                             name_base=base_name))
     plan.files, plan.configmap = editor.finish(), final_cm
-    plan.warnings = editor.warnings
+    plan.warnings, plan.build_dir = editor.warnings, _build_dir(repo, location)
     return plan
+
+
+def _build_dir(repo: manifests.Repository, location: manifests.Location) -> str | None:
+    return repo.rel(location.root.dir) if location.root else None
 
 
 def _locate(repo: manifests.Repository, request: GitopsRequest) -> manifests.Location:
@@ -217,6 +224,7 @@ def plan_phase2(root: Path, scope: Path | None, request: GitopsRequest, keep_rec
         "configMap"), trigger=record.get("trigger", "command"))
     editor.phase2(record, keep_record)
     plan.files, plan.warnings = editor.finish(), editor.warnings
+    plan.build_dir = _build_dir(repo, location)
     return plan
 
 
@@ -315,7 +323,8 @@ class _Editor:
         meta = doc.data["metadata"]
         if not meta.get("annotations"):
             yamlfiles.set_key(meta, "annotations", {}, before=("labels",))
-        yamlfiles.set_key(meta["annotations"], ANNOTATION_GITOPS, json.dumps(record, separators=(",", ":")))
+        compact = {k: v for k, v in record.items() if v not in (None, False)}  # absent means null/false
+        yamlfiles.set_key(meta["annotations"], ANNOTATION_GITOPS, json.dumps(compact, separators=(",", ":")))
 
     def add_configmap(self, name: str, target, change: OffsetsDocument, operation_id: str) -> None:
         body = {"apiVersion": "v1", "kind": "ConfigMap",
@@ -389,10 +398,12 @@ class _Editor:
         else:
             self._restore(doc, record)
         if record.get("configMap") and not keep_record:
-            self._delete_new_file(record["configMap"], gitops_configmap_name(self.target.resource_name,
-                                                                              record["id"]) + ".yaml")
+            self._delete_new_file(gitops_configmap_name(self._base_name(), record["id"]) + ".yaml")
         if record.get("trigger", "command") != "command":
-            self._delete_new_file(None, gitops_job.file_name(self.target, record["id"]))
+            self._delete_new_file(gitops_job.file_name(self._base_name(), record["id"]))
+
+    def _base_name(self) -> str:
+        return self.location.definition.data["metadata"]["name"]
 
     def _restore(self, doc: manifests.DocRef, record: dict[str, Any]) -> None:
         stanza = self._stanza_in(doc.data)
@@ -414,7 +425,7 @@ class _Editor:
             yamlfiles.delete_key(meta, "annotations")
         self._touch(doc)
 
-    def _delete_new_file(self, _unused, name: str) -> None:
+    def _delete_new_file(self, name: str) -> None:
         directory = self.location.root.dir if self.location.root else self._definition_dir()
         path = directory / name
         if path.exists():
@@ -460,9 +471,13 @@ def validate(repo: manifests.Repository, location: manifests.Location, changes: 
             if isinstance(data, dict) and data.get("kind") in SCHEMA_FOR and "apiVersion" in data \
                     and not change.rel.endswith(PATCH_SUFFIX) and _is_full_resource(repo, change.rel):
                 schemas.validate(SCHEMA_FOR[data["kind"]], data, what=f"the edited {change.rel}")
-            elif isinstance(data, dict) and data.get("kind") == "ConfigMap":
+            elif isinstance(data, dict) and data.get("kind") == "ConfigMap" and _ours(data):
                 for key, value in (data.get("data") or {}).items():
-                    json.loads(value)
+                    schemas.validate("offsets", json.loads(value), what=f"{change.rel} key {key}")
+
+
+def _ours(data: dict[str, Any]) -> bool:
+    return ((data.get("metadata") or {}).get("labels") or {}).get("kubectl-offsets.io/role") == "gitops-offsets"
 
 
 def _is_full_resource(repo: manifests.Repository, rel: str) -> bool:
@@ -523,7 +538,7 @@ def follow_up(plan: Plan, repo_arg: str, path_arg: str | None) -> list[str]:
         steps.append(f"Fire the operation once: kubectl offsets trigger {target} -n {plan.target.namespace or '<ns>'}")
     else:
         steps.append("The trigger Job runs once after the sync (it waits for STOPPED, annotates, waits for the "
-                     "operator); check it with: kubectl logs job/" + gitops_job.job_name(plan.target, plan.operation_id))
+                     "operator); check it with: kubectl get jobs -l app.kubernetes.io/managed-by=kubectl-offsets")
     steps.append(f"Then produce phase 2: kubectl offsets gitops next {target}{where} and merge it.")
     return steps
 

@@ -50,12 +50,8 @@ echo "done: the operator has processed the $ACTION request"
 """
 
 
-def job_name(target: strimzi.ConnectorTarget, operation_id: str) -> str:
-    return trigger_job_name(target.resource_name, operation_id)
-
-
-def file_name(target: strimzi.ConnectorTarget, operation_id: str) -> str:
-    return job_name(target, operation_id) + ".yaml"
+def file_name(name_base: str, operation_id: str) -> str:
+    return trigger_job_name(name_base, operation_id) + ".yaml"
 
 
 def state_jsonpath(target: strimzi.ConnectorTarget) -> str:
@@ -72,9 +68,11 @@ def annotate_arguments(target: strimzi.ConnectorTarget, action: str) -> str:
 
 
 def manifests(target: strimzi.ConnectorTarget, operation_id: str, namespace: str | None, action: str,
-              image: str, *, argocd: bool = False) -> list[dict[str, Any]]:
-    """ServiceAccount, Role, RoleBinding and Job (or Argo CD PostSync hook Job) for one operation."""
-    name = job_name(target, operation_id)
+              image: str, *, argocd: bool = False, name_base: str | None = None) -> list[dict[str, Any]]:
+    """ServiceAccount, Role, RoleBinding and Job (or Argo CD PostSync hook Job) for one operation. ``name_base``
+    is the resource's name as written in the repository (kustomize adds an overlay's prefix to our names too);
+    the Role names the resource as it is called on the cluster."""
+    name = trigger_job_name(name_base or target.resource_name, operation_id)
     meta = _meta(name, namespace)
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(name, namespace),
             "rules": [{"apiGroups": [strimzi.GROUP], "resources": [strimzi.PLURALS[target.kind]],

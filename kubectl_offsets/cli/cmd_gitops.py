@@ -1,0 +1,305 @@
+"""kubectl offsets gitops alter|reset|next: the offsets change as edits to a GitOps repository, in two phases."""
+
+from __future__ import annotations
+
+import click
+
+from .common import target_argument, with_connector_options
+from .exits import guarded
+from .options import Duration, _add, quiet_option
+
+TRIGGERS = ("command", "job", "argocd")
+
+repo_options = _add(
+    click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
+                 help="The repository (or any directory) holding the manifests."),
+    click.option("--path", "path", type=click.Path(file_okay=False),
+                 help="Search only below this directory (relative to --repo): the overlay or app directory that "
+                      "is applied, when the resource is built in several places."),
+    click.option("-n", "--namespace", help="The resource's namespace (narrows the search; used in the steps)."),
+)
+
+output_options = _add(
+    click.option("-o", "--output", type=click.Choice(["files", "diff"]), default="files", show_default=True,
+                 help="files: write the change; diff: print a unified diff only and write nothing."),
+    click.option("--out", "out_dir", type=click.Path(file_okay=False),
+                 help="Write into a copy of the repository at this (new or empty) directory instead of in place."),
+    click.option("--server-dry-run", is_flag=True,
+                 help="Also send the changed manifests (built with kustomize when there is a kustomization) to the "
+                      "API server as a server-side dry run; uses --kubeconfig/--context."),
+    click.option("--context", help="kubeconfig context for --server-dry-run / --from-cluster."),
+    click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
+                 help="kubeconfig for --server-dry-run / --from-cluster."),
+    click.option("--timeout", type=Duration(), default="5m", show_default=True,
+                 help="How long --from-cluster waits for the operator."),
+)
+
+git_options = _add(
+    click.option("--commit", is_flag=True, help="Commit the change on a branch (built in a temporary worktree from "
+                                                "--base; your checkout is not touched)."),
+    click.option("--branch", help="Branch name (implies --commit). Default: deterministic from target, operation "
+                                  "and offsets, so re-running updates the same branch."),
+    click.option("--base", "base_ref", default="HEAD", show_default=True, help="Commit to build the change on."),
+    click.option("--push", is_flag=True, help="Push the branch to --remote (implies --commit)."),
+    click.option("--remote", default="origin", show_default=True),
+    click.option("--pr", "pull_request", is_flag=True,
+                 help="Open a pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, GITLAB_TOKEN); implies "
+                      "--push. Without a token the compare URL is printed."),
+    click.option("--pr-base", "target_branch", help="The branch the request merges into (default: current branch)."),
+    click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
+    click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
+                 help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),
+    click.option("--forge-project", help="owner/repo (GitHub) or group/project (GitLab), if not from the remote."),
+    click.option("--reason", "-m", default="", help="Why: goes into the commit message and the request body."),
+)
+
+
+@click.group("gitops")
+def gitops_group() -> None:
+    """Change offsets through a GitOps repository (Argo CD, Flux): reviewable, and never re-firing.
+
+    \b
+    Phase 1 (gitops alter|reset): spec.state: stopped, alterOffsets + an offsets ConfigMap (alter).
+    Trigger, once phase 1 is synced: kubectl offsets trigger TARGET, or the Job of --trigger job|argocd.
+    Phase 2 (gitops next): the previous state back, stanza, ConfigMap (unless --keep-record) and Job removed.
+    The one-shot strimzi.io/connector-offsets annotation is never written to git. See docs/gitops.md.
+    """
+
+
+def _alter_inputs(f):
+    return _add(
+        click.option("-f", "--filename", "file", metavar="FILE|-", help="Offsets document (JSON/YAML) or CSV."),
+        click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET"),
+        click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET"),
+        click.option("--to-offset", type=int, metavar="N"),
+        click.option("--shift-by", type=int, metavar="N", help="Relative to --before FILE or --from-cluster."),
+        click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]"),
+    )(f)
+
+
+phase1_options = _add(
+    click.option("--before", "before_file", type=click.Path(dir_okay=False),
+                 help="The current offsets (what 'kubectl offsets list -o json' printed): for --shift-by and the "
+                      "before/after table."),
+    click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --before."),
+    click.option("--trigger", type=click.Choice(TRIGGERS), default="command", show_default=True,
+                 help="command: you run 'kubectl offsets trigger'; job: a one-shot Job in phase 1; argocd: the same "
+                      "Job as an Argo CD PostSync hook."),
+    click.option("--trigger-image", default="bitnami/kubectl:latest", show_default=True,
+                 help="Image of the trigger Job (needs sh and kubectl)."),
+    click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint/heartbeat connectors."),
+)
+
+
+@gitops_group.command("alter")
+@target_argument
+@with_connector_options
+@_alter_inputs
+@repo_options
+@phase1_options
+@output_options
+@git_options
+@quiet_option
+def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics, **kw):
+    """Phase 1 of an alter: stop the connector and hand Strimzi the new offsets, as repository edits.
+
+    \b
+    Examples:
+      kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200 -o diff
+      kubectl offsets gitops alter my-sink --repo ./deploy --path overlays/prod -f offsets.json --pr
+      kubectl offsets gitops alter kmm2/mirror --connector source --repo . --set orders:0=41 --trigger job
+    """
+    def work():
+        from ..core.inputs import AlterRequest
+
+        request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
+                               skip_records=skip_records)
+        request.check_combination()
+        _phase1("alter", target, connector, source_cluster, request, kw)
+
+    guarded(work)
+
+
+@gitops_group.command("reset")
+@target_argument
+@with_connector_options
+@repo_options
+@phase1_options
+@output_options
+@git_options
+@quiet_option
+def gitops_reset(target, connector, source_cluster, **kw):
+    """Phase 1 of a reset: stop the connector, as repository edits (no offsets needed).
+
+    \b
+    Example:
+      kubectl offsets gitops reset my-source --repo ./deploy --commit --trigger job
+    """
+    guarded(lambda: _phase1("reset", target, connector, source_cluster, None, kw))
+
+
+@gitops_group.command("next")
+@target_argument
+@with_connector_options
+@repo_options
+@click.option("--keep-record", is_flag=True, help="Keep the offsets ConfigMap in the repository as a record.")
+@output_options
+@git_options
+@quiet_option
+def gitops_next(target, connector, source_cluster, keep_record, **kw):
+    """Phase 2: restore the previous state and remove what phase 1 added.
+
+    \b
+    Example:
+      kubectl offsets gitops next my-sink --repo ./deploy --pr
+    """
+    def work():
+        from ..core import gitops
+
+        request = gitops.GitopsRequest("alter", target, kw["namespace"], connector, source_cluster)
+        _run(lambda root, scope, base: gitops.plan_phase2(root, scope, request, keep_record), kw)
+
+    guarded(work)
+
+
+def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> None:
+    from ..core import gitops
+
+    current = _current(target, connector, source_cluster, kw)
+
+    def planner(root, scope, base):
+        request = gitops.GitopsRequest(operation, target, kw["namespace"], connector, source_cluster, alter_request,
+                                       current, kw["trigger"], kw["trigger_image"], base, kw["force"])
+        return gitops.plan_phase1(root, scope, request)
+
+    _run(planner, kw)
+
+
+def _current(target, connector, source_cluster, kw):
+    """The current offsets from --before FILE or, with --from-cluster, listed live."""
+    from ..errors import InputError
+
+    if kw["before_file"] and kw["from_cluster"]:
+        raise InputError("--before and --from-cluster cannot be combined")
+    if kw["before_file"]:
+        from ..connect import ConnectorKind
+        from ..core.inputs import ConnectorFacts, read_offsets_file
+
+        return read_offsets_file(kw["before_file"], ConnectorFacts(kind=ConnectorKind.SOURCE))
+    if kw["from_cluster"]:
+        from ..core import operations
+        from .common import session, target_spec
+
+        kube, options, progress = session(kw["namespace"], kw["context"], kw["kubeconfig"], kw["timeout"],
+                                          kw["quiet"])
+        return operations.list_offsets(kube, target_spec(target, connector, source_cluster), options=options,
+                                       progress=progress).offsets
+    return None
+
+
+def _run(planner, kw) -> None:
+    """Plan (in place, or in a worktree for git), validate, then print or write, then commit/push/PR."""
+    from pathlib import Path
+
+    from ..adapters.gitrepo import GitRepo
+    from ..core import gitops
+
+    root = Path(kw["repo"]).resolve()
+    scope_rel = kw["path"]
+    git = GitRepo.find(root)
+    wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]
+    if wants_git:
+        _publish(git, root, scope_rel, planner, kw)
+        return
+    base = git.rev("HEAD") if git is not None and _has_commits(git) else ""
+    plan = planner(root, root / scope_rel if scope_rel else None, base)
+    _finish_offline(plan, root, kw)
+
+
+def _has_commits(git) -> bool:
+    try:
+        git.rev("HEAD")
+        return True
+    except Exception:  # noqa: BLE001 - an empty repository
+        return False
+
+
+def _finish_offline(plan, root, kw) -> None:
+    from pathlib import Path
+
+    from ..core import gitops
+
+    _report(plan, kw)
+    if plan.already:
+        click.echo("the repository already holds this phase; nothing to change", err=True)
+        return
+    if kw["server_dry_run"]:
+        _server_dry_run(plan, root, kw)
+    if kw["output"] == "diff":
+        click.echo(gitops.unified_diff(plan), nl=False)
+        return
+    written = gitops.write(plan, root, Path(kw["out_dir"]) if kw["out_dir"] else None)
+    for rel in written:
+        click.echo(rel)
+    _steps(plan, kw)
+
+
+def _publish(git, root, scope_rel, planner, kw) -> None:
+    from ..core import gitops_publish
+    from ..errors import PreconditionError
+
+    if git is None:
+        raise PreconditionError(f"{root} is not in a git repository", advice="drop --commit/--branch/--push/--pr")
+    if kw["output"] == "diff" or kw["out_dir"]:
+        raise PreconditionError("-o diff and --out write no commit", advice="use them without the git flags")
+    rel = root.relative_to(git.root)
+
+    def in_worktree(work, base):
+        plan = planner(work / rel, (work / rel / scope_rel) if scope_rel else None, base)
+        _report(plan, kw)
+        if kw["server_dry_run"]:
+            _server_dry_run(plan, work / rel, kw)
+        return plan
+
+    request = gitops_publish.PublishRequest(
+        branch=kw["branch"], base_ref=kw["base_ref"], push=kw["push"], remote=kw["remote"],
+        pull_request=kw["pull_request"], target_branch=kw["target_branch"], forge=kw["forge"],
+        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"])
+    plan, result = gitops_publish.publish(git, scope_rel, in_worktree, request)
+    click.echo(f"branch {result.branch} at {result.commit[:12]}"
+               + ("" if result.created_commit else " (unchanged: same input as before)"))
+    if result.pushed or kw["push"]:
+        click.echo(f"pushed to {kw['remote']}" + ("" if result.pushed else " (already up to date)"))
+    if result.pr_url:
+        click.echo(("opened " if result.pr_created else "already open: ") + result.pr_url)
+    for note in result.notes:
+        click.echo(note, err=True)
+    _steps(plan, kw)
+
+
+def _report(plan, kw) -> None:
+    from ..core import gitops
+
+    if not kw["quiet"]:
+        click.echo(f"==> {gitops.describe(plan)}", err=True)
+    for warning in plan.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+def _steps(plan, kw) -> None:
+    from ..core import gitops
+
+    if kw["quiet"]:
+        return
+    click.echo("next steps:", err=True)
+    for i, step in enumerate(gitops.follow_up(plan, kw["repo"], kw["path"]), 1):
+        click.echo(f"  {i}. {step}", err=True)
+
+
+def _server_dry_run(plan, root, kw) -> None:
+    from ..core import gitops_validate
+
+    namespace = kw["namespace"] or plan.target.namespace or None
+    checked = gitops_validate.server_dry_run(plan, root, namespace, kw["kubeconfig"], kw["context"])
+    if not kw["quiet"]:
+        click.echo(f"==> server-side dry run accepted {checked} manifest(s)", err=True)

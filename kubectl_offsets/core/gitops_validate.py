@@ -1,0 +1,58 @@
+"""Validation of a GitOps plan's result as a controller would see it: the edit applied to a scratch copy, built
+with kustomize when the resource comes from a kustomization, every Strimzi resource checked against its schema
+and, on request, every manifest sent to the API server as a server-side dry run. Nothing in the repository is
+written here."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import schemas
+from ..adapters import kustomize, yamlfiles
+from . import gitops
+
+
+def built_documents(plan: "gitops.Plan", root: Path) -> list[dict[str, Any]]:
+    """The manifests after the change: ``kubectl kustomize`` of the root kustomization, or the changed files."""
+    with tempfile.TemporaryDirectory(prefix="kubectl-offsets-check-") as scratch:
+        copy = Path(scratch) / "repo"
+        gitops.write(plan, root, copy)
+        if plan.build_dir is not None:
+            text = kustomize.build(copy / plan.build_dir)
+            return _plain_documents(text, copy / plan.build_dir)
+        docs: list[dict[str, Any]] = []
+        for change in plan.files:
+            if change.after is not None:
+                docs += _plain_documents(change.after, copy / change.rel)
+        return docs
+
+
+def _plain_documents(text: str, where: Path) -> list[dict[str, Any]]:
+    loaded = yamlfiles.load_text(text, where, str(where))
+    return [d for d in (yamlfiles.to_plain(doc.data) for doc in loaded.documents) if isinstance(d, dict) and d]
+
+
+def check_schemas(documents: list[dict[str, Any]]) -> int:
+    checked = 0
+    for doc in documents:
+        name = gitops.SCHEMA_FOR.get(doc.get("kind"))
+        if name and str(doc.get("apiVersion", "")).startswith("kafka.strimzi.io/"):
+            schemas.validate(name, doc, what=f"the built {doc['kind']}/{doc['metadata'].get('name')}")
+            checked += 1
+    return checked
+
+
+def server_dry_run(plan: "gitops.Plan", root: Path, namespace: str | None, kubeconfig: str | None,
+                   context: str | None) -> int:
+    """Server-side apply with dryRun=All of every built manifest; returns how many were accepted."""
+    from ..model import ClusterConfig
+    from . import operations
+
+    documents = built_documents(plan, root)
+    check_schemas(documents)
+    kube = operations.connect(ClusterConfig(kubeconfig=kubeconfig, context=context, namespace=namespace))
+    for doc in documents:
+        kube.server_dry_run(doc, (doc.get("metadata") or {}).get("namespace") or namespace or kube.namespace)
+    return len(documents)
