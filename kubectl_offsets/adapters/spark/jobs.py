@@ -85,9 +85,13 @@ def from_starts(frame: Any, starts: Mapping[TopicPartition, int] | None) -> Any:
 def compile_predicate(frame: Any, sql: str, flag: str) -> Any:
     """A boolean Column for a SQL predicate over the frame's columns; an InputError that quotes Spark's reason when
     it does not parse, names an unknown column or is not boolean."""
+    import logging
+
     from pyspark.errors import AnalysisException, ParseException
     from pyspark.sql import functions as F
 
+    # PySpark logs every failed analysis as a JSON blob with a JVM stack; the InputError below says it better.
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     try:
         column = F.expr(sql)
         dtype = frame.select(column.alias("p")).dtypes[0][1]  # analysis is eager: unknown columns fail here
@@ -196,10 +200,10 @@ def _schema_udf(schema: Mapping[str, Any], name: str) -> Any:
 
     schema = dict(schema)
 
-    def violation(value: str | None) -> str | None:
+    def violation(value):  # no type hints: PySpark would read them as a pandas UDF's
         return schema_violation(schema, name, value)
 
-    return F.udf(violation, "string")
+    return F.udf(violation, "string", useArrow=False)  # Arrow UDFs need pandas, which the extra does not install
 
 
 _VALIDATORS: dict[str, Any] = {}
