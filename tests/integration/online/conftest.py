@@ -1,0 +1,340 @@
+"""Helpers for the online-flow tests (issue 3): a KafkaConnect per module, connectors that do real work (FileStream
+sink/source with files and topics), a CLI runner, "nothing changed" snapshots and bounded waits.
+
+Everything runs against the real environment of tests/conftest.py (kube-apiserver, Kafka, Connect, the Strimzi
+operator emulator). The CLI is invoked in-process through click's CliRunner with ``--kubeconfig`` of the env, so
+stdout and stderr are captured apart and stdin is not a terminal (as in CI). Connector names are unique per test:
+every KafkaConnect maps to the one Connect worker of the environment.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from click.testing import CliRunner
+from kubernetes import client as k8s
+from kubernetes import watch as k8s_watch
+
+from tests.env.clients import create_topic, produce, unique_name
+
+GROUP, VERSION = "kafka.strimzi.io", "v1"
+CONNECT = "connect"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+STRING = "org.apache.kafka.connect.storage.StringConverter"
+JOURNAL = "kubectl-offsets.io/journal"
+OFFSETS_ANNOTATION = "strimzi.io/connector-offsets"
+
+
+# ---- waiting ----------------------------------------------------------------------------------------------------
+
+def eventually(what: str, probe: Callable[[], Any], timeout: float = 60.0, interval: float = 0.25) -> Any:
+    """Bounded poll: ``probe()``'s first truthy value, or a test failure naming ``what`` and the last value."""
+    deadline, last = time.monotonic() + timeout, None
+    while True:
+        last = probe()
+        if last:
+            return last
+        if time.monotonic() >= deadline:
+            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}; last value: {str(last)[:1500]}")
+        time.sleep(interval)
+
+
+# ---- the cluster, seen with the plain kubernetes client (never the plugin) -------------------------------------
+
+class Cluster:
+    def __init__(self, api_client):
+        self.custom = k8s.CustomObjectsApi(api_client)
+        self.core = k8s.CoreV1Api(api_client)
+        self.api = api_client
+
+    def get(self, ns: str, name: str, plural: str = "kafkaconnectors") -> dict:
+        return self.custom.get_namespaced_custom_object(GROUP, VERSION, ns, plural, name)
+
+    def create(self, body: dict) -> dict:
+        plural = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors"}[body["kind"]]
+        return self.custom.create_namespaced_custom_object(GROUP, VERSION, body["metadata"]["namespace"], plural,
+                                                           body)
+
+    def merge(self, ns: str, name: str, patch: dict) -> dict:
+        return self.custom.patch_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnectors", name, patch,
+                                                          _content_type="application/merge-patch+json")
+
+    def configmaps(self, ns: str) -> dict[str, dict]:
+        items = self.core.list_namespaced_config_map(ns).items
+        return {cm.metadata.name: self.api.sanitize_for_serialization(cm) for cm in items
+                if cm.metadata.name != "kube-root-ca.crt"}
+
+    def configmap(self, ns: str, name: str) -> dict | None:
+        return self.configmaps(ns).get(name)
+
+    def put_configmap(self, ns: str, name: str, data: dict) -> None:
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns}, "data": data}
+        try:
+            self.core.create_namespaced_config_map(ns, body)
+        except k8s.ApiException as error:
+            if error.status != 409:
+                raise
+            self.core.replace_namespaced_config_map(name, ns, body)
+
+    def watch_until(self, ns: str, name: str, done: Callable[[dict], Any], what: str, timeout: float = 90.0) -> Any:
+        """Read, then watch from that resourceVersion until ``done(obj)`` is truthy (bounded)."""
+        deadline = time.monotonic() + timeout
+        obj = self.get(ns, name)
+        while True:
+            result = done(obj)
+            if result:
+                return result
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                pytest.fail(f"timed out after {timeout:.0f}s waiting for {what} on {ns}/{name}; last: "
+                            f"{json.dumps(obj.get('status'))[:1500]}")
+            stream = k8s_watch.Watch().stream(
+                self.custom.list_namespaced_custom_object, GROUP, VERSION, ns, "kafkaconnectors",
+                field_selector=f"metadata.name={name}", resource_version=obj["metadata"]["resourceVersion"],
+                timeout_seconds=max(1, int(min(remaining, 10))))
+            try:
+                for event in stream:
+                    if event["type"] in ("ADDED", "MODIFIED"):
+                        obj = event["object"]
+                        result = done(obj)
+                        if result:
+                            return result
+            except k8s.ApiException as error:
+                if error.status != 410:
+                    raise
+            obj = self.get(ns, name)
+
+
+def live_state(obj: dict) -> str | None:
+    return (((obj.get("status") or {}).get("connectorStatus") or {}).get("connector") or {}).get("state")
+
+
+def spec_state(obj: dict) -> str | None:
+    return (obj.get("spec") or {}).get("state")
+
+
+def annotations(obj: dict) -> dict:
+    return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+# ---- connectors that do real work ------------------------------------------------------------------------------
+
+@dataclass
+class Connector:
+    ns: str
+    name: str
+    topic: str
+    file: Path
+
+    @property
+    def target(self) -> str:
+        return self.name
+
+    def file_lines(self) -> list[str]:
+        return self.file.read_text().splitlines() if self.file.exists() else []
+
+
+class Lab:
+    """One namespace with KafkaConnect ``connect`` (connector resources on), and factories for connectors."""
+
+    def __init__(self, env, cluster: Cluster, kafka_admin, ns: str, workdir: Path):
+        self.env, self.cluster, self.admin, self.ns, self.workdir = env, cluster, kafka_admin, ns, workdir
+        from confluent_kafka import Producer
+
+        self.producer = Producer({"bootstrap.servers": env.bootstrap_servers, "log_level": 3})
+
+    def _connector(self, name: str, cls: str, config: dict, state: str | None, extra: dict | None) -> dict:
+        spec: dict[str, Any] = {"class": cls, "tasksMax": 1,
+                                "config": {"key.converter": STRING, "value.converter": STRING, **config}}
+        if state:
+            spec["state"] = state
+        spec.update(extra or {})
+        return {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
+                "metadata": {"name": name, "namespace": self.ns, "labels": {"strimzi.io/cluster": CONNECT}},
+                "spec": spec}
+
+    def sink(self, prefix: str = "sink", records: int = 0, *, state: str | None = None, wait_for: int | None = None,
+             extra: dict | None = None, partitions: int = 1) -> Connector:
+        """A FileStreamSink reading a fresh topic into a fresh file; ``records`` lines produced before it starts.
+        Waits until the connector is in ``state`` and (if running) has written ``wait_for`` lines."""
+        name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
+        create_topic(self.admin, topic, partitions=partitions)
+        self.produce(topic, [f"r{i}" for i in range(records)])
+        path = self.workdir / f"{name}.out"
+        self.cluster.create(self._connector(name, FILE_SINK, {"file": str(path), "topics": topic}, state, extra))
+        conn = Connector(self.ns, name, topic, path)
+        self.wait_state(conn, (state or "running").upper())
+        if wait_for is None and (state or "running") == "running":
+            wait_for = records
+        if wait_for:
+            eventually(f"{wait_for} lines in {path}", lambda: len(conn.file_lines()) >= wait_for or None)
+        return conn
+
+    def source(self, prefix: str = "src", lines: int | None = 3, *, state: str | None = None,
+               extra: dict | None = None) -> Connector:
+        """A FileStreamSource reading a fresh file (``lines`` lines; None = the file does not exist, so the task
+        idles and its offsets never move) into a fresh topic."""
+        name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
+        create_topic(self.admin, topic)
+        path = self.workdir / f"{name}.in"
+        if lines is not None:
+            path.write_text("".join(f"line-{i}\n" for i in range(lines)))
+        self.cluster.create(self._connector(name, FILE_SOURCE, {"file": str(path), "topic": topic}, state, extra))
+        conn = Connector(self.ns, name, topic, path)
+        self.wait_state(conn, (state or "running").upper())
+        return conn
+
+    def produce(self, topic: str, values: list[str]) -> None:
+        if values:
+            produce(self.producer, topic, [v.encode() for v in values])
+
+    def wait_state(self, conn: Connector, state: str, timeout: float = 90.0) -> dict:
+        def done(obj):
+            ready = any(c.get("type") == "Ready" for c in (obj.get("status") or {}).get("conditions") or [])
+            return obj if ready and live_state(obj) == state else None
+        return self.cluster.watch_until(conn.ns, conn.name, done, f"Connect state {state}", timeout)
+
+    def cr(self, conn: Connector) -> dict:
+        return self.cluster.get(conn.ns, conn.name)
+
+    def topic_values(self, topic: str, at_least: int, timeout: float = 60.0) -> list[str]:
+        """Every record value in ``topic`` (partition 0) from the beginning, once at least ``at_least`` are there."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        consumer = Consumer({"bootstrap.servers": self.env.bootstrap_servers, "group.id": unique_name("reader"),
+                             "enable.auto.commit": False, "log_level": 3})
+        try:
+            def probe():
+                low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+                return high if high - low >= at_least else None
+            high = eventually(f"{at_least} records in {topic}", probe, timeout)
+            consumer.assign([TopicPartition(topic, 0, 0)])
+            values: list[str] = []
+            while len(values) < high:
+                msg = consumer.poll(5)
+                if msg is None:
+                    break
+                if not msg.error():
+                    values.append(msg.value().decode())
+            return values
+        finally:
+            consumer.close()
+
+
+# ---- "nothing changed" ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Snapshot:
+    resource_version: str
+    annotations: dict
+    spec: dict
+    configmaps: dict  # name -> (resourceVersion, data)
+
+
+def snapshot(cluster: Cluster, conn: Connector) -> Snapshot:
+    obj = cluster.get(conn.ns, conn.name)
+    cms = {name: (cm["metadata"]["resourceVersion"], cm.get("data")) for name, cm in cluster.configmaps(conn.ns).items()}
+    return Snapshot(obj["metadata"]["resourceVersion"], annotations(obj), obj["spec"], cms)
+
+
+def assert_unchanged(cluster: Cluster, conn: Connector, before: Snapshot) -> None:
+    after = snapshot(cluster, conn)
+    assert after.annotations == before.annotations, "annotations changed"
+    assert after.spec == before.spec, "spec changed"
+    assert after.configmaps == before.configmaps, "ConfigMaps changed"
+    assert after.resource_version == before.resource_version, "the custom resource changed (resourceVersion)"
+
+
+# ---- the CLI -----------------------------------------------------------------------------------------------------
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    exception: BaseException | None
+
+    def __str__(self) -> str:
+        return f"exit {self.exit_code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+class Cli:
+    def __init__(self, kubeconfig: str):
+        self.kubeconfig = kubeconfig
+
+    def __call__(self, *args: str, input: str | None = None, kubeconfig: str | None = None) -> CliResult:
+        from kubectl_offsets.cli.root import root
+
+        argv = [*args, "--kubeconfig", kubeconfig or self.kubeconfig]
+        result = CliRunner().invoke(root, argv, input=input, prog_name="kubectl offsets")
+        exception = result.exception if not isinstance(result.exception, SystemExit) else None
+        if exception is not None and not isinstance(exception, (SystemExit,)):
+            import traceback
+
+            tb = "".join(traceback.format_exception(*result.exc_info))
+            return CliResult(result.exit_code, result.stdout, result.stderr + "\n" + tb, exception)
+        return CliResult(result.exit_code, result.stdout, result.stderr, None)
+
+
+# ---- fixtures -----------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session", autouse=True)
+def _local_backups(tmp_path_factory):
+    """Local backup copies go to a temporary XDG_STATE_HOME, not the user's home."""
+    state = tmp_path_factory.mktemp("xdg-state")
+    saved = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(state)
+    yield state
+    if saved is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = saved
+
+
+@pytest.fixture(scope="session")
+def cluster(kube_api) -> Cluster:
+    return Cluster(kube_api)
+
+
+@pytest.fixture(scope="session")
+def cli(env) -> Cli:
+    return Cli(env.kubeconfig)
+
+
+@pytest.fixture(scope="session")
+def kube(env):
+    """The plugin's own Kube adapter (for library-level calls such as crash_after)."""
+    from kubectl_offsets.core import operations
+    from kubectl_offsets.model import ClusterConfig
+
+    return operations.connect(ClusterConfig(kubeconfig=env.kubeconfig))
+
+
+@pytest.fixture(scope="module")
+def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
+    """One namespace + KafkaConnect per test module (connectors are cheap, KafkaConnects are shared)."""
+    module = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")[:30]
+    ns = unique_name(f"online-{module}")
+    cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(
+        name=ns, labels={"kubectl-offsets-test": "true"})))
+    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+                    "metadata": {"name": CONNECT, "namespace": ns,
+                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{ns}-g",
+                             "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
+                             "offsetStorageTopic": f"{ns}-o"}})
+    workdir = tmp_path_factory.mktemp(module)
+    yield Lab(env, cluster, kafka_admin, ns, workdir)
+    for plural in ("kafkaconnectors", "kafkaconnects"):
+        try:
+            cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, ns, plural)
+        except k8s.ApiException as error:
+            if error.status != 404:
+                raise
+    cluster.core.delete_namespace(ns)
