@@ -85,14 +85,15 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     request.check_combination()
     live = _prepare(kube, spec, namespace, options)
     facts = live.facts()
-    if not request.needs_current:
-        build_change(request, facts, None)  # every check that needs no cluster state, before any change
+    # Build the change once when it does not depend on the current offsets: every check that needs no cluster
+    # state runs before any change, and `-f -` reads standard input only once.
+    early = None if request.needs_current else build_change(request, facts, None)
     if options.dry_run:
         before = peek_listed(kube, live)
-        change = build_change(request, facts, before)
+        change = early if early is not None else build_change(request, facts, before)
         return _dry_run_preview("alter", live, before, change)
     before = _list_for_backup(kube, live, options, progress)
-    change = build_change(request, facts, before)
+    change = early if early is not None else build_change(request, facts, before)
     return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after)
 
 
