@@ -80,7 +80,6 @@ class Operator:
     def _periodic(self):
         """Full reconcile every ``interval`` seconds (STRIMZI_FULL_RECONCILIATION_INTERVAL_MS, §2.9)."""
         while not self.stop_event.wait(self.interval):
-            LOG.info("periodic full reconciliation")
             for kind in KINDS:
                 try:
                     items, _ = self.ctx.kube.list(kind)

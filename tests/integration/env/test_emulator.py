@@ -1,0 +1,409 @@
+"""The Strimzi operator emulator against the real kube-apiserver, Kafka and Kafka Connect.
+
+Everything goes through the Kubernetes API with the plain kubernetes client (plus Kafka clients to produce data and
+read committed offsets), never through the plugin: these tests prove the environment the plugin is tested in.
+Expected texts come from research/strimzi-offsets.md §2 (cited per test).
+"""
+import json
+
+import pytest
+from kubernetes.client.rest import ApiException
+
+OFFSETS = "strimzi.io/connector-offsets"
+MM2_CONNECTOR = "strimzi.io/mirrormaker-connector"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+
+
+# --------------------------------------------------------------------------------------------- builders/waits
+
+def connector(ns, name, cls, config, **spec):
+    body = {"class": cls, "tasksMax": 1, "config": config}
+    body.update(spec)
+    return {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnector",
+            "metadata": {"name": name, "namespace": ns, "labels": {"strimzi.io/cluster": "connect"}},
+            "spec": body}
+
+
+def file_source(ns, name, path, topic, **spec):
+    return connector(ns, name, FILE_SOURCE, {"file": str(path), "topic": topic}, **spec)
+
+
+def live_state(obj):
+    return (((obj or {}).get("status") or {}).get("connectorStatus") or {}).get("connector", {}).get("state")
+
+
+def wait_connector_state(kube, h, ns, name, state, timeout=60):
+    return h.wait_for(f"KafkaConnector {name} Ready with Connect state {state}",
+                      lambda: (lambda o: o if live_state(o) == state and h.condition(o, "Ready") else None)(
+                          kube.get("KafkaConnector", ns, name)), timeout)
+
+
+def wait_annotation_gone(kube, h, kind, ns, name, keys=(OFFSETS,), timeout=60):
+    def gone():
+        obj = kube.get(kind, ns, name)
+        present = [k for k in keys if k in h.annotations(obj)]
+        return obj if not present else None
+    return h.wait_for(f"{kind} {name}: annotations {keys} removed by the operator", gone, timeout)
+
+
+def list_offsets(kube, h, ns, name, cm, key="offsets.json"):
+    """Annotate list, wait for the operator to finish, return the parsed and raw ConfigMap value."""
+    kube.annotate("KafkaConnector", ns, name, {OFFSETS: "list"})
+    wait_annotation_gone(kube, h, "KafkaConnector", ns, name)
+    raw = kube.configmap(ns, cm).data[key]
+    return json.loads(raw), raw
+
+
+def listed_until(kube, h, ns, name, cm, predicate, what, timeout=60):
+    """Repeat list until the listed offsets satisfy ``predicate`` (Connect flushes offsets once a second)."""
+    def attempt():
+        parsed, raw = list_offsets(kube, h, ns, name, cm)
+        return (parsed, raw) if predicate(parsed) else None
+    return h.wait_for(what, attempt, timeout, interval=1.0)
+
+
+def write_lines(path, count):
+    path.write_text("".join(f"line-{i}\n" for i in range(count)))
+    return path.stat().st_size
+
+
+# --------------------------------------------------------------------------------------------- KafkaConnector
+
+def test_file_source_list_yields_real_position(kube, kafka, h, connect_ns, tmp_path):
+    """§2.4/§2.6: list -> ConfigMap key offsets.json, Jackson pretty JSON, Strimzi 1.x labels and owner reference."""
+    name, topic = h.unique("src"), h.unique("file-in")
+    size = write_lines(tmp_path / "in.txt", 5)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", topic,
+                            listOffsets={"toConfigMap": {"name": "src-offsets"}}))
+    cr = wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    assert cr["status"]["observedGeneration"] == cr["metadata"]["generation"]
+    assert cr["status"]["connectorStatus"]["name"] == name
+    kafka.consume_all(topic, 5)
+
+    parsed, raw = listed_until(
+        kube, h, connect_ns, name, "src-offsets",
+        lambda p: p["offsets"] and p["offsets"][0]["offset"]["position"] == size, f"position {size} listed")
+    assert parsed == {"offsets": [{"partition": {"filename": str(tmp_path / "in.txt")},
+                                   "offset": {"position": size}}]}
+    assert raw.startswith('{\n  "offsets" : [ {\n    "partition" : {\n') and raw.endswith("\n  } ]\n}")
+
+    cm = kube.configmap(connect_ns, "src-offsets")
+    assert cm.metadata.labels["strimzi.io/cluster"] == name
+    assert cm.metadata.labels["strimzi.io/kind"] == "KafkaConnector"
+    assert cm.metadata.labels["app.kubernetes.io/managed-by"] == "strimzi-cluster-operator"
+    [owner] = cm.metadata.owner_references
+    assert (owner.kind, owner.name, owner.uid, owner.controller, owner.block_owner_deletion) == \
+        ("KafkaConnector", name, cr["metadata"]["uid"], False, True)
+    managers = {m.manager for m in cm.metadata.managed_fields}
+    assert "strimzi-kafka-operator" in managers
+
+
+def test_list_keeps_other_configmap_keys(kube, h, connect_ns, tmp_path):
+    """§2.6: existing data entries are kept; only offsets.json is replaced."""
+    name = h.unique("keep")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create_configmap(connect_ns, "shared", {"notes.txt": "mine", "offsets.json": "stale"})
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            listOffsets={"toConfigMap": {"name": "shared"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    list_offsets(kube, h, connect_ns, name, "shared")
+    data = kube.configmap(connect_ns, "shared").data
+    assert data["notes.txt"] == "mine" and data["offsets.json"] != "stale"
+
+
+def test_alter_on_running_connector_warns_and_keeps_annotation(kube, h, connect_ns, tmp_path):
+    """§2.5 step 2 / §2.11: the stopped check reads Connect's live state; failure = Warning AlterOffsets."""
+    name = h.unique("alter")
+    write_lines(tmp_path / "in.txt", 2)
+    offsets = {"offsets": [{"partition": {"filename": str(tmp_path / "in.txt")}, "offset": {"position": 0}}]}
+    kube.create_configmap(connect_ns, "alter-in", {"offsets.json": json.dumps(offsets)})
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            alterOffsets={"fromConfigMap": {"name": "alter-in"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})
+    cr = h.wait_for("AlterOffsets warning", lambda: (lambda o: o if h.condition(o, "Warning", "AlterOffsets")
+                                                     else None)(kube.get("KafkaConnector", connect_ns, name)))
+    warning = h.condition(cr, "Warning", "AlterOffsets")
+    assert warning["status"] == "True"
+    assert warning["message"] == "Encountered error altering connector offsets. Connector is not in STOPPED state"
+    assert h.conditions(cr)[0]["type"] == "Ready"  # a warning, not a failed reconcile
+    assert h.annotations(cr)[OFFSETS] == "alter"
+
+
+def test_alter_on_stopped_connector_applies_and_removes_annotation(kube, kafka, h, connect_ns, tmp_path):
+    """§2.5: stopped + valid ConfigMap -> PATCH with the raw string, annotation removed, offsets changed."""
+    name, topic = h.unique("alter-ok"), h.unique("t")
+    path = tmp_path / "in.txt"
+    write_lines(path, 3)
+    kube.create(file_source(connect_ns, name, path, topic, listOffsets={"toConfigMap": {"name": "out"}},
+                            alterOffsets={"fromConfigMap": {"name": "in"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    kafka.consume_all(topic, 3)
+    raw = '{"offsets": [{"partition": {"filename": "%s"}, "offset": {"position": 7}}]}' % path
+    kube.create_configmap(connect_ns, "in", {"offsets.json": raw})
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"spec": {"state": "stopped"}})
+    wait_connector_state(kube, h, connect_ns, name, "STOPPED")
+
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})
+    cr = wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
+    assert not h.condition(cr, "Warning")
+    parsed, _ = list_offsets(kube, h, connect_ns, name, "out")
+    assert parsed["offsets"][0]["offset"] == {"position": 7}
+
+
+def test_reset_on_stopped_connector_empties_offsets(kube, kafka, h, connect_ns, tmp_path):
+    """§2.5 reset: DELETE offsets, annotation removed; a later list shows `{ "offsets" : [ ] }` (§2.4)."""
+    name, topic = h.unique("reset"), h.unique("t")
+    size = write_lines(tmp_path / "in.txt", 4)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", topic,
+                            listOffsets={"toConfigMap": {"name": "reset-out"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    kafka.consume_all(topic, 4)
+    listed_until(kube, h, connect_ns, name, "reset-out",
+                 lambda p: p["offsets"] and p["offsets"][0]["offset"]["position"] == size, "offsets before reset")
+
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"spec": {"state": "stopped"}})
+    wait_connector_state(kube, h, connect_ns, name, "STOPPED")
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "reset"})
+    cr = wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
+    assert not h.condition(cr, "Warning")
+
+    parsed, raw = list_offsets(kube, h, connect_ns, name, "reset-out")
+    assert parsed == {"offsets": []}
+    assert raw == '{\n  "offsets" : [ ]\n}'
+
+
+def test_file_sink_listed_offsets_match_consumer_group(kube, kafka, h, connect_ns, tmp_path):
+    """§3.4: sink offsets are the connector's consumer group (connect-<name>) committed offsets."""
+    name, topic = h.unique("sink"), h.unique("sink-in")
+    kafka.create_topic(topic)
+    kafka.produce(topic, [f"record-{i}" for i in range(6)])
+    kube.create(connector(connect_ns, name, FILE_SINK, {"topics": topic, "file": str(tmp_path / "out.txt"),
+                                                        "key.converter": STRING_CONVERTER,
+                                                        "value.converter": STRING_CONVERTER},
+                          listOffsets={"toConfigMap": {"name": "sink-offsets"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    committed = h.wait_for("sink group committed 6", lambda: (lambda c: c if c.get(0) == 6 else None)(
+        kafka.committed(f"connect-{name}", topic)), timeout=60)
+
+    parsed, _ = list_offsets(kube, h, connect_ns, name, "sink-offsets")
+    listed = {(o["partition"]["kafka_topic"], o["partition"]["kafka_partition"]): o["offset"]["kafka_offset"]
+              for o in parsed["offsets"]}
+    assert listed == {(topic, p): off for p, off in committed.items()}
+
+
+def test_invalid_annotation_value_makes_connector_not_ready(kube, h, connect_ns, tmp_path):
+    """§2.3: a wrong-case value fails the reconcile: NotReady/IllegalArgumentException, annotation kept,
+    connectorStatus dropped for that pass."""
+    name = h.unique("bad")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t")))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "List"})
+    cr = h.wait_for("NotReady", lambda: (lambda o: o if h.condition(o, "NotReady") else None)(
+        kube.get("KafkaConnector", connect_ns, name)))
+    not_ready = h.condition(cr, "NotReady")
+    assert not_ready["reason"] == "IllegalArgumentException"
+    assert not_ready["message"] == \
+        "No enum constant io.strimzi.operator.cluster.model.KafkaConnectorOffsetsAnnotation.List"
+    assert "connectorStatus" not in cr["status"]
+    assert h.annotations(cr)[OFFSETS] == "List"
+
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: None})
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+
+
+def test_list_without_list_offsets_property_warns(kube, h, connect_ns, tmp_path):
+    """§2.4 step 1: no listOffsets -> Warning ListOffsets with Strimzi's exact text, annotation kept."""
+    name = h.unique("nolist")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t")))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "list"})
+    cr = h.wait_for("ListOffsets warning", lambda: (lambda o: o if h.condition(o, "Warning", "ListOffsets")
+                                                    else None)(kube.get("KafkaConnector", connect_ns, name)))
+    assert h.condition(cr, "Warning", "ListOffsets")["message"] == \
+        "Failed to list the connector offsets due to missing property listOffsets in KafkaConnector CR."
+    assert h.annotations(cr)[OFFSETS] == "list"
+
+
+def test_connect_failure_fault_then_recovery(kube, h, faults, connect_ns, tmp_path):
+    """Fault knob: GET offsets answered 500 -> Warning with Strimzi's ConnectRestException text; annotation kept;
+    once the fault is used up the next reconcile succeeds and removes the annotation."""
+    name = h.unique("fault")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            listOffsets={"toConfigMap": {"name": "fault-out"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    faults({"connect_failures": [{"method": "GET", "path_regex": f"/connectors/{name}/offsets$",
+                                  "status": 500, "times": 1}]})
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "list"})
+    # The single failure is visible as a Warning only until the next reconcile succeeds, so wait for the log-free
+    # signal that survives: the annotation gone and the ConfigMap written.
+    wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
+    assert kube.configmap(connect_ns, "fault-out").data["offsets.json"].startswith('{\n  "offsets" : [')
+
+
+def test_persistent_connect_failure_warns_with_strimzi_text(kube, h, faults, connect_ns, tmp_path):
+    name = h.unique("fault2")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            listOffsets={"toConfigMap": {"name": "fault2-out"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    faults({"connect_failures": [{"method": "GET", "path_regex": f"/connectors/{name}/offsets$", "status": 500}]})
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "list"})
+    cr = h.wait_for("ListOffsets warning", lambda: (lambda o: o if h.condition(o, "Warning", "ListOffsets")
+                                                    else None)(kube.get("KafkaConnector", connect_ns, name)))
+    assert h.condition(cr, "Warning", "ListOffsets")["message"] == (
+        "Encountered error listing connector offsets. io.strimzi.operator.cluster.operator.assembly."
+        f"ConnectRestException: GET /connectors/{name}/offsets returned 500 (500): Unexpected status code")
+    assert h.annotations(cr)[OFFSETS] == "list"
+    assert kube.configmap(connect_ns, "fault2-out") is None
+
+
+def test_missing_use_connector_resources_is_not_ready(kube, h, connect_ns, tmp_path):
+    """§2.9: the KafkaConnect must carry strimzi.io/use-connector-resources: "true"."""
+    kube.create({"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnect",
+                 "metadata": {"name": "plain", "namespace": connect_ns},
+                 "spec": {"replicas": 1, "bootstrapServers": "x:9092"}})
+    obj = file_source(connect_ns, h.unique("nores"), tmp_path / "in.txt", "t")
+    obj["metadata"]["labels"]["strimzi.io/cluster"] = "plain"
+    kube.create(obj)
+    cr = h.wait_for("NotReady", lambda: (lambda o: o if h.condition(o, "NotReady") else None)(
+        kube.get("KafkaConnector", connect_ns, obj["metadata"]["name"])))
+    cond = h.condition(cr, "NotReady")
+    assert (cond["reason"], cond["message"]) == (
+        "NoSuchResourceException", "KafkaConnect plain is not configured with annotation "
+                                   "strimzi.io/use-connector-resources")
+
+
+def test_v1_has_no_pause_field(kube, h, connect_ns, tmp_path):
+    """§1.2: `pause` exists only in v1beta2: through v1, strict field validation rejects it and the default
+    validation prunes it from the stored object."""
+    obj = file_source(connect_ns, h.unique("pause"), tmp_path / "in.txt", "t", pause=True)
+    with pytest.raises(ApiException) as err:
+        kube.create(obj, field_validation="Strict")
+    assert err.value.status == 400 and 'unknown field \\"spec.pause\\"' in err.value.body
+    kube.create(obj)
+    stored = kube.get("KafkaConnector", connect_ns, obj["metadata"]["name"], version="v1beta2")
+    assert "pause" not in stored["spec"] and stored["spec"]["class"] == FILE_SOURCE
+
+
+# --------------------------------------------------------------------------------------------- KafkaMirrorMaker2
+
+def mm2_v1(ns, name, src, tgt, bootstrap, topic, **mirror_extra):
+    mirror = {"source": {"alias": src, "bootstrapServers": bootstrap},
+              "sourceConnector": {"tasksMax": 1, "config": {"refresh.topics.interval.seconds": 2,
+                                                             "sync.topic.configs.enabled": False},
+                                  "listOffsets": {"toConfigMap": {"name": "mm2-offsets"}}},
+              "checkpointConnector": {"tasksMax": 1, "config": {"emit.checkpoints.interval.seconds": 5}},
+              "topicsPattern": f"^{topic}$", "groupsPattern": "^none$"}
+    mirror.update(mirror_extra)
+    return {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaMirrorMaker2",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 1,
+                     "target": {"alias": tgt, "bootstrapServers": bootstrap, "groupId": f"{name}-g",
+                                "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
+                                "offsetStorageTopic": f"{name}-o"},
+                     "mirrors": [mirror]}}
+
+
+def mm2_v1beta2(ns, name, src, tgt, bootstrap, topic):
+    v1 = mm2_v1(ns, name, src, tgt, bootstrap, topic)
+    mirror = v1["spec"]["mirrors"][0]
+    mirror.pop("source")
+    # The heartbeat connector stays STOPPED: a running one creates `heartbeats` on the shared broker, and every
+    # MirrorSourceConnector always replicates heartbeats topics (`src.heartbeats`, `src.src.heartbeats`, ...
+    # isCycle only stops at the target alias), an endless chain when source and target are one broker.
+    mirror.update({"sourceCluster": src, "targetCluster": tgt, "heartbeatConnector": {"state": "stopped"}})
+    return {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaMirrorMaker2",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 1, "connectCluster": tgt,
+                     "clusters": [{"alias": src, "bootstrapServers": bootstrap},
+                                  {"alias": tgt, "bootstrapServers": bootstrap}],
+                     "mirrors": [mirror]}}
+
+
+def mm2_ready(kube, h, ns, name, expected_connectors):
+    def ready():
+        obj = kube.get("KafkaMirrorMaker2", ns, name)
+        names = [c.get("name") for c in (obj or {}).get("status", {}).get("connectors") or []]
+        running = all(c.get("connector", {}).get("state") == ("STOPPED" if "Heartbeat" in c["name"] else "RUNNING")
+                      for c in obj.get("status", {}).get("connectors") or []) if obj else False
+        return obj if h.condition(obj, "Ready") and names == expected_connectors and running else None
+    return h.wait_for(f"KafkaMirrorMaker2 {name} Ready with {expected_connectors}", ready, timeout=90)
+
+
+@pytest.mark.parametrize("layout", ["v1", "v1beta2"])
+def test_mm2_replicates_and_lists_source_connector(kube, kafka, h, emu_env, connect_ns, layout):
+    """§1.3 naming for both layouts; §2.6 key `<src>--<tgt>.MirrorSourceConnector.json`; §2.8 both annotations
+    removed; offsets are the last replicated source offset (§3.4)."""
+    src, tgt = h.unique("src").replace("-", ""), h.unique("tgt").replace("-", "")
+    topic, name = h.unique("mm2in"), h.unique("mm2")
+    kafka.create_topic(topic)
+    kafka.produce(topic, [f"m-{i}" for i in range(5)])
+    build = mm2_v1 if layout == "v1" else mm2_v1beta2
+    kube.create(build(connect_ns, name, src, tgt, emu_env.bootstrap_servers, topic))
+    expected = sorted(f"{src}->{tgt}.{t}" for t in (
+        ["MirrorSourceConnector", "MirrorCheckpointConnector"] +
+        (["MirrorHeartbeatConnector"] if layout == "v1beta2" else [])))
+    cr = mm2_ready(kube, h, connect_ns, name, expected)
+    assert cr["status"]["observedGeneration"] == cr["metadata"]["generation"]
+    kafka.consume_all(f"{src}.{topic}", 5, timeout=90)  # DefaultReplicationPolicy: <source alias>.<topic>
+
+    source = f"{src}->{tgt}.MirrorSourceConnector"
+    key = f"{src}--{tgt}.MirrorSourceConnector.json"
+
+    def listed():
+        kube.annotate("KafkaMirrorMaker2", connect_ns, name, {OFFSETS: "list", MM2_CONNECTOR: source},
+                      version=layout)
+        wait_annotation_gone(kube, h, "KafkaMirrorMaker2", connect_ns, name, (OFFSETS, MM2_CONNECTOR))
+        parsed = json.loads(kube.configmap(connect_ns, "mm2-offsets").data[key])
+        return parsed if parsed["offsets"] and parsed["offsets"][0]["offset"]["offset"] == 4 else None
+
+    parsed = h.wait_for("MirrorSourceConnector offset 4 listed", listed, timeout=60, interval=1.0)
+    assert parsed["offsets"] == [{"partition": {"cluster": src, "partition": 0, "topic": topic},
+                                  "offset": {"offset": 4}}]
+    cm = kube.configmap(connect_ns, "mm2-offsets")
+    assert cm.metadata.labels["strimzi.io/kind"] == "KafkaMirrorMaker2"
+    assert cm.metadata.owner_references[0].kind == "KafkaMirrorMaker2"
+
+
+def test_mm2_typo_in_connector_name_is_a_silent_no_op(kube, h, emu_env, connect_ns):
+    """§2.3: a mirrormaker-connector naming no connector -> no warning, both annotations stay, nothing written."""
+    src, tgt, name = "typosrc" + h.unique("a")[-6:], "typotgt" + h.unique("b")[-6:], h.unique("mm2typo")
+    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, h.unique("none")))
+    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector",
+                                                 f"{src}->{tgt}.MirrorSourceConnector"]))
+    typo = {OFFSETS: "list", MM2_CONNECTOR: f"{src}->{tgt}.MirrorSourceConnecter"}
+    kube.annotate("KafkaMirrorMaker2", connect_ns, name, typo)
+    # Prove later reconciles happened: a spec change that leaves the connector configs alone bumps the
+    # generation, and observedGeneration catches up only after a full pass that evaluated the annotations.
+    for replicas in (2, 3):
+        kube.merge_patch("KafkaMirrorMaker2", connect_ns, name, {"spec": {"replicas": replicas}})
+        cr = h.wait_for("observedGeneration caught up", lambda: (lambda o: o if o["status"].get(
+            "observedGeneration") == o["metadata"]["generation"] else None)(
+            kube.get("KafkaMirrorMaker2", connect_ns, name)))
+    assert not h.condition(cr, "Warning") and h.condition(cr, "Ready")
+    assert {k: h.annotations(cr)[k] for k in typo} == typo
+    assert kube.configmap(connect_ns, "mm2-offsets") is None
+
+
+def test_mm2_one_annotation_missing_warns_per_connector(kube, h, emu_env, connect_ns):
+    """§2.3: only connector-offsets -> one ManageOffsets Warning per generated connector, annotation kept."""
+    src, tgt, name = "onesrc" + h.unique("a")[-6:], "onetgt" + h.unique("b")[-6:], h.unique("mm2one")
+    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, h.unique("none")))
+    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector",
+                                                 f"{src}->{tgt}.MirrorSourceConnector"]))
+    kube.annotate("KafkaMirrorMaker2", connect_ns, name, {OFFSETS: "list"})
+    cr = h.wait_for("two ManageOffsets warnings", lambda: (lambda o: o if len(
+        [c for c in h.conditions(o) if c.get("reason") == "ManageOffsets"]) == 2 else None)(
+        kube.get("KafkaMirrorMaker2", connect_ns, name)))
+    message = (f"Encountered error getting connector offsets annotation. KafkaMirrorMaker2 resource "
+               f"{connect_ns}/{name} is missing annotation strimzi.io/mirrormaker-connector")
+    assert all(c["message"] == message for c in h.conditions(cr) if c.get("reason") == "ManageOffsets")
+    assert h.annotations(cr)[OFFSETS] == "list"
