@@ -11,7 +11,7 @@ cluster's ``config`` prefixed), then ``topics``/``topics.exclude``/``groups``/``
 
 Emulator-only additions (the real operator sets these at *worker* level or leaves them to the user; our single shared
 worker uses JsonConverter and has one broker): ByteArrayConverter for key and value and replication factor 1 for the
-MM2 internal topics.  They come first, so anything in the CR overrides them.
+MM2 internal topics, and no heartbeats-topic replication (see below).  They come first, so anything in the CR overrides them.
 """
 from dataclasses import dataclass, field
 
@@ -35,6 +35,10 @@ EMULATOR_DEFAULTS = {
     "checkpoints.topic.replication.factor": "1",
     "heartbeats.topic.replication.factor": "1",
     "sync.topic.acls.enabled": "false",
+    # Both aliases point at the one broker: with the default (true) every source connector replicates every
+    # heartbeats topic it sees (`heartbeats` -> `<src>.heartbeats` -> `<src>.<src>.heartbeats` -> ...) whatever
+    # topicsPattern says, which fills the shared broker with topics without end.
+    "heartbeats.replication.enabled": "false",
 }
 
 PATTERN_KEYS = (("topicsPattern", "topics"), ("topicsExcludePattern", "topics.exclude"),
