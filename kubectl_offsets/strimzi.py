@@ -19,8 +19,12 @@ from typing import Any, Mapping
 from .errors import InputError
 
 GROUP = "kafka.strimzi.io"
-# Served versions we understand, in order of preference: v1 (Strimzi 0.49+, the only one from 1.0.0) first.
-VERSIONS = ("v1", "v1beta2")
+# Served versions we understand, in order of preference. v1beta2 first whenever it is served: in Strimzi 0.49-0.51
+# both are served (no conversion webhook, v1beta2 stored) and v1beta2's schema is the superset, while the v1 view
+# prunes the v1beta2-only fields (MirrorMaker 2's clusters/connectCluster/sourceCluster/targetCluster/
+# heartbeatConnector, a connector's pause). Read through v1, a v1beta2-layout KafkaMirrorMaker2 has no aliases at
+# all, and a write through v1 would delete those fields from the stored object. From 1.0.0 only v1 is served.
+VERSIONS = ("v1beta2", "v1")
 
 KIND_CONNECTOR = "KafkaConnector"
 KIND_MM2 = "KafkaMirrorMaker2"
