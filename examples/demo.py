@@ -61,7 +61,8 @@ def produce(bootstrap: str) -> None:
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic("orders", 1, 1)])["orders"].result()
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # keep a reference: the futures need a live handle
+    admin.create_topics([NewTopic("orders", 1, 1)])["orders"].result()
     producer = Producer({"bootstrap.servers": bootstrap})
     for value in ORDERS:
         producer.produce("orders", value)
