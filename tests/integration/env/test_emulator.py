@@ -407,3 +407,52 @@ def test_mm2_one_annotation_missing_warns_per_connector(kube, h, emu_env, connec
                f"{connect_ns}/{name} is missing annotation strimzi.io/mirrormaker-connector")
     assert all(c["message"] == message for c in h.conditions(cr) if c.get("reason") == "ManageOffsets")
     assert h.annotations(cr)[OFFSETS] == "list"
+
+
+# --------------------------------------------------------------------------------------------- fault knobs, §2.8
+
+def test_ignore_offsets_knob_leaves_annotation_alone(kube, h, faults, connect_ns, tmp_path):
+    """`ignore_offsets`: the operator keeps reconciling (observedGeneration follows) but never acts on offsets."""
+    name = h.unique("ign")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            listOffsets={"toConfigMap": {"name": "ign-out"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    faults({"ignore_offsets": True})
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "list"})
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"spec": {"tasksMax": 2}})
+    cr = h.wait_for("observedGeneration caught up", lambda: (lambda o: o if o["status"].get(
+        "observedGeneration") == o["metadata"]["generation"] == 2 else None)(
+        kube.get("KafkaConnector", connect_ns, name)))
+    # One more pass after the config change (offsets are never handled on the config-update pass, §2.1).
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"spec": {"tasksMax": 1}})
+    cr = h.wait_for("observedGeneration 3", lambda: (lambda o: o if o["status"].get(
+        "observedGeneration") == 3 else None)(kube.get("KafkaConnector", connect_ns, name)))
+    assert h.annotations(cr)[OFFSETS] == "list" and kube.configmap(connect_ns, "ign-out") is None
+    faults({})
+    wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
+    assert kube.configmap(connect_ns, "ign-out") is not None
+
+
+def test_cr_changed_during_slow_list_conflicts_then_retries(kube, h, faults, emu_env, connect_ns, tmp_path):
+    """§2.8: annotation removal carries the resourceVersion read; if the CR changed meanwhile (made possible here
+    by the `delay_seconds` knob) the patch gets 409, a ListOffsets Warning appears, and the list is repeated."""
+    name = h.unique("slow")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            listOffsets={"toConfigMap": {"name": "slow-out"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    faults({"delay_seconds": 2})
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "list"})
+    # The decision log is the only way to know the operator is inside its delay; the check itself uses the API.
+    h.wait_for("operator delaying the list", lambda: f"{connect_ns}/{name}: connector {name}: fault delay" in
+               open(emu_env.emulator_log).read(), timeout=30)
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"metadata": {"labels": {"touched": "yes"}}})
+    cr = h.wait_for("ListOffsets conflict warning", lambda: (lambda o: o if h.condition(o, "Warning", "ListOffsets")
+                                                             else None)(kube.get("KafkaConnector", connect_ns, name)))
+    message = h.condition(cr, "Warning", "ListOffsets")["message"]
+    assert message.startswith("Encountered error listing connector offsets. Failure executing: PATCH at: ")
+    assert "the object has been modified" in message
+    faults({})
+    cr = wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
+    h.wait_for("warning cleared", lambda: not h.condition(kube.get("KafkaConnector", connect_ns, name), "Warning"))
