@@ -1,0 +1,43 @@
+"""kubectl offsets trigger: fire the operation of a synced GitOps phase 1, once."""
+
+import click
+
+from .common import session, target_argument, target_spec, with_connector_options
+from .exits import guarded
+from .options import cluster_options, quiet_option
+
+
+@click.command("trigger")
+@target_argument
+@with_connector_options
+@click.option("--force", is_flag=True, help="Fire again even though this operation's marker says it was fired.")
+@cluster_options
+@quiet_option
+def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, quiet):
+    """Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.
+
+    Reads what to do from the kubectl-offsets.io/gitops record that phase 1 put on the resource, and marks the
+    resource kubectl-offsets.io/triggered=<operation id> in the same patch as Strimzi's annotation, so running it
+    again (or the trigger Job) does nothing. Then run 'kubectl offsets gitops next'.
+
+    \b
+    Examples:
+      kubectl offsets trigger my-sink -n kafka
+      kubectl offsets trigger kmm2/mirror --connector 'east->west.MirrorSourceConnector' -n kafka
+    """
+    def work():
+        from ..core import gitops_trigger
+        from ..output.render import render_offsets
+
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
+        result = gitops_trigger.trigger(kube, target_spec(target, connector, source_cluster), options=options,
+                                        progress=progress, force=force)
+        if result.already:
+            click.echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "
+                       "nothing done", err=True)
+        else:
+            click.echo(render_offsets(result.after, "table", result.kind))
+            click.echo(f"{result.action} done on {result.target.display}; the connector stays stopped until "
+                       "GitOps phase 2 (kubectl offsets gitops next) is merged", err=True)
+
+    guarded(work)

@@ -1,0 +1,118 @@
+"""GitOps end-to-end helpers: a git repository of manifests applied the way a GitOps controller applies them
+(``kubectl kustomize`` | ``kubectl apply --server-side``, over and over), against the real test environment."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+KUBECTL = "/usr/bin/kubectl"
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def init_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "--quiet", "--initial-branch=main")
+    git(path, "config", "user.email", "gitops-test@example.invalid")
+    git(path, "config", "user.name", "GitOps test")
+    return path
+
+
+def commit_all(repo: Path, message: str) -> str:
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+class Controller:
+    """What Argo CD / Flux do with the repository, reduced to its essence: build and server-side apply."""
+
+    def __init__(self, kubeconfig: str, namespace: str):
+        self.kubeconfig, self.namespace = kubeconfig, namespace
+
+    def kubectl(self, *args: str, stdin: str | None = None) -> str:
+        result = subprocess.run([KUBECTL, "--kubeconfig", self.kubeconfig, "-n", self.namespace, *args],
+                                input=stdin, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, f"kubectl {' '.join(args)} failed: {result.stderr}"
+        return result.stdout
+
+    def build(self, directory: Path) -> str:
+        result = subprocess.run([KUBECTL, "kustomize", str(directory)], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    def sync(self, directory: Path) -> None:
+        self.kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=gitops-controller", "-f", "-",
+                     stdin=self.build(directory))
+
+
+@pytest.fixture
+def controller(env, namespace):
+    return Controller(env.kubeconfig, namespace)
+
+
+@pytest.fixture
+def connect_cluster(kube_api, namespace):
+    """KafkaConnect ``connect`` with connector resources enabled (the emulator drives the real Connect)."""
+    from kubernetes import client
+
+    client.CustomObjectsApi(kube_api).create_namespaced_custom_object(
+        "kafka.strimzi.io", "v1", namespace, "kafkaconnects",
+        {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnect",
+         "metadata": {"name": "connect", "namespace": namespace,
+                      "annotations": {"strimzi.io/use-connector-resources": "true"}},
+         "spec": {"replicas": 1, "bootstrapServers": "unused:9092", "groupId": f"{namespace}-g",
+                  "configStorageTopic": f"{namespace}-c", "statusStorageTopic": f"{namespace}-s",
+                  "offsetStorageTopic": f"{namespace}-o"}})
+    return "connect"
+
+
+def sink_repo(root: Path, namespace: str, name: str, topic: str, out_file: Path) -> Path:
+    """A repository as teams write them: a kustomization with a comment, odd indentation in the connector."""
+    repo = init_repo(root)
+    deploy = repo / "deploy"
+    deploy.mkdir()
+    (deploy / "kustomization.yaml").write_text(textwrap.dedent(f"""\
+        # Applied by the GitOps controller.
+        namespace: {namespace}
+        resources:
+          - sink.yaml
+        """))
+    (deploy / "sink.yaml").write_text(textwrap.dedent(f"""\
+        # The orders sink. Owner: team-data
+        apiVersion: kafka.strimzi.io/v1
+        kind: KafkaConnector
+        metadata:
+          name: {name}
+          labels:
+            strimzi.io/cluster: connect   # the KafkaConnect
+        spec:
+            class: org.apache.kafka.connect.file.FileStreamSinkConnector
+            tasksMax: 1
+            config:
+                topics: "{topic}"
+                file: {out_file}
+                key.converter: {STRING_CONVERTER}
+                value.converter: {STRING_CONVERTER}
+        """))
+    commit_all(repo, "initial manifests")
+    return repo
+
+
+def wait_for(what: str, predicate, timeout: float = 90.0, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
