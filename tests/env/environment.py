@@ -28,8 +28,9 @@ BASE_DIR = Path(os.environ.get("KO_ENV_BASE", "/tmp/kubectl-offsets-env"))
 POINTER = BASE_DIR / "current.json"
 ADMIN_USER, ADMIN_GROUPS = "admin", ("system:masters",)
 LIMITED_USER = "limited-user"
-# Stop order: the emulator first (it talks to both sides), then each chain from its top.
-STOP_CHAINS = (("strimzi-emulator",), ("kafka-connect", "kafka"), ("kube-apiserver", "etcd"))
+# Stop order: the emulator first (it talks to both sides), then both chains in parallel, each from its top.
+STOP_FIRST = "strimzi-emulator"
+STOP_CHAINS = (("kafka-connect", "kafka"), ("kube-apiserver", "etcd"))
 
 
 def say(message: str) -> None:
@@ -180,8 +181,10 @@ class Env:
 
 
 def stop_all(processes: dict[str, Proc]) -> None:
-    """Stop the chains in parallel, each from its top down; unknown names are stopped last."""
-    known = {n for chain in STOP_CHAINS for n in chain}
+    """Stop the emulator, then the chains in parallel, each from its top down; unknown names last, together."""
+    if STOP_FIRST in processes:
+        stop(processes[STOP_FIRST])
+    known = {STOP_FIRST, *(n for chain in STOP_CHAINS for n in chain)}
     chains = [[processes[n] for n in chain if n in processes] for chain in STOP_CHAINS]
     chains.append([p for n, p in processes.items() if n not in known])
     threads = [threading.Thread(target=lambda c=c: [stop(p) for p in c]) for c in chains if c]
