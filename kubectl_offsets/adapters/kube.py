@@ -288,3 +288,12 @@ class Kube:
 
 class _Gone(Exception):
     """The watch's resourceVersion expired (HTTP 410); read again."""
+
+
+def list_contexts(kubeconfig: str | None = None) -> list[str]:
+    """The context names in the kubeconfig (``--context`` completion); reads the file only, no API call."""
+    try:
+        contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig)
+    except (ConfigException, FileNotFoundError) as error:
+        raise ClusterError(f"cannot load the kubeconfig: {error}") from None
+    return [c["name"] for c in contexts or []]
