@@ -123,14 +123,19 @@ def _write_status(ctx, cr, status):
 
 
 def _deleted(ctx, namespace, name):
-    """A deleted KafkaConnector's connector is deleted from Connect (``reconcileConnector`` with null connector),
-    unless a KafkaConnector of the same name lives in another namespace (the shared-worker limitation)."""
+    """A deleted KafkaConnector's connector is deleted from Connect (``reconcileConnector`` with null connector).
+
+    Also when its KafkaConnect is gone: with Strimzi the whole Connect cluster (and so the connector) would be gone,
+    and on the shared worker a leftover connector would keep running.  Kept when the KafkaConnect exists without
+    connector resources (Strimzi leaves such connectors alone) or when a KafkaConnector of the same name lives in
+    another namespace (the shared-worker limitation).
+    """
     last = ctx.forget(KIND, namespace, name)
     cluster = ((last or {}).get("metadata", {}).get("labels") or {}).get(CLUSTER_LABEL)
     if not cluster:
         return
     connect = ctx.kube.get("KafkaConnect", namespace, cluster)
-    if connect is None or not uses_connector_resources(connect):
+    if connect is not None and not uses_connector_resources(connect):
         return
     others, _ = ctx.kube.list(KIND)
     if any(o["metadata"]["name"] == name for o in others):

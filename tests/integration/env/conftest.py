@@ -1,11 +1,10 @@
 """Fixtures for the emulator's own tests: plain Kubernetes client objects, a fresh namespace with a KafkaConnect,
 Kafka helpers (confluent-kafka), and a bounded poll helper.
 
-The running environment comes from the session fixture ``env`` of tests/conftest.py; ``KO_ENV_JSON=<env.json>``
-attaches to an environment started with ``python -m tests.env up`` instead (handy while developing).
+The running environment comes from the session fixture ``env`` of tests/conftest.py (``KO_ENV_JSON=<env.json>``
+attaches to an environment started with ``python -m tests.env up``).
 """
 import json
-import os
 import time
 import uuid
 
@@ -37,12 +36,9 @@ def wait_for(what, predicate, timeout=60.0, interval=0.25):
 # --------------------------------------------------------------------------------------------- environment
 
 @pytest.fixture(scope="session")
-def emu_env(request):
-    path = os.environ.get("KO_ENV_JSON")
-    if path:
-        from tests.env.environment import Env
-        return Env.load(path)
-    return request.getfixturevalue("env")
+def emu_env(env):
+    """The session environment of tests/conftest.py (which also honours KO_ENV_JSON)."""
+    return env
 
 
 class Kube:
