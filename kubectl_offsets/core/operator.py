@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from .. import strimzi
 from ..conventions import offsets_configmap_name
-from ..errors import NotFoundError, OperationTimeoutError, OperatorError
+from ..errors import NotFoundError, OffsetsError, OperationTimeoutError, OperatorError
 from ..model import OffsetsDocument, WaitSettings
 from ..output.progress import Progress
 from . import configmaps
@@ -88,7 +88,11 @@ class OperatorClient:
             ops = self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}})
         self.remember_warnings()
         self.patch(ops + self.annotation_ops(self.target.trigger_annotations("list")))
-        self.wait_until_done("list")
+        try:
+            self.wait_until_done("list")
+        except (OffsetsError, KeyboardInterrupt):
+            self._withdraw_quietly()  # a list request left behind would block every later operation (preflight)
+            raise
         return configmaps.get_document(self.kube, self.target, configmap, written_by="the operator")
 
     # --- waiting -----------------------------------------------------------------------------------------------
@@ -111,15 +115,22 @@ class OperatorClient:
                     return warning
             return None
 
+        def next_check() -> float:
+            """Re-read when the oldest pending Warning has lasted WARNING_GRACE, not a whole chunk later."""
+            if not first_seen:
+                return WARNING_GRACE
+            return max(0.5, min(first_seen.values()) + WARNING_GRACE - time.monotonic() + 0.1)
+
         try:
-            result = self._watch(done, f"the operator to {action} the offsets", grace=True)
+            result = self._watch(done, f"the operator to {action} the offsets", chunk_for=next_check)
         finally:
             self.progress.done()
         if result != "done":
             raise operator_error(action, result, self.target)
 
-    def _watch(self, done, what: str, grace: bool = False):
-        """Watch with a bounded chunk so a persisting Warning is re-checked even without new events."""
+    def _watch(self, done, what: str, chunk_for=None):
+        """Watch with a bounded chunk (``chunk_for()`` seconds, if given) so a persisting Warning is re-checked even
+        without new events."""
         deadline = time.monotonic() + self.wait.timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -127,7 +138,7 @@ class OperatorClient:
                 raise OperationTimeoutError(
                     f"timed out after {self.wait.timeout:.0f}s waiting for {what} on {self.target.display}",
                     advice="is the Strimzi cluster operator running? Check its logs; retry with a larger --timeout")
-            chunk = min(remaining, WARNING_GRACE if grace else self.wait.watch_chunk)
+            chunk = min(remaining, chunk_for() if chunk_for else self.wait.watch_chunk)
             try:
                 return self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace,
                                              done, timeout=chunk, chunk=chunk, what=what)
@@ -183,6 +194,12 @@ class OperatorClient:
         except InvalidError:  # a test op failed: the operator completed the request between our read and patch
             return False
         return True
+
+    def _withdraw_quietly(self) -> None:
+        try:
+            self.withdraw_request()
+        except OffsetsError:
+            pass  # the original failure is what the user needs to see
 
     # --- conditions --------------------------------------------------------------------------------------------
     @staticmethod
