@@ -1,0 +1,217 @@
+"""Every way the operator can refuse our request (research 2.11) gives the documented message and exit code, and the
+connector ends as it was (previous state, offsets unchanged, journal gone) or with a printed recover command.
+
+Some refusals cannot happen to a correct flow (it always writes the stanza, stops first and writes valid JSON), so
+the tests make them happen the way they do in real life: something else changes the resource or the ConfigMap
+while we wait (a GitOps controller reverting spec.state, a colleague editing the ConfigMap). To do that at a
+precise moment, the CLI runs in-process with a progress reporter that calls a hook when the flow reaches a step;
+while the hook tampers, the emulator's ``ignore_offsets`` knob holds the operator back, so there is no race.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kubectl_offsets.errors import ExitStatus
+from kubectl_offsets.output import progress as progress_module
+
+from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
+
+
+class HookedProgress(progress_module.StderrProgress):
+    """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``."""
+
+    hooks: dict = {}
+
+    def _fire(self, message: str) -> None:
+        for prefix in list(HookedProgress.hooks):
+            if message.startswith(prefix):
+                HookedProgress.hooks.pop(prefix)()
+
+    def step(self, message: str) -> None:
+        super().step(message)
+        self._fire(message)
+
+    def waiting(self, message: str) -> None:
+        super().waiting(message)
+        self._fire(message)
+
+
+@pytest.fixture
+def hooks(monkeypatch):
+    monkeypatch.setattr(progress_module, "StderrProgress", HookedProgress)
+    HookedProgress.hooks = {}
+    yield HookedProgress.hooks
+    assert not HookedProgress.hooks, f"hooks that never fired: {list(HookedProgress.hooks)}"
+
+
+def _offsets(cli, conn) -> list:
+    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+    assert result.exit_code == 0, str(result)
+    return json.loads(result.stdout)["offsets"]
+
+
+def _hold_operator_then(emulator, tamper):
+    """Hooks: when the flow is about to annotate, hold the operator back; once it waits, tamper and let go."""
+    def hold():
+        emulator.write_faults({"ignore_offsets": True})
+
+    def release():
+        tamper()
+        emulator.clear_faults()
+
+    return {"asking the operator to": hold, "waiting for the operator to alter": release}
+
+
+def _assert_as_before(lab, cli, conn, offsets_before, state="RUNNING"):
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+    assert spec_state(obj) is None and "alterOffsets" not in obj["spec"]
+    eventually(f"connector back to {state}", lambda: live_state(lab.cr(conn)) == state)
+    assert _offsets(cli, conn) == offsets_before
+
+
+@pytest.fixture(scope="module")
+def idle_source(lab, cli):
+    """A FileStreamSource whose file does not exist: its task idles, so its offsets only move when we move them.
+    Given a known offset (position 5) once, for the failure tests to check that it stays."""
+    conn = lab.source("idle", lines=None)
+    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", "-q",
+                 input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)},
+                                                "offset": {"position": 5}}]}))
+    assert result.exit_code == 0, str(result)
+    return conn
+
+
+def _alter_to_9(cli, conn, *extra):
+    return cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", *extra,
+               input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
+
+
+def test_missing_alter_offsets_stanza(lab, cli, emulator, hooks, idle_source):
+    conn = idle_source
+    before = _offsets(cli, conn)
+    hooks.update(_hold_operator_then(emulator, lambda: lab.cluster.merge(
+        conn.ns, conn.name, {"spec": {"alterOffsets": None}})))
+
+    result = _alter_to_9(cli, conn)
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert (f"error: the operator could not alter the offsets of '{conn.name}': AlterOffsets: Failed to alter the "
+            "connector offsets due to missing property alterOffsets in KafkaConnector CR.") in result.stderr
+    assert "hint: the resource lacks the listOffsets/alterOffsets stanza" in result.stderr
+    assert "restored to running; offsets unchanged" in result.stderr
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_connector_not_stopped(lab, cli, emulator, hooks, idle_source):
+    """Someone (a GitOps controller's self-heal) puts spec.state back to running while the alter waits."""
+    conn = idle_source
+    before = _offsets(cli, conn)
+
+    def revert_state():
+        lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "running"}})
+        lab.wait_state(conn, "RUNNING")
+
+    hooks.update(_hold_operator_then(emulator, revert_state))
+
+    result = _alter_to_9(cli, conn)
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert ("AlterOffsets: Encountered error altering connector offsets. Connector is not in STOPPED state"
+            in result.stderr)
+    assert "hint: the connector is not STOPPED in Connect" in result.stderr
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_bad_configmap_json(lab, cli, emulator, hooks, idle_source):
+    conn = idle_source
+    before = _offsets(cli, conn)
+    hooks.update(_hold_operator_then(emulator, lambda: lab.cluster.put_configmap(
+        conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": '{"offsets": [ {"partition":'})))
+
+    result = _alter_to_9(cli, conn)
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert ("AlterOffsets: Encountered error altering connector offsets. Failed to parse contents of offsets.json "
+            "as JSON") in result.stderr
+    assert "hint: the offsets ConfigMap does not hold valid JSON" in result.stderr
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_connect_rejects_the_offsets(lab, cli, emulator, idle_source):
+    """Connect answers the operator's PATCH with 400 (the emulator's connect_failures knob stands in for Connect)."""
+    conn = idle_source
+    before = _offsets(cli, conn)
+    emulator.write_faults({"connect_failures": [{"method": "PATCH", "path_regex": "/offsets$", "status": 400}]})
+
+    result = _alter_to_9(cli, conn)
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert (f"AlterOffsets: Encountered error altering connector offsets. "
+            f"io.strimzi.operator.cluster.operator.assembly.ConnectRestException: PATCH /connectors/{conn.name}/offsets"
+            " returned 400 (400): Unexpected status code") in result.stderr
+    assert "hint: Connect rejected the request" in result.stderr
+    emulator.clear_faults()
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_connect_fails_to_reset(lab, cli, emulator, idle_source):
+    conn = idle_source
+    before = _offsets(cli, conn)
+    emulator.write_faults({"connect_failures": [{"method": "DELETE", "path_regex": "/offsets$", "status": 500}]})
+
+    result = cli("reset", conn.name, "-n", conn.ns, "--yes")
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert "ResetOffsets: Encountered error resetting connector offsets." in result.stderr
+    assert "returned 500 (500)" in result.stderr and "hint: Connect failed to apply the offsets (500)" in result.stderr
+    emulator.clear_faults()
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_operator_not_running_list_times_out_and_leaves_no_request(lab, cli, emulator, idle_source):
+    conn = idle_source
+    before = _offsets(cli, conn)
+    emulator.stop_emulator()
+    snapshot_spec = lab.cr(conn)["spec"]
+
+    result = cli("list", conn.name, "-n", conn.ns, "--timeout", "3s")
+
+    assert result.exit_code == ExitStatus.TIMEOUT, str(result)
+    assert f"error: timed out after 3s waiting for the operator to list the offsets on kafkaconnector/{conn.name}" \
+        in result.stderr
+    assert "hint: is the Strimzi cluster operator running?" in result.stderr
+    obj = lab.cr(conn)
+    assert OFFSETS_ANNOTATION not in annotations(obj), "the timed-out list request was left on the resource"
+    assert obj["spec"] == snapshot_spec
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--timeout", "3s", "--yes", "-f", "-",
+                 input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
+    assert result.exit_code == ExitStatus.TIMEOUT, str(result)
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+    assert spec_state(obj) is None
+
+    emulator.start_emulator()
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_operator_dies_while_we_wait(lab, cli, emulator, hooks, idle_source):
+    """The operator stops after our alter request is on the resource: a timeout, the request withdrawn, the state
+    set back (applied once the operator runs again), offsets unchanged."""
+    conn = idle_source
+    before = _offsets(cli, conn)
+    hooks.update(_hold_operator_then(emulator, emulator.stop_emulator))
+
+    result = _alter_to_9(cli, conn, "--timeout", "4s")
+
+    assert result.exit_code == ExitStatus.TIMEOUT, str(result)
+    assert "timed out after 4s waiting for the operator to alter the offsets" in result.stderr
+    assert "offsets unchanged" in result.stderr
+    assert "spec.state set back to running, but the operator has not applied it yet" in result.stderr
+    obj = lab.cr(conn)
+    assert live_state(obj) == "STOPPED"  # nobody applied the restore yet ...
+    emulator.start_emulator()
+    _assert_as_before(lab, cli, conn, before)  # ... and the operator does once it runs
