@@ -54,8 +54,14 @@ class YamlFile:
     original: str
     documents: list[Document] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    newline: str = "\n"  # "\r\n" files are edited as "\n" and written back with "\r\n"
 
     def render(self) -> str:
+        if not any(doc.edited for doc in self.documents):
+            return self.original
+        return self._render_lf().replace("\n", self.newline) if self.newline != "\n" else self._render_lf()
+
+    def _render_lf(self) -> str:
         parts = []
         for doc in self.documents:
             if not doc.edited:
@@ -86,8 +92,9 @@ def load_file(path: Path, where: str | None = None) -> YamlFile:
 
 
 def load_text(text: str, path: Path, where: str | None = None) -> YamlFile:
-    result = YamlFile(path=path, original=text)
-    for segment, first_line in split_documents(text):
+    newline = "\r\n" if "\r\n" in text else "\n"
+    result = YamlFile(path=path, original=text, newline=newline)
+    for segment, first_line in split_documents(text.replace("\r\n", "\n") if newline != "\n" else text):
         result.documents.append(Document(segment, _parse(segment, where or str(path), first_line), first_line))
     return result
 
