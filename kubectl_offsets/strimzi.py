@@ -150,7 +150,10 @@ class ConnectorTarget:
     def stanza(self, resource: Mapping[str, Any]) -> Mapping[str, Any]:
         node: Any = resource
         for step in self.stanza_path:
-            node = node[step] if isinstance(step, int) else (node or {}).get(step)
+            if isinstance(step, int):  # a mirror index: the mirror may have been removed since we resolved
+                node = node[step] if isinstance(node, list) and 0 <= step < len(node) else None
+            else:
+                node = (node or {}).get(step)
             if node is None:
                 return {}
         return node
@@ -223,9 +226,12 @@ class ConnectorTarget:
         removed since we read the resource), so we never write into another connector's stanza."""
         if self.kind != KIND_MM2:
             return []
-        mirror = resource["spec"]["mirrors"][self.stanza_path[2]]
-        pointer = f"/spec/mirrors/{self.stanza_path[2]}"
-        if "source" in mirror:
+        index = self.stanza_path[2]
+        mirrors = (resource.get("spec") or {}).get("mirrors") or []
+        # A mirror that is gone still gets its test: the API server then rejects the whole patch.
+        mirror = mirrors[index] if 0 <= index < len(mirrors) else {}
+        pointer = f"/spec/mirrors/{index}"
+        if "source" in mirror or (not mirror and mm2_layout(resource) is LAYOUT_V1):
             return [{"op": "test", "path": f"{pointer}/source/alias", "value": self.source_alias}]
         return [{"op": "test", "path": f"{pointer}/sourceCluster", "value": self.source_alias}]
 
