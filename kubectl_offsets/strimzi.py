@@ -312,6 +312,11 @@ def resolve_mm2_target(resource: Mapping[str, Any], wanted: str | None, source_a
         if wanted == "heartbeat" and mm2_layout(resource) is LAYOUT_V1:
             raise InputError(f"kafkamirrormaker2/{name} uses the v1 layout, which has no heartbeat connector",
                              advice=f"valid connectors: {valid}")
+        if source_alias is not None:
+            having = ", ".join(sorted({t.source_alias or "" for t in targets if t.mm2_type == mm2_type})) or "none"
+            raise InputError(f"kafkamirrormaker2/{name} has no {wanted} connector replicating from source cluster "
+                             f"'{source_alias}'", advice=f"source clusters with a {wanted} connector: {having}; "
+                             f"valid connectors: {valid}")
     raise InputError(f"kafkamirrormaker2/{name} has no connector named '{wanted}'",
                      advice=_mangled_hint(wanted) + f"valid connectors: {valid}")
 
