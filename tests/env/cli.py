@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -114,8 +115,14 @@ def cmd_faults(args) -> int:
     return 0
 
 
+def _terminate(signum, _frame):
+    # SIGTERM (a CI timeout, `kill`) unwinds like Ctrl-C, so a half-started environment is stopped, not leaked.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
     handler = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "emulator": cmd_emulator,
                "faults": cmd_faults}[args.command]
     try:
@@ -123,3 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ComponentError, AssetError) as e:
         print(f"tests.env {args.command} FAILED: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as e:
+        print(f"tests.env {args.command} interrupted ({e or 'Ctrl-C'}); stopped what it had started",
+              file=sys.stderr)
+        return 130

@@ -241,20 +241,30 @@ def _kafka_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
 
 
 def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, dict]:
-    """Run both chains; on the first failure stop everything so the other chain fails fast too."""
+    """Run both chains; on the first failure (or Ctrl-C) make the other chain give up, then stop everything."""
     mark = spawn_mark()
     abort_startup.clear()
     results, errors = {}, []
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {pool.submit(_kube_chain, run_dir, a, timer): "kube", pool.submit(_kafka_chain, run_dir, a, timer):
-                   "kafka", pool.submit(assets.versions): "versions"}
-        for future in as_completed(futures):
+    try:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            futures = {pool.submit(_kube_chain, run_dir, a, timer): "kube",
+                       pool.submit(_kafka_chain, run_dir, a, timer): "kafka",
+                       pool.submit(assets.versions): "versions"}
             try:
-                results[futures[future]] = future.result()
-            except BaseException as e:  # noqa: BLE001 - collected and re-raised below
+                for future in as_completed(futures):
+                    try:
+                        results[futures[future]] = future.result()
+                    except Exception as e:  # noqa: BLE001 - collected and re-raised below
+                        abort_startup.set()
+                        errors.append(e)
+            except BaseException:  # KeyboardInterrupt while waiting: the pool's exit waits for the chains
                 abort_startup.set()
-                errors.append(e)
-    abort_startup.clear()
+                raise
+    except BaseException:
+        stop_all({f"{p.name}#{p.pid}": p for p in spawned_since(mark)})
+        raise
+    finally:
+        abort_startup.clear()
     if errors:
         stop_all({f"{p.name}#{p.pid}": p for p in spawned_since(mark)})
         # The root cause, not the other chain's "aborted" echo of it.
