@@ -301,7 +301,7 @@ def set_key(mapping: Any, key: str, value: Any, before: Iterable[str] = ()) -> N
     if key in mapping:
         mapping[key] = _same_style(mapping[key], value)
         return
-    value = _commented(value)
+    value = commented(value)
     keys = list(mapping.keys())
     position = next((keys.index(k) for k in before if k in keys), len(keys))
     if isinstance(mapping, CommentedMap):
@@ -330,19 +330,20 @@ def _same_style(old: Any, new: Any) -> Any:
 
     if isinstance(old, ScalarString) and isinstance(new, str):
         return type(old)(new)
-    return _commented(new)
+    return commented(new)
 
 
-def _commented(value: Any) -> Any:
+def commented(value: Any) -> Any:
+    """Plain dicts/lists as round-trip nodes (so comments can be attached and styles kept)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     if isinstance(value, dict) and not isinstance(value, CommentedMap):
         result = CommentedMap()
         for k, v in value.items():
-            result[k] = _commented(v)
+            result[k] = commented(v)
         return result
     if isinstance(value, list) and not isinstance(value, CommentedSeq):
-        return CommentedSeq(_commented(v) for v in value)
+        return CommentedSeq(commented(v) for v in value)
     return value
 
 

@@ -233,8 +233,7 @@ def _finish_offline(plan, root, kw) -> None:
     if plan.already:
         click.echo("the repository already holds this phase; nothing to change", err=True)
         return
-    if kw["server_dry_run"]:
-        _server_dry_run(plan, root, kw)
+    _check(plan, root, kw)
     if kw["output"] == "diff":
         click.echo(gitops.unified_diff(plan), nl=False)
         return
@@ -257,8 +256,7 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
     def in_worktree(work, base):
         plan = planner(work / rel, (work / rel / scope_rel) if scope_rel else None, base)
         _report(plan, kw)
-        if kw["server_dry_run"]:
-            _server_dry_run(plan, work / rel, kw)
+        _check(plan, work / rel, kw)
         return plan
 
     request = gitops_publish.PublishRequest(
@@ -294,6 +292,16 @@ def _steps(plan, kw) -> None:
     click.echo("next steps:", err=True)
     for i, step in enumerate(gitops.follow_up(plan, kw["repo"], kw["path"]), 1):
         click.echo(f"  {i}. {step}", err=True)
+
+
+def _check(plan, root, kw) -> None:
+    """The built result against the schemas, and with --server-dry-run against the API server; before writing."""
+    from ..core import gitops_validate
+
+    for warning in gitops_validate.check_built(plan, root):
+        click.echo(f"warning: {warning}", err=True)
+    if kw["server_dry_run"]:
+        _server_dry_run(plan, root, kw)
 
 
 def _server_dry_run(plan, root, kw) -> None:

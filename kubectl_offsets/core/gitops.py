@@ -21,7 +21,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +92,7 @@ class Plan:
 
 
 def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
+    """Everything phase 1 changes, computed and validated; nothing is written here."""
     if request.operation not in OPERATIONS or request.trigger not in TRIGGERS:
         raise InputError(f"unknown operation or trigger: {request.operation}, {request.trigger}")
     repo = manifests.scan(root, scope)
@@ -100,40 +100,53 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
     effective = location.effective()
     target = _target(effective, request)
     kind = _kind(target, effective)
+    _check_phase1(repo, location, effective, target, kind, request)
+    change = _change(request, target, kind, effective)
+    operation_id = _operation_id(request, target, change)
+    plan = Plan(1, request.operation, target, operation_id, kind, change=change, before=request.current,
+                trigger=request.trigger, build_dir=_build_dir(repo, location))
+    record = _existing_record(effective)
+    if record is not None:
+        return _already(plan, record, request, root)
+    _edit_phase1(plan, repo, location, request)
+    return plan
+
+
+def _check_phase1(repo, location, effective, target, kind: ConnectorKind, request: GitopsRequest) -> None:
     if kind.offsets_ignored_by_runtime and not request.force:
         raise InputError(f"'{target.connector_name}' is a {kind.value} connector: its task never reads its offsets",
                          advice="add --force if you really want to change them")
     _check_no_committed_trigger(effective, location)
-    change = _change(request, target, kind, effective)
-    operation_id = _operation_id(request, target, change)
-    record = _existing_record(effective)
-    plan = Plan(1, request.operation, target, operation_id, kind, change=change, before=request.current,
-                trigger=request.trigger)
-    if record is not None:
-        if record.get("id") == operation_id and record.get("phase") == 1:
-            plan.already, plan.configmap = True, record.get("configMap")
-            return plan
-        raise PreconditionError(f"{target.display} is already in GitOps phase {record.get('phase')} of operation "
-                                f"{record.get('id')} ({record.get('operation')})",
-                                advice="finish it first", next_command=f"kubectl offsets gitops next {request.target}"
-                                " --repo " + str(root))
+    _check_json6902(repo, location, target)
+
+
+def _already(plan: Plan, record: dict[str, Any], request: GitopsRequest, root: Path) -> Plan:
+    """Re-running the same phase 1 changes nothing; a different operation must wait for phase 2."""
+    if record.get("id") == plan.operation_id and record.get("phase") == 1:
+        plan.already, plan.configmap = True, record.get("configMap")
+        return plan
+    raise PreconditionError(f"{plan.target.display} is already in GitOps phase {record.get('phase')} of operation "
+                            f"{record.get('id')} ({record.get('operation')})", advice="finish it first",
+                            next_command=f"kubectl offsets gitops next {request.target} --repo {root}")
+
+
+def _edit_phase1(plan: Plan, repo, location: manifests.Location, request: GitopsRequest) -> None:
+    target, operation_id = plan.target, plan.operation_id
     editor = _Editor(repo, location, target)
     base_name = location.definition.data["metadata"]["name"]  # kustomize adds the overlays' prefixes itself
-    configmap = gitops_configmap_name(base_name, operation_id) if change is not None else None
+    configmap = gitops_configmap_name(base_name, operation_id) if plan.change is not None else None
     final_cm = location.root.renamed(configmap) if (configmap and location.root) else configmap
     record = {"id": operation_id, "phase": 1, "operation": request.operation, "connector": target.connector_name,
               "configMap": final_cm, "trigger": request.trigger}
     editor.phase1(record, final_cm)
-    if change is not None:
-        editor.add_configmap(configmap, target, change, operation_id)
+    if plan.change is not None:
+        editor.add_configmap(configmap, target, plan.change, operation_id)
     if request.trigger != "command":
         editor.add_file(gitops_job.file_name(base_name, operation_id),
                         gitops_job.manifests(target, operation_id, location.namespace, request.operation,
                                              request.trigger_image, argocd=request.trigger == "argocd",
                                              name_base=base_name))
-    plan.files, plan.configmap = editor.finish(), final_cm
-    plan.warnings, plan.build_dir = editor.warnings, _build_dir(repo, location)
-    return plan
+    plan.files, plan.configmap, plan.warnings = editor.finish(), final_cm, editor.warnings
 
 
 def _build_dir(repo: manifests.Repository, location: manifests.Location) -> str | None:
@@ -204,6 +217,20 @@ def _check_no_committed_trigger(resource: dict[str, Any], location: manifests.Lo
         raise PreconditionError(f"{location.definition.where} commits {', '.join(committed)}: a GitOps controller "
                                 "re-applies it after the operator removes it, so the operation fires on every sync",
                                 advice="remove the annotation from the repository first")
+
+
+def _check_json6902(repo: manifests.Repository, location: manifests.Location, target) -> None:
+    """A JSON6902 patch that sets the stanza's state or alterOffsets would override our edit after the build."""
+    pointer = target.stanza_pointer()
+    fields = (strimzi.FIELD_STATE, strimzi.FIELD_ALTER_OFFSETS)
+    for where, ops in manifests.json6902_ops(repo, location):
+        for op in ops:
+            path = str((op or {}).get("path", ""))
+            if any(path == f"{pointer}/{f}" or path.startswith(f"{pointer}/{f}/") for f in fields) \
+                    or path in (pointer, "/spec"):
+                raise PreconditionError(f"{where} sets {path} with a JSON6902 patch, which would override the "
+                                        "GitOps edit", advice="move that field into a strategic-merge patch or "
+                                        "the resource, or change offsets online (kubectl offsets alter/reset)")
 
 
 # --- phase 2 ----------------------------------------------------------------------------------------------------
@@ -356,7 +383,7 @@ class _Editor:
         if data.get(key) is None:
             yamlfiles.set_key(data, key, [])
         if entry not in [yamlfiles.to_plain(e) for e in data[key]]:
-            data[key].append(entry if isinstance(entry, str) else yamlfiles._commented(entry))
+            data[key].append(entry if isinstance(entry, str) else yamlfiles.commented(entry))
         root.file.documents[0].edited = True
         self.touched.add(root.file.path)
 
@@ -554,6 +581,3 @@ def describe(plan: Plan) -> str:
         if plan.phase == 1 else f"finish the {plan.operation}: resume the connector"
     return f"{plan.target.display}: phase {plan.phase} of 2, {what} (operation {plan.operation_id})"
 
-
-def relpath(path: Path, start: Path) -> str:
-    return os.path.relpath(path, start)

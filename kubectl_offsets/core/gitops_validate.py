@@ -44,6 +44,19 @@ def check_schemas(documents: list[dict[str, Any]]) -> int:
     return checked
 
 
+def check_built(plan: "gitops.Plan", root: Path) -> list[str]:
+    """Build the result (kustomize, when the resource comes from a kustomization) and check every Strimzi resource
+    in it against its schema: this is where overlay patches are checked as part of the whole. Returns warnings
+    (kubectl missing means the build cannot run; the per-file checks still ran)."""
+    from ..errors import PreconditionError
+
+    try:
+        check_schemas(built_documents(plan, root))
+    except PreconditionError as missing:
+        return [f"{missing.message}; only the edited files were checked"]
+    return []
+
+
 def server_dry_run(plan: "gitops.Plan", root: Path, namespace: str | None, kubeconfig: str | None,
                    context: str | None) -> int:
     """Server-side apply with dryRun=All of every built manifest; returns how many were accepted."""

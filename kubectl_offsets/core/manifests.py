@@ -280,25 +280,33 @@ def _patches_touching(repo: Repository, k: Kustomization, kind: str, names: set[
     return found
 
 
-def json6902_patches_touching(repo: Repository, location: Location) -> list[str]:
-    """JSON6902 patches (files or inline) in the chain that target the resource: we cannot merge into them, so the
-    caller refuses to edit if one of them writes the fields we change."""
+def json6902_ops(repo: Repository, location: Location) -> list[tuple[str, list[Any]]]:
+    """The JSON6902 patches (files or inline) in the chain that target the resource, as (where, operations).
+    We cannot merge into them, so the caller refuses to go on when one of them writes a field we change."""
     kind = location.definition.data["kind"]
     found = []
     for k in location.chain:
         for entry in list(k.data.get("patches") or []) + list(k.data.get("patchesJson6902") or []):
             target = (entry or {}).get("target") or {}
-            if target.get("kind") in (None, kind) and target.get("name") and entry.get("path", "").endswith(
-                    YAML_SUFFIXES + (".json",)) and _is_json6902(repo, k.dir / entry["path"]):
-                found.append(repo.rel((k.dir / entry["path"]).resolve()))
-            elif target and isinstance(entry.get("patch"), str) and entry["patch"].lstrip().startswith(("-", "[")):
-                found.append(f"{k.rel} (inline patch)")
+            if not target or target.get("kind") not in (None, kind):
+                continue
+            ops = _json6902_of(repo, k, entry)
+            if ops is not None:
+                where = f"{k.rel} (inline patch)" if entry.get("patch") else repo.rel((k.dir / entry["path"]).resolve())
+                found.append((where, ops))
     return found
 
 
-def _is_json6902(repo: Repository, path: Path) -> bool:
-    loaded = repo.files.get(path.resolve())
-    return bool(loaded and loaded.documents and isinstance(loaded.documents[0].data, list))
+def _json6902_of(repo: Repository, k: Kustomization, entry: Any) -> list[Any] | None:
+    if isinstance(entry.get("patch"), str):
+        try:
+            data = yamlfiles.to_plain(yamlfiles.load_text(entry["patch"], k.dir, k.rel).documents[0].data)
+        except yamlfiles.YamlParseError:
+            return None
+    else:
+        loaded = repo.files.get((k.dir / str(entry.get("path", ""))).resolve())
+        data = yamlfiles.to_plain(loaded.documents[0].data) if loaded and loaded.documents else None
+    return data if isinstance(data, list) else None
 
 
 def _ambiguous(kind: str, name: str, matches: list[Location]) -> AmbiguousTargetError:

@@ -25,7 +25,8 @@ def test_finder_classifies_kustomize_patches_helm_and_argo():
     assert prod.definition.rel == "base/connector.yaml" and prod.in_overlay and prod.namespace == "prod"
     assert [p.rel for p in prod.patches] == ["overlays/prod/connector-patch.yaml"]
     assert prod.effective()["spec"]["state"] == "running"
-    assert manifests.json6902_patches_touching(repo, prod) == ["overlays/prod/kustomization.yaml (inline patch)"]
+    assert manifests.json6902_ops(repo, prod) == [("overlays/prod/kustomization.yaml (inline patch)", [
+        {"op": "add", "path": "/metadata/labels/env", "value": "prod"}])]
     dev = manifests.locate(repo, strimzi.KIND_CONNECTOR, "dev-orders-sink", None)
     assert dev.cluster_name == "dev-orders-sink" and dev.name_in_root_inputs() == "orders-sink"
     helm = manifests.scan(FIXTURES / "helm")
@@ -107,3 +108,14 @@ def test_compare_urls_and_api_bases_never_carry_a_token(monkeypatch):
     with pytest.raises(forge.ForgeError) as error:
         forge.parse_remote("https://user:tok-123@unknown.example/o/r.git")
     assert "tok-123" not in str(error.value)
+
+
+def test_json6902_patch_overriding_state_is_refused(tmp_path):
+    repo = copy_fixture("kustomize", tmp_path)
+    kustomization = repo / "overlays/prod/kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("path: /metadata/labels/env", "path: /spec/state")
+                             .replace("value: prod", "value: running"))
+    before = snapshot(repo)
+    result = cli("gitops", "reset", "orders-sink", "-n", "prod", "--repo", str(repo))
+    assert result.exit_code == 5 and "JSON6902" in result.stderr
+    assert snapshot(repo) == before
