@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from .options import Duration
+from .options import Duration, complete_target
 
-target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME")
+target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
+                                 shell_complete=complete_target)
 
 
 def _complete_connector(ctx, param, incomplete):
