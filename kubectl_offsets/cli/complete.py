@@ -123,6 +123,9 @@ def complete_from_cluster(kind: str, ctx: click.Context, incomplete: str) -> lis
         return []
     line = cluster_names.LineWords(typed_params(ctx), timeout=completion_timeout())
     try:
+        # Loading the client library is CPU work of a known size (about a second), not a wait on the cluster:
+        # it happens before the clock starts, so the deadline only bounds kubeconfig credentials and API calls.
+        cluster_names.load_client()
         names = within(line.timeout, lambda: lookup(line, incomplete))
     except Exception:  # noqa: BLE001 - unreachable, forbidden, slow, not installed: nothing to offer
         return []

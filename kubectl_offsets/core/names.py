@@ -15,6 +15,11 @@ from ..model import ClusterConfig
 Names = list[tuple[str, str]]
 
 
+def load_client() -> None:
+    """Import the kube adapter (and so the kubernetes client) now, outside any deadline."""
+    from ..adapters import kube  # noqa: F401
+
+
 class LineWords:
     """The parameters on the command line so far (click's names: namespace, context, kubeconfig, target, ...)."""
 
