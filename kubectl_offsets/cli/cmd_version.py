@@ -70,13 +70,22 @@ def _print(report, output: str) -> None:
 
 
 def cluster_lines(report) -> list[str]:
-    lines: list[str] = []
     if report.strimzi is None:
-        return lines
-    served = "; ".join(f"{kind} {', '.join(vs)}" for kind, vs in sorted(report.strimzi.items()))
-    lines.append(f"Strimzi API Served: {served or 'none (kafka.strimzi.io is not served: is Strimzi installed?)'}")
-    if not report.connect and report.strimzi:
-        lines.append(f"Kafka Connect Version: unknown (no KafkaConnect in namespace {report.namespace})")
+        return []
+    return [_strimzi_line(report.strimzi), *_connect_lines(report)]
+
+
+def _strimzi_line(api) -> str:
+    if not api.served:
+        return "Strimzi API: not served (no kafka.strimzi.io API group: is Strimzi installed?)"
+    used = ", ".join(f"{kind} {version or 'not served'}" for kind, version in api.used.items())
+    return f"Strimzi API: kafka.strimzi.io {', '.join(api.served)} (read as: {used})"
+
+
+def _connect_lines(report) -> list[str]:
+    if not report.connect:
+        return [f"Kafka Connect Version: unknown (no KafkaConnect in namespace {report.namespace})"]
+    lines = []
     for connect in report.connect:
         where = f"kafkaconnect/{connect.name}" if connect.name else "--connect-url"
         if connect.version:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import platform
 import sys
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import __version__, strimzi
 from ..deadline import within
+from ..errors import NotFoundError
 from ..model import ClusterConfig
 
 CONNECT_TIMEOUT = 2.0  # seconds for DNS + connect + answer; the whole command must stay snappy
@@ -44,17 +44,23 @@ class ConnectVersion:
     reason: str = ""  # why unknown
 
 
+@dataclass(frozen=True)
+class StrimziApi:
+    served: list[str]  # the versions of kafka.strimzi.io the API server serves
+    used: dict[str, str | None]  # kind -> the version the plugin reads it through; None = that kind is not served
+
+
 @dataclass
 class VersionReport:
     plugin: PluginVersion
-    strimzi: dict[str, list[str]] | None = None  # kind -> served versions; None = client only
+    strimzi: StrimziApi | None = None  # None = client only
     connect: list[ConnectVersion] = field(default_factory=list)
     namespace: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"plugin": asdict(self.plugin)}
         if self.strimzi is not None:
-            data["strimzi"] = {"group": strimzi.GROUP, "served": self.strimzi}
+            data["strimzi"] = {"group": strimzi.GROUP, **asdict(self.strimzi)}
             data["namespace"] = self.namespace
             data["kafkaConnect"] = [asdict(c) for c in self.connect]
         return data
@@ -76,17 +82,29 @@ def cluster_report(cluster: ClusterConfig, connect_url: str | None = None, reque
 
 
 def report_for(kube, connect_url: str | None, timeout: float) -> VersionReport:
-    served = kube.served_versions()
-    report = VersionReport(plugin=PluginVersion.current(), strimzi=served, namespace=kube.namespace)
-    if strimzi.KIND_CONNECT not in served:
-        if connect_url:
-            report.connect.append(_probe("", "", connect_url, timeout))
-        return report
-    for resource in kube.list(strimzi.KIND_CONNECT, kube.namespace):
-        meta = resource["metadata"]
-        url = connect_url or (resource.get("status") or {}).get("url")
-        report.connect.append(_probe(meta["name"], meta.get("namespace", kube.namespace), url, timeout))
+    api = strimzi_api(kube)
+    report = VersionReport(plugin=PluginVersion.current(), strimzi=api, namespace=kube.namespace)
+    if connect_url and not api.used.get(strimzi.KIND_CONNECT):
+        report.connect.append(_probe("", "", connect_url, timeout))
+    elif api.used.get(strimzi.KIND_CONNECT):
+        for resource in kube.list(strimzi.KIND_CONNECT, kube.namespace):
+            meta = resource["metadata"]
+            url = connect_url or (resource.get("status") or {}).get("url")
+            report.connect.append(_probe(meta["name"], meta.get("namespace", kube.namespace), url, timeout))
     return report
+
+
+def strimzi_api(kube) -> StrimziApi:
+    """Which Strimzi versions are served, and through which one each kind is read. The per-kind look-up goes
+    first: it is the one that reports an unreachable API server as a ClusterError."""
+    used: dict[str, str | None] = {}
+    for kind in (strimzi.KIND_CONNECTOR, strimzi.KIND_MM2, strimzi.KIND_CONNECT):
+        try:
+            used[kind] = kube.served_version(kind)
+        except NotFoundError:
+            used[kind] = None
+    served = kube.served_versions() if any(used.values()) else []
+    return StrimziApi(served=list(served), used=used)
 
 
 def _probe(name: str, namespace: str, url: str | None, timeout: float) -> ConnectVersion:
@@ -101,6 +119,8 @@ def _probe(name: str, namespace: str, url: str | None, timeout: float) -> Connec
 
 def connect_version(url: str, timeout: float) -> str:
     """``GET <url>/`` on Kafka Connect's REST API -> its ``version``."""
+    import urllib.request  # ~15 ms (http.client, email, ssl): only when a cluster is asked
+
     request = urllib.request.Request(url.rstrip("/") + "/", headers={"Accept": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the URL is Strimzi's
         document = json.loads(response.read(65536))
