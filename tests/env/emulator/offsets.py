@@ -15,7 +15,7 @@ from . import jackson_json
 from .conditions import ReconcileError, warning
 from .configmap_writer import write_list_configmap
 from .connect_client import ConnectRestError, ConnectUnreachable
-from .kube import api_error_text
+from .kube import GROUP, PLURALS, READ_VERSION, api_error_text
 
 ANNO_OFFSETS = "strimzi.io/connector-offsets"
 ANNO_MM2_CONNECTOR = "strimzi.io/mirrormaker-connector"
@@ -111,7 +111,7 @@ def _list(ctx, target):
         cm_name = (list_offsets.get("toConfigMap") or {}).get("name")
         if not cm_name:
             raise StepFailure("ConfigMap name must be specified in listOffsets.toConfigMap.name")
-        _kube(ctx, "PATCH", f"configmaps/{cm_name}",
+        _kube(ctx, "PATCH", f"api/v1/namespaces/{target.namespace}/configmaps/{cm_name}",
               lambda: write_list_configmap(ctx.kube, target.cr, cm_name, target.configmap_key, text))
         _remove_annotations(ctx, target)
     except StepFailure as err:
@@ -163,8 +163,10 @@ def _verify_stopped(ctx, target):
 def _offsets_for_alter(ctx, target, cm_name):
     """``getOffsetsForAlterRequest``: the raw string, after a Jackson-lenient JSON syntax check (§2.5 step 3)."""
     prefix = "Encountered error fetching offsets to use in alter operation."
-    cm = _kube(ctx, "GET", f"configmaps/{cm_name}", lambda: ctx.kube.get_configmap(target.namespace, cm_name)) \
-        if cm_name else None
+    cm = None
+    if cm_name:
+        cm = _kube(ctx, "GET", f"api/v1/namespaces/{target.namespace}/configmaps/{cm_name}",
+                   lambda: ctx.kube.get_configmap(target.namespace, cm_name))
     if cm is None:
         raise StepFailure(f"{prefix} ConfigMap {target.namespace}/{cm_name} does not exist.")
     data = cm.get("data") or {}  # binaryData is not consulted
@@ -197,7 +199,7 @@ def jackson_parse_error(text):
 
 def _remove_annotations(ctx, target):
     meta = target.cr["metadata"]
-    plural_path = f"{target.kind.lower()}s/{meta['name']}"
+    plural_path = f"apis/{GROUP}/{READ_VERSION}/namespaces/{meta['namespace']}/{PLURALS[target.kind]}/{meta['name']}"
     _kube(ctx, "PATCH", plural_path, lambda: ctx.kube.remove_annotations(
         target.kind, meta["namespace"], meta["name"], meta["resourceVersion"], target.annotations))
 

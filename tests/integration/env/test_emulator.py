@@ -456,3 +456,32 @@ def test_cr_changed_during_slow_list_conflicts_then_retries(kube, h, faults, emu
     faults({})
     cr = wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
     h.wait_for("warning cleared", lambda: not h.condition(kube.get("KafkaConnector", connect_ns, name), "Warning"))
+
+
+@pytest.mark.parametrize("cm_data, expected", [
+    (None, "Encountered error altering connector offsets. Encountered error fetching offsets to use in alter "
+           "operation. ConfigMap {ns}/alter-src does not exist."),
+    ({"other.json": "{}"}, "Encountered error altering connector offsets. Encountered error fetching offsets to use "
+                           "in alter operation. Data field offsets.json is missing."),
+    ({"offsets.json": '{"test":}'}, "Encountered error altering connector offsets. Failed to parse contents of "
+                                    "offsets.json as JSON: "),
+    ({"offsets.json": '{"offsets": []}'}, "Encountered error altering connector offsets. io.strimzi.operator.cluster."
+                                          "operator.assembly.ConnectRestException: PATCH /connectors/{name}/offsets "
+                                          "returned 400 (400): Unexpected status code"),
+])
+def test_alter_failures_on_stopped_connector(kube, h, connect_ns, tmp_path, cm_data, expected):
+    """§2.5 step 3/4 and §2.11: ConfigMap checks and Connect's rejection, each a Warning AlterOffsets; the
+    connector is created already STOPPED (initial_state, 1.2.0)."""
+    name = h.unique("altf")
+    write_lines(tmp_path / "in.txt", 1)
+    if cm_data is not None:
+        kube.create_configmap(connect_ns, "alter-src", cm_data)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"), state="stopped",
+                            alterOffsets={"fromConfigMap": {"name": "alter-src"}}))
+    wait_connector_state(kube, h, connect_ns, name, "STOPPED")
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})
+    cr = h.wait_for("AlterOffsets warning", lambda: (lambda o: o if h.condition(o, "Warning", "AlterOffsets")
+                                                     else None)(kube.get("KafkaConnector", connect_ns, name)))
+    message = h.condition(cr, "Warning", "AlterOffsets")["message"]
+    assert message.startswith(expected.format(ns=connect_ns, name=name))
+    assert h.annotations(cr)[OFFSETS] == "alter"
