@@ -202,11 +202,18 @@ def _existing_record(resource: dict[str, Any]) -> dict[str, Any] | None:
     text = ((resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_GITOPS)
     if text is None:
         return None
+    return parse_record(text, "in the repository")
+
+
+def parse_record(text: str, where: str) -> dict[str, Any]:
+    """The record annotation's JSON, checked against schemas/gitops-record.schema.json."""
     try:
-        return json.loads(text)
+        record = json.loads(text)
     except json.JSONDecodeError:
-        raise InputError(f"the {ANNOTATION_GITOPS} annotation in the repository is not valid JSON",
+        raise InputError(f"the {ANNOTATION_GITOPS} annotation {where} is not valid JSON",
                          advice="restore it from git history; kubectl-offsets writes it") from None
+    schemas.validate("gitops-record", record, what=f"the {ANNOTATION_GITOPS} annotation {where}")
+    return record
 
 
 def _check_no_committed_trigger(resource: dict[str, Any], location: manifests.Location) -> None:
@@ -410,7 +417,7 @@ class _Editor:
             text = ((doc.data.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_GITOPS)
             if text:
                 self.record_doc = doc
-                return json.loads(text)
+                return parse_record(text, f"in {doc.rel}")
         return None
 
     def _record_holders(self) -> list[manifests.DocRef]:

@@ -11,7 +11,6 @@ The pieces are the online flow's (``targets.resolve``/``preflight``, ``OperatorC
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,11 +38,9 @@ def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
     text = ((resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_GITOPS)
     if not text:
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        raise PreconditionError(f"the {ANNOTATION_GITOPS} annotation is not valid JSON",
-                                advice="fix it in the repository (kubectl-offsets writes it)") from None
+    from .gitops import parse_record
+
+    return parse_record(text, "on the cluster")
 
 
 def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,

@@ -115,3 +115,18 @@ def _sync_revision(controller, repo, revision: str) -> None:
             controller.sync(Path(tmp) / "w" / "deploy")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", tmp + "/w"], cwd=repo, check=True)
+
+
+def test_shift_by_from_cluster_lists_live_offsets(env, namespace, connect_cluster, controller, kafka_producer,
+                                                  topic, tmp_path):
+    connect = ConnectRest(env.connect_url)
+    name = unique_name("orders-sink")
+    repo = sink_repo(tmp_path / "repo", namespace, name, topic, tmp_path / "sink.out")
+    produce(kafka_producer, topic, [f"r{i}" for i in range(10)])
+    controller.sync(repo / "deploy")
+    wait_for("consumed", lambda: connect_offsets(connect, name) == {0: 10}
+             if connector_state(connect, name) == "RUNNING" else None)
+    result = run("gitops", "alter", name, "--repo", str(repo), "-n", namespace, "--shift-by", "-4", "--topic", topic,
+                 "--from-cluster", "--kubeconfig", env.kubeconfig, "-o", "diff")
+    assert '"kafka_offset": 6' in result.stdout
+    assert "state: stopped" in result.stdout

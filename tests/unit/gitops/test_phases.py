@@ -20,6 +20,9 @@ CASES = {
     "kustomize-dev-overlay": ("kustomize", ["alter", "dev-orders-sink", "--set", "orders:0=42"]),
     "kustomize-prod-pinned-state": ("kustomize", ["alter", "orders-sink", "-n", "prod", "--set", "orders:0=42"]),
     "argocd-app-dir": ("argocd", ["reset", "orders-sink"]),
+    "kustomize-new-patch-connector": ("kustomize-mm2", ["reset", "archive-sink", "-n", "prod"]),
+    "kustomize-new-patch-mm2": ("kustomize-mm2", ["alter", "kmm2/mirror", "--connector", "source", "-n", "prod",
+                                                  "--set", "orders:0=9"]),
     "mm2-v1-east": ("mm2-v1", ["alter", "kmm2/mirror", "--connector", "source", "--source-cluster", "east",
                                "--set", "orders:0=41"]),
     "mm2-v1-central-paused": ("mm2-v1", ["alter", "kmm2/mirror", "--connector",
@@ -187,3 +190,19 @@ def test_committed_one_shot_annotation_is_refused(tmp_path):
     result = cli("gitops", "reset", "orders-sink", "--repo", str(repo))
     assert result.exit_code != 0 and "fires on every sync" in result.stderr
     assert snapshot(repo) == before
+
+
+def test_new_overlay_patch_for_mm2_builds_with_the_whole_mirror_list(tmp_path):
+    kubectl = shutil.which("kubectl") or "/usr/bin/kubectl"
+    repo = copy_fixture("kustomize-mm2", tmp_path)
+    base = yaml.safe_load((repo / "base/mirror.yaml").read_text())
+    assert cli("gitops", "alter", "kmm2/mirror", "--connector", "source", "-n", "prod", "--repo", str(repo),
+               "--set", "orders:0=9").exit_code == 0
+    built = subprocess.run([kubectl, "kustomize", str(repo / "overlays/prod")], capture_output=True, text=True,
+                           check=True).stdout
+    mirror = next(d for d in yaml.safe_load_all(built) if d["kind"] == "KafkaMirrorMaker2")
+    expected = base["spec"]["mirrors"]
+    expected[0]["sourceConnector"].update(state="stopped", alterOffsets={"fromConfigMap": {
+        "name": mirror["spec"]["mirrors"][0]["sourceConnector"]["alterOffsets"]["fromConfigMap"]["name"]}})
+    assert mirror["spec"]["mirrors"] == expected  # only the source connector's stanza differs from the base
+    assert mirror["spec"]["target"] == base["spec"]["target"]
