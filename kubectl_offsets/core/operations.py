@@ -69,9 +69,15 @@ Confirm = Callable[[Preview], bool]
 def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                  progress: Progress | None = None) -> ListResult:
     options = options or Options()
+    progress = progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     preflight(kube, live, mutating=False)
-    client = OperatorClient(kube, live.target, options.wait, progress or SilentProgress())
+    text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+    if text is not None:
+        journal = Journal.from_annotation(text)
+        progress.warn(f"{journal.describe()} has not finished; finish or roll it back with: "
+                      f"{journal.recover_command(live.target.namespace)}")
+    client = OperatorClient(kube, live.target, options.wait, progress)
     return ListResult(live.target, live.kind, client.list_offsets())
 
 

@@ -147,7 +147,8 @@ class AlterFlow:
             raise VerificationError(
                 "the connector's offsets after the operation are not the ones requested "
                 f"(expected {_short(expected)}, found {_short(after)})",
-                advice=f"the connector is left STOPPED. Check the offsets with kubectl offsets list; "
+                advice=f"the connector is left STOPPED. Check the offsets with kubectl offsets list; then either "
+                "finish (accept them) with the recover command below, or roll back with it plus --rollback and "
                 f"restore the backup with kubectl offsets undo {self._target_argument()} "
                 f"-n {self.target.namespace} --backup {self.journal.backup}")
         self._done("verify")

@@ -106,7 +106,7 @@ def preflight(kube, live: LiveTarget, *, mutating: bool) -> None:
         raise PreconditionError(f"the operator has not reported a status for connector '{target.connector_name}' yet",
                                 advice="wait until the resource is Ready (kubectl get " +
                                 f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
-    check_not_busy(live)
+    check_not_busy(live, journal_ok=not mutating)
     if mutating and target.live_state(resource) == "FAILED":
         raise PreconditionError(f"connector '{target.connector_name}' is FAILED in Connect",
                                 advice="fix or restart it first (status.connectorStatus has the trace); "
@@ -114,11 +114,14 @@ def preflight(kube, live: LiveTarget, *, mutating: bool) -> None:
     check_permissions(kube, target, mutating=mutating)
 
 
-def check_not_busy(live: LiveTarget) -> None:
-    """One operation at a time: our journal, or Strimzi's one-shot annotation left by someone else."""
+def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
+    """One operation at a time: our journal, or Strimzi's one-shot annotation left by someone else.
+
+    ``journal_ok``: a list may run beside an interrupted operation's journal (as long as no request is pending),
+    because checking the offsets is exactly what the advice after a failed verification asks for."""
     target, resource = live.target, live.resource
     annotations = (resource.get("metadata") or {}).get("annotations") or {}
-    if ANNOTATION_JOURNAL in annotations:
+    if ANNOTATION_JOURNAL in annotations and not journal_ok:
         from .journal import Journal  # only when there is one
 
         journal = Journal.from_annotation(annotations[ANNOTATION_JOURNAL])
