@@ -215,3 +215,57 @@ def test_operator_dies_while_we_wait(lab, cli, emulator, hooks, idle_source):
     assert live_state(obj) == "STOPPED"  # nobody applied the restore yet ...
     emulator.start_emulator()
     _assert_as_before(lab, cli, conn, before)  # ... and the operator does once it runs
+
+
+def test_ctrl_c_while_waiting_withdraws_the_request(lab, cli, emulator, hooks, idle_source):
+    conn = idle_source
+    before = _offsets(cli, conn)
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    hooks.update(_hold_operator_then(emulator, interrupt))
+    hooks.pop("waiting for the operator to alter")  # keep the operator held back while we are interrupted
+    hooks["waiting for the operator to alter"] = interrupt
+
+    result = _alter_to_9(cli, conn)
+
+    emulator.clear_faults()
+    assert result.exit_code == ExitStatus.INTERRUPTED, str(result)
+    assert "error: interrupted. Connector restored to running; offsets unchanged" in result.stderr
+    _assert_as_before(lab, cli, conn, before)
+
+
+def test_offsets_not_as_requested_keep_the_connector_stopped_with_the_recover_command(lab, cli, emulator, hooks,
+                                                                                     idle_source):
+    """Someone rewrites our alter ConfigMap while we wait: the operator applies other offsets. Verification sees it,
+    the connector stays STOPPED with its journal, and the printed recover command (here --rollback) plus undo put
+    everything back."""
+    conn = idle_source
+    before = _offsets(cli, conn)
+    other = json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 77}}]})
+    hooks.update(_hold_operator_then(emulator, lambda: lab.cluster.put_configmap(
+        conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": other})))
+
+    result = _alter_to_9(cli, conn)
+
+    assert result.exit_code == ExitStatus.VERIFY, str(result)
+    assert "the connector's offsets after the operation are not the ones requested" in result.stderr
+    assert "The connector is left STOPPED and the journal kept" in result.stderr
+    recover = f"kubectl offsets recover kafkaconnector/{conn.name} -n {conn.ns}"
+    assert f"next: {recover}" in result.stderr
+    obj = lab.cr(conn)
+    assert live_state(obj) == "STOPPED" and JOURNAL in annotations(obj)
+    assert "then either finish (accept them) with the recover command below, or roll back" in result.stderr
+    # The advice says to check with list: list works beside the journal, and reminds of the recover command.
+    listed = cli("list", conn.name, "-n", conn.ns, "-o", "json")
+    assert listed.exit_code == 0, str(listed)
+    assert json.loads(listed.stdout)["offsets"][0]["offset"] == {"position": 77}
+    assert f"has not finished; finish or roll it back with: {recover}" in listed.stderr
+
+    result = cli(*recover.split()[2:], "--rollback")
+    assert result.exit_code == 0, str(result)
+    assert "restored to running; the offsets may have changed" in result.stdout
+    result = cli("undo", conn.name, "-n", conn.ns, "--yes")
+    assert result.exit_code == 0, str(result)
+    _assert_as_before(lab, cli, conn, before)

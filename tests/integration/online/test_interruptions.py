@@ -1,0 +1,124 @@
+"""An alter killed after EVERY step (``crash_after``: the process dies, no clean-up at all) is finished or rolled
+back by ``recover``, and ``undo`` then puts the old offsets back. Before recover, other operations refuse and name
+the recover command.
+
+The connector is a FileStreamSource whose file does not exist: its task idles, so its offsets only move when we
+move them, and "the requested offsets" / "the old offsets" can be checked exactly after it runs again.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kubectl_offsets.core import operations
+from kubectl_offsets.core.inputs import AlterRequest
+from kubectl_offsets.core.journal import POINT_OF_NO_RETURN, STEPS
+from kubectl_offsets.core.steps import SimulatedCrash
+from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.errors import ExitStatus
+from kubectl_offsets.model import Options, WaitSettings
+
+from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
+
+
+@pytest.fixture(scope="module")
+def idle(lab, cli):
+    conn = lab.source("crash", lines=None)
+    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=_document(conn, 5))
+    assert result.exit_code == 0, str(result)
+    return conn
+
+
+def _document(conn, position: int) -> str:
+    return json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": position}}]})
+
+
+def _position(cli, conn) -> int | None:
+    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+    assert result.exit_code == 0, str(result)
+    offsets = json.loads(result.stdout)["offsets"]
+    return offsets[0]["offset"]["position"] if offsets else None
+
+
+def _set_state(lab, conn, state: str | None) -> None:
+    lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": state}})
+    lab.wait_state(conn, (state or "running").upper())
+
+
+def _crash_alter(kube, conn, tmp_path, position: int, step: str) -> None:
+    path = tmp_path / "offsets.json"
+    path.write_text(_document(conn, position))
+    with pytest.raises(SimulatedCrash):
+        operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
+                                 options=Options(yes=True, wait=WaitSettings(timeout=60)), crash_after=step)
+
+
+def _assert_settled(lab, conn, state: str | None) -> None:
+    obj = eventually(f"{conn.name} back to {state or 'running'}", lambda: (lambda o: o if live_state(o) == (
+        state or "running").upper() else None)(lab.cr(conn)))
+    assert spec_state(obj) == state
+    assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+    assert "alterOffsets" not in obj["spec"]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp_path, step):
+    conn = idle
+    previous = "paused" if STEPS.index(step) % 2 else None  # half the steps start paused, half running
+    _set_state(lab, conn, previous)
+    old = _position(cli, conn)
+    new = old + 10 + STEPS.index(step)
+
+    _crash_alter(kube, conn, tmp_path, new, step)
+
+    if step != "cleanup":
+        journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
+        assert journal["step"] == step and journal["previous_state"] == previous
+        # Anything else refuses while the journal is there, and says how to go on.
+        refused = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=_document(conn, 1))
+        assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
+        assert f"next: kubectl offsets recover kafkaconnector/{conn.name} -n {conn.ns}" in refused.stderr
+        assert f"last step '{step}'" in refused.stderr
+
+    result = cli("recover", conn.name, "-n", conn.ns)
+
+    if step == "cleanup":  # the journal went with the last patch: nothing left to do
+        assert result.exit_code == ExitStatus.NOT_FOUND, str(result)
+        assert "no interrupted kubectl-offsets operation" in result.stderr
+    else:
+        assert result.exit_code == 0, str(result)
+        finishing = STEPS.index(step) >= STEPS.index(POINT_OF_NO_RETURN)
+        assert ("finished: offsets verified" if finishing else "offsets unchanged") in result.stdout
+    _assert_settled(lab, conn, previous)
+    expected = new if STEPS.index(step) >= STEPS.index(POINT_OF_NO_RETURN) else old
+    assert _position(cli, conn) == expected
+
+    result = cli("undo", conn.name, "-n", conn.ns, "--yes")
+
+    assert result.exit_code == 0, str(result)
+    _assert_settled(lab, conn, previous)
+    assert _position(cli, conn) == old
+
+
+def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle, tmp_path):
+    """--rollback after 'annotate': the request is withdrawn if still pending, the state restored; the offsets may
+    have changed (the summary says which), and undo restores the backup either way."""
+    conn = idle
+    _set_state(lab, conn, None)
+    old = _position(cli, conn)
+    _crash_alter(kube, conn, tmp_path, old + 50, "annotate")
+
+    result = cli("recover", conn.name, "-n", conn.ns, "--rollback")
+
+    assert result.exit_code == 0, str(result)
+    assert "restored to running" in result.stdout
+    _assert_settled(lab, conn, None)
+    changed = _position(cli, conn)
+    if "offsets unchanged" in result.stdout:
+        assert changed == old
+    else:
+        assert "the offsets may have changed" in result.stdout and changed == old + 50
+    result = cli("undo", conn.name, "-n", conn.ns, "--yes")
+    assert result.exit_code == 0, str(result)
+    assert _position(cli, conn) == old
