@@ -262,7 +262,8 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
     request = gitops_publish.PublishRequest(
         branch=kw["branch"], base_ref=kw["base_ref"], push=kw["push"], remote=kw["remote"],
         pull_request=kw["pull_request"], target_branch=kw["target_branch"], forge=kw["forge"],
-        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"])
+        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"], repo_arg=kw["repo"],
+        path_arg=kw["path"])
     plan, result = gitops_publish.publish(git, scope_rel, in_worktree, request)
     click.echo(f"branch {result.branch} at {result.commit[:12]}"
                + ("" if result.created_commit else " (unchanged: same input as before)"))

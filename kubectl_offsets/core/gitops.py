@@ -97,7 +97,7 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
         raise InputError(f"unknown operation or trigger: {request.operation}, {request.trigger}")
     repo = manifests.scan(root, scope)
     location = _locate(repo, request)
-    effective = location.effective()
+    effective = _effective(location, request)
     target = _target(effective, request)
     kind = _kind(target, effective)
     _check_phase1(repo, location, effective, target, kind, request)
@@ -110,6 +110,14 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
         return _already(plan, record, request, root)
     _edit_phase1(plan, repo, location, request)
     return plan
+
+
+def _effective(location: manifests.Location, request: GitopsRequest) -> dict[str, Any]:
+    """The resource as built; a manifest without a namespace gets the one the user named (-n), as kubectl would."""
+    effective = location.effective()
+    if request.namespace and not effective["metadata"].get("namespace"):
+        effective["metadata"]["namespace"] = request.namespace
+    return effective
 
 
 def _check_phase1(repo, location, effective, target, kind: ConnectorKind, request: GitopsRequest) -> None:
@@ -251,7 +259,7 @@ def plan_phase2(root: Path, scope: Path | None, request: GitopsRequest, keep_rec
     if record is None:
         raise PreconditionError(f"{request.target} has no GitOps operation in phase 1 in this repository",
                                 advice="start one with kubectl offsets gitops alter|reset")
-    effective = location.effective()
+    effective = _effective(location, request)
     target = _target(effective, GitopsRequest(request.operation, request.target, connector=record["connector"]))
     editor.target = target
     plan = Plan(2, record["operation"], target, record["id"], _kind(target, effective), configmap=record.get(

@@ -32,6 +32,8 @@ class PublishRequest:
     forge_url: str | None = None
     forge_project: str | None = None
     reason: str = ""
+    repo_arg: str = "."  # how the user named --repo and --path, for the exact follow-up commands
+    path_arg: str | None = None
 
 
 @dataclass
@@ -92,7 +94,7 @@ def _pull_request(repo: GitRepo, plan: "gitops.Plan", request: PublishRequest, r
         return
     result.pr_url, result.pr_created = forge.open_request(
         remote, token, base=target_branch, branch=result.branch, title=pr_title(plan),
-        body=pr_body(plan, request.reason), api=request.forge_url)
+        body=pr_body(plan, request.reason, request.repo_arg, request.path_arg), api=request.forge_url)
 
 
 def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
