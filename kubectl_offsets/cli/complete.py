@@ -16,7 +16,9 @@ passes straight to the terminal).
 
 from __future__ import annotations
 
+import contextvars
 import os
+import shlex
 from typing import Any, Callable, Iterable
 
 import click
@@ -69,7 +71,11 @@ def completions(args: list[str], incomplete: str) -> list[CompletionItem]:
     """What click would offer for ``kubectl offsets ARGS INCOMPLETE`` (subcommands, flags, values)."""
     from .root import PROG, root
 
-    return ShellComplete(root, {}, PROG, COMPLETE_VAR).get_completions(list(args), incomplete)
+    token = _request_words.set(list(args))
+    try:
+        return ShellComplete(root, {}, PROG, COMPLETE_VAR).get_completions(list(args), incomplete)
+    finally:
+        _request_words.reset(token)
 
 
 def format_reply(items: Iterable[CompletionItem], descriptions: bool = True) -> str:
@@ -121,7 +127,7 @@ def complete_from_cluster(kind: str, ctx: click.Context, incomplete: str) -> lis
     lookup = cluster_names.LOOKUPS.get(kind)
     if lookup is None:
         return []
-    line = cluster_names.LineWords(typed_params(ctx), timeout=completion_timeout())
+    line = cluster_names.LineWords(typed_params(ctx), words=line_words(), timeout=completion_timeout())
     try:
         # Loading the client library is CPU work of a known size (about a second), not a wait on the cluster:
         # it happens before the clock starts, so the deadline only bounds kubeconfig credentials and API calls.
@@ -137,6 +143,23 @@ def completion_timeout() -> float:
         return max(0.1, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
     except ValueError:
         return DEFAULT_TIMEOUT
+
+
+# The words of the line being completed. click's context lacks the positional arguments when an option value is
+# being completed (``list kmm2/mirror --connector <TAB>``: parsing stops at the option without a value before
+# arguments are assigned), and --connector needs the TARGET, so the look-ups may also read the raw words.
+_request_words: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("request_words", default=None)
+
+
+def line_words() -> list[str]:
+    """The raw words: from the kubectl request, else from click's scripts (they export COMP_WORDS)."""
+    words = _request_words.get()
+    if words is not None:
+        return words
+    try:
+        return shlex.split(os.environ.get("COMP_WORDS", ""))
+    except ValueError:  # an unbalanced quote in the middle of typing
+        return os.environ.get("COMP_WORDS", "").split()
 
 
 def typed_params(ctx: click.Context | None) -> dict[str, Any]:

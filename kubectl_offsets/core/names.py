@@ -23,8 +23,9 @@ def load_client() -> None:
 class LineWords:
     """The parameters on the command line so far (click's names: namespace, context, kubeconfig, target, ...)."""
 
-    def __init__(self, params: dict[str, Any], timeout: float):
+    def __init__(self, params: dict[str, Any], timeout: float, words: list[str] | None = None):
         self.params = params
+        self.words = words or []  # the raw words too: click may not have assigned the positional arguments yet
         self.timeout = timeout
 
     def cluster_config(self) -> ClusterConfig:
@@ -38,7 +39,7 @@ class LineWords:
 
     def mm2_name(self) -> str | None:
         """The KafkaMirrorMaker2 a ``--connector`` belongs to: the first ``kind/NAME`` word that names one."""
-        for value in self.params.values():
+        for value in [*self.params.values(), *self.words]:
             if not isinstance(value, str) or "/" not in value:
                 continue
             try:

@@ -161,6 +161,16 @@ def test_the_typed_flags_reach_the_lookup_innermost_first(monkeypatch):
     assert seen == {"context": "outer", "namespace": "b"}
 
 
+def test_the_raw_words_reach_the_lookup_from_kubectl_and_from_clicks_scripts(monkeypatch):
+    """click leaves TARGET unassigned while an option value is completed; --connector needs it."""
+    seen = []
+    monkeypatch.setitem(names.LOOKUPS, "mm2-connector", lambda line, incomplete: seen.append(line.mm2_name()) or [])
+    complete.completions(["list", "kmm2/from-kubectl", "--connector"], "")
+    monkeypatch.setenv("COMP_WORDS", "kubectl-offsets list kmm2/from-bash --connector ")
+    complete.complete_from_cluster("mm2-connector", _ctx(), "")
+    assert seen == ["from-kubectl", "from-bash"]
+
+
 def test_the_mirrormaker_on_the_line_is_found():
     line = names.LineWords({"namespace": "kafka", "target": "kmm2/mirror"}, timeout=1)
     assert line.mm2_name() == "mirror"
