@@ -1,0 +1,185 @@
+"""Every bad input is refused before anything changes: non-zero exit, a clear message, and the custom resource
+(resourceVersion, annotations, spec) and every ConfigMap in the namespace exactly as before. Connect's offsets too.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from kubernetes import client as k8s
+
+from kubectl_offsets.errors import ExitStatus
+
+from .conftest import assert_unchanged, eventually, snapshot
+
+
+@pytest.fixture(scope="module")
+def sink(lab, cli):
+    """A running sink that consumed 3 records, listed once (so its list ConfigMap exists), and settled."""
+    conn = lab.sink("bad", records=3)
+
+    def listed_three():
+        result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+        return result.exit_code == 0 and json.loads(result.stdout)["offsets"] and \
+            json.loads(result.stdout)["offsets"][0]["offset"]["kafka_offset"] == 3
+    eventually("offset 3 committed and listed", listed_three, interval=1.0)
+    return conn
+
+
+def _sink_doc(topic, partition=0, offset=1) -> str:
+    return json.dumps({"offsets": [{"partition": {"kafka_topic": topic, "kafka_partition": partition},
+                                    "offset": {"kafka_offset": offset}}]})
+
+
+# (id, argv after "alter NAME -n NS --yes", stdin (with -f -), exit status, substrings of stderr)
+CASES = [
+    ("malformed-json", ["-f", "-"], '{"offsets": [ {"partition": ', ExitStatus.USAGE,
+     ["error: standard input is not valid JSON"]),
+    ("malformed-yaml", ["-f", "-"], "offsets:\n  - partition: {kafka_topic: [\n", ExitStatus.USAGE,
+     ["error: standard input is neither valid JSON nor valid YAML"]),
+    ("yaml-not-a-document", ["-f", "-"], "just some words\n", ExitStatus.USAGE,
+     ["does not hold an offsets document", "topic,partition,offset CSV"]),
+    ("malformed-csv", ["-f", "-"], "{topic},0,1\n{topic},zero,2\n", ExitStatus.USAGE,
+     ["error: standard input"]),
+    ("csv-negative", ["-f", "-"], "{topic},0,-4\n", ExitStatus.USAGE,
+     ["offset must not be negative (got -4)"]),
+    ("csv-foreign-topic", ["-f", "-"], "not-my-topic,0,1\n", ExitStatus.USAGE,
+     ["the connector does not consume topic 'not-my-topic'", "its topics: {topic}"]),
+    ("schema-missing-partition", ["-f", "-"],
+     '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}"}}, "offset": {{"kafka_offset": 1}}}}]}}',
+     ExitStatus.USAGE, ["kafka_partition"]),
+    ("schema-wrong-shape", ["-f", "-"],
+     '{{"offsets": [{{"partition": {{"filename": "/x"}}, "offset": {{"position": 1}}}}]}}', ExitStatus.USAGE,
+     ["the offsets for a sink connector"]),
+    ("schema-string-offset", ["-f", "-"],
+     '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 0}}, '
+     '"offset": {{"kafka_offset": "ten"}}}}]}}', ExitStatus.USAGE, ["the offsets for a sink connector"]),
+    ("json-negative", ["-f", "-"], "NEGATIVE", ExitStatus.USAGE, ["-1"]),
+    ("empty-document", ["-f", "-"], '{"offsets": []}', ExitStatus.USAGE, ["the offsets document is empty"]),
+    ("set-negative", ["--set", "{topic}:0=-1"], None, ExitStatus.USAGE, ["must not be negative (got -1)"]),
+    ("set-malformed", ["--set", "{topic}=5"], None, ExitStatus.USAGE, ["is not of the form TOPIC:PARTITION=OFFSET"]),
+    ("set-foreign-topic", ["--set", "elsewhere:0=1"], None, ExitStatus.USAGE,
+     ["the connector does not consume topic 'elsewhere'"]),
+    ("skip-negative", ["--skip-record", "{topic}:0:-3"], None, ExitStatus.USAGE, ["must not be negative"]),
+    ("to-offset-negative", ["--to-offset", "-2", "--topic", "{topic}:0"], None, ExitStatus.USAGE,
+     ["--to-offset must not be negative"]),
+    ("shift-below-zero", ["--shift-by", "-10", "--topic", "{topic}"], None, ExitStatus.USAGE,
+     ["--shift-by -10 moves {topic}:0 below zero (current 3)"]),
+    ("shift-unknown-partition", ["--shift-by", "1", "--topic", "{topic}:7"], None, ExitStatus.USAGE,
+     ["no current offset for {topic}:7"]),
+    ("file-and-set", ["-f", "-", "--set", "{topic}:0=1"], "{}", ExitStatus.USAGE, ["-f cannot be combined"]),
+    ("nothing-to-alter", [], None, ExitStatus.USAGE, ["nothing to alter"]),
+    ("missing-file", ["-f", "/nonexistent/offsets.json"], None, ExitStatus.USAGE, ["no such file"]),
+    ("bad-timeout", ["--set", "{topic}:0=1", "--timeout", "soon"], None, ExitStatus.USAGE, ["is not a duration"]),
+]
+
+
+@pytest.mark.parametrize("argv, stdin, status, needles", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_alter_input_changes_nothing(lab, cli, sink, argv, stdin, status, needles):
+    topic = sink.topic
+    if stdin == "NEGATIVE":
+        stdin = _sink_doc(topic, offset=-1)
+    elif stdin is not None:
+        stdin = stdin.format(topic=topic) if "{topic}" in stdin or "{{" in stdin else stdin
+    argv = [a.format(topic=topic) for a in argv]
+    before = snapshot(lab.cluster, sink)
+
+    result = cli("alter", sink.name, "-n", sink.ns, "--yes", *argv, input=stdin)
+
+    assert result.exit_code == status, str(result)
+    assert result.exception is None, str(result)
+    for needle in needles:
+        assert needle.format(topic=topic) in result.stderr, str(result)
+    assert result.stdout == ""
+    # --shift-by and --topic without partitions are relative to the current offsets, which only a list can tell.
+    relative = "--shift-by" in argv
+    assert_unchanged(lab.cluster, sink, before, listed=relative)
+
+
+def test_unknown_connector(lab, cli, sink):
+    before = snapshot(lab.cluster, sink)
+    for argv in (["alter", "nosuch", "--set", f"{sink.topic}:0=1", "--yes"], ["reset", "nosuch", "--yes"],
+                 ["list", "nosuch"], ["undo", "nosuch", "--yes"], ["recover", "nosuch"]):
+        result = cli(*argv, "-n", sink.ns)
+        assert result.exit_code == ExitStatus.NOT_FOUND, str(result)
+        assert f"error: kafkaconnector/nosuch not found in namespace {sink.ns}" in result.stderr
+        assert f"hint: KafkaConnector resources in {sink.ns}: " in result.stderr and sink.name in result.stderr
+    assert_unchanged(lab.cluster, sink, before)
+
+
+def test_wrong_namespace(lab, cli, sink):
+    before = snapshot(lab.cluster, sink)
+    result = cli("alter", sink.name, "-n", "default", "--set", f"{sink.topic}:0=1", "--yes")
+    assert result.exit_code == ExitStatus.NOT_FOUND, str(result)
+    assert f"error: kafkaconnector/{sink.name} not found in namespace default" in result.stderr
+    assert "hint: no KafkaConnector in namespace default; check -n/--namespace and --context" in result.stderr
+    assert_unchanged(lab.cluster, sink, before)
+
+
+def test_bad_target_words(lab, cli, sink):
+    before = snapshot(lab.cluster, sink)
+    result = cli("alter", f"deployment/{sink.name}", "-n", sink.ns, "--set", f"{sink.topic}:0=1", "--yes")
+    assert result.exit_code == ExitStatus.USAGE and "unknown resource type 'deployment'" in result.stderr, str(result)
+    result = cli("reset", "Not_A_Name", "-n", sink.ns, "--yes")
+    assert result.exit_code == ExitStatus.USAGE and "is not a valid resource name" in result.stderr, str(result)
+    assert_unchanged(lab.cluster, sink, before)
+
+
+def test_no_permission_at_all(env, lab, cli, sink):
+    before = snapshot(lab.cluster, sink)
+    result = cli("alter", sink.name, "-n", sink.ns, "--set", f"{sink.topic}:0=1", "--yes",
+                 kubeconfig=env.limited_kubeconfig)
+    assert result.exit_code == ExitStatus.FORBIDDEN, str(result)
+    assert "error: not allowed: " in result.stderr and "limited-user" in result.stderr
+    assert_unchanged(lab.cluster, sink, before)
+
+
+@pytest.fixture(scope="module")
+def read_only_user(env, lab, cluster):
+    """limited-user may read KafkaConnectors, KafkaConnects and ConfigMaps in the lab namespace, nothing more."""
+    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
+    rbac.create_namespaced_role(lab.ns, {
+        "metadata": {"name": "offsets-read-only"},
+        "rules": [{"apiGroups": ["kafka.strimzi.io"], "resources": ["kafkaconnectors", "kafkaconnects"],
+                   "verbs": ["get", "list", "watch"]},
+                  {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]})
+    rbac.create_namespaced_role_binding(lab.ns, {
+        "metadata": {"name": "offsets-read-only"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "offsets-read-only"},
+        "subjects": [{"kind": "User", "name": "limited-user", "apiGroup": "rbac.authorization.k8s.io"}]})
+    return env.limited_kubeconfig
+
+
+def test_read_only_user_is_refused_by_the_access_review(lab, cli, sink, read_only_user):
+    before = snapshot(lab.cluster, sink)
+    for argv in (["alter", sink.name, "--set", f"{sink.topic}:0=1", "--yes"], ["reset", sink.name, "--yes"],
+                 ["list", sink.name]):
+        result = cli(*argv, "-n", sink.ns, kubeconfig=read_only_user)
+        assert result.exit_code == ExitStatus.FORBIDDEN, str(result)
+        assert (f"error: you may not patch kafkaconnectors/{sink.name}, create configmaps, patch configmaps in "
+                f"namespace {sink.ns}") in result.stderr
+        assert "hint: ask for a Role granting these verbs" in result.stderr
+    assert_unchanged(lab.cluster, sink, before)
+
+
+def test_paused_reconciliation_is_refused(lab, cli):
+    conn = lab.source("recpaused", lines=1)
+    lab.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": "true"}}})
+    eventually("ReconciliationPaused condition", lambda: any(
+        c.get("reason") == "ReconciliationPaused" or c.get("type") == "ReconciliationPaused"
+        for c in (lab.cr(conn).get("status") or {}).get("conditions") or []))
+    before = snapshot(lab.cluster, conn)
+    result = cli("reset", conn.name, "-n", conn.ns, "--yes")
+    assert result.exit_code == ExitStatus.PRECONDITION, str(result)
+    assert f"reconciliation of kafkaconnector/{conn.name} is paused" in result.stderr
+    assert_unchanged(lab.cluster, conn, before)
+
+
+def test_without_a_terminal_and_without_yes_alter_refuses(lab, cli, sink):
+    before = snapshot(lab.cluster, sink)
+    for argv in (["alter", sink.name, "--set", f"{sink.topic}:0=1"], ["reset", sink.name], ["undo", sink.name]):
+        result = cli(*argv, "-n", sink.ns)
+        assert result.exit_code == ExitStatus.USAGE, str(result)
+        assert "there is no terminal to confirm on" in result.stderr
+        assert "hint: pass --yes to proceed without confirmation, or --dry-run to only preview" in result.stderr
+    assert_unchanged(lab.cluster, sink, before)
