@@ -1,0 +1,322 @@
+"""A KafkaMirrorMaker2 replicating real topics between two aliases of the one test broker, in both layouts, plus
+helpers to run the CLI in-process and to read what really arrived on the target topic.
+
+One MirrorMaker 2 per layout per module (``mirror`` is module-scoped and parametrized): mirror 0 replicates
+``topic`` with a source, a checkpoint (and, in the v1beta2 layout, a heartbeat) connector; mirror 1 replicates
+``topic2`` with a source connector only, so the short form ``source`` is ambiguous and the other mirror's stanza
+can be checked to stay untouched. Aliases are unique per module (all MirrorMaker 2 share the one Connect worker).
+``topicsPattern`` is explicit and heartbeats are not replicated, so ``<src>.<topic>`` is never mirrored again.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import pytest
+from click.testing import CliRunner
+
+from tests.env.clients import create_topic, kafka_conf, produce
+
+GROUP, PLURAL = "kafka.strimzi.io", "kafkamirrormaker2s"
+OFFSETS, MM2_CONNECTOR = "strimzi.io/connector-offsets", "strimzi.io/mirrormaker-connector"
+JOURNAL = "kubectl-offsets.io/journal"
+SOURCE_CONFIG = {"refresh.topics.interval.seconds": 1, "sync.topic.configs.enabled": False,
+                 "heartbeats.replication.enabled": False}
+
+
+# --------------------------------------------------------------------------------------------- the CLI
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    def ok(self) -> "Run":
+        assert self.code == 0, f"exit {self.code}\nstdout:\n{self.out}\nstderr:\n{self.err}"
+        return self
+
+    def refused(self, *needles: str) -> "Run":
+        assert self.code != 0, f"expected a refusal, got exit 0\nstdout:\n{self.out}\nstderr:\n{self.err}"
+        for needle in needles:
+            assert needle in self.err, f"{needle!r} not in stderr:\n{self.err}"
+        return self
+
+
+@pytest.fixture(scope="session")
+def cli(env, tmp_path_factory):
+    """cli("list", "kmm2/x", ...) -> Run: the real CLI, in-process (the kubernetes import is paid once)."""
+    from kubectl_offsets.cli.root import root
+
+    state = tmp_path_factory.mktemp("xdg-state")
+
+    def run(*args: str) -> Run:
+        result = CliRunner().invoke(root, list(args), prog_name="kubectl offsets", catch_exceptions=False,
+                                    env={"KUBECONFIG": env.kubeconfig, "XDG_STATE_HOME": str(state)})
+        return Run(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+# --------------------------------------------------------------------------------------------- the resource
+
+def build_mm2(layout: str, ns: str, name: str, bootstrap: str, src: str, src2: str, tgt: str, topic: str,
+              topic2: str, group: str) -> dict:
+    mirror0 = {"sourceConnector": {"tasksMax": 1, "config": dict(SOURCE_CONFIG)},
+               "checkpointConnector": {"tasksMax": 1, "config": {
+                   "emit.checkpoints.interval.seconds": 1, "refresh.groups.interval.seconds": 1,
+                   "sync.group.offsets.enabled": False}},
+               "topicsPattern": f"^{topic}$", "groupsPattern": f"^{group}$"}
+    mirror1 = {"sourceConnector": {"tasksMax": 1, "config": dict(SOURCE_CONFIG)},
+               "topicsPattern": f"^{topic2}$", "groupsPattern": "^none$"}
+    if layout == "v1":
+        mirror0["source"] = {"alias": src, "bootstrapServers": bootstrap}
+        mirror1["source"] = {"alias": src2, "bootstrapServers": bootstrap}
+        spec = {"replicas": 1, "target": {"alias": tgt, "bootstrapServers": bootstrap, "groupId": f"{name}-g",
+                                          "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
+                                          "offsetStorageTopic": f"{name}-o"},
+                "mirrors": [mirror0, mirror1]}
+    else:
+        mirror0.update({"sourceCluster": src, "targetCluster": tgt,
+                        "heartbeatConnector": {"config": {"emit.heartbeats.interval.seconds": 2}}})
+        mirror1.update({"sourceCluster": src2, "targetCluster": tgt})
+        spec = {"replicas": 1, "connectCluster": tgt,
+                "clusters": [{"alias": a, "bootstrapServers": bootstrap} for a in (src, src2, tgt)],
+                "mirrors": [mirror0, mirror1]}
+    return {"apiVersion": f"{GROUP}/{layout}", "kind": "KafkaMirrorMaker2",
+            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+
+@dataclass
+class Mirror:
+    layout: str
+    ns: str
+    name: str
+    src: str
+    src2: str
+    tgt: str
+    topic: str
+    topic2: str
+    group: str
+    custom: object
+    core: object
+    bootstrap: str
+    produced: list = field(default_factory=list)
+
+    # names
+    def connector(self, kind: str = "MirrorSourceConnector", src: str | None = None) -> str:
+        return f"{src or self.src}->{self.tgt}.{kind}"
+
+    @property
+    def target_arg(self) -> str:
+        return f"kmm2/{self.name}"
+
+    @property
+    def target_topic(self) -> str:
+        return f"{self.src}.{self.topic}"  # DefaultReplicationPolicy
+
+    # the resource (always read through v1beta2: the superset view of both layouts)
+    def get(self) -> dict:
+        return self.custom.get_namespaced_custom_object(GROUP, "v1beta2", self.ns, PLURAL, self.name)
+
+    def merge_patch(self, patch: dict) -> dict:
+        return self.custom.patch_namespaced_custom_object(GROUP, "v1beta2", self.ns, PLURAL, self.name, patch)
+
+    def set_state(self, mirror_index: int, slot: str, state: str | None) -> None:
+        obj = self.get()
+        mirrors = copy.deepcopy(obj["spec"]["mirrors"])
+        if state is None:
+            mirrors[mirror_index][slot].pop("state", None)
+        else:
+            mirrors[mirror_index][slot]["state"] = state
+        self.custom.patch_namespaced_custom_object(
+            GROUP, "v1beta2", self.ns, PLURAL, self.name,
+            [{"op": "test", "path": "/metadata/resourceVersion", "value": obj["metadata"]["resourceVersion"]},
+             {"op": "replace", "path": "/spec/mirrors", "value": mirrors}],
+            _content_type="application/json-patch+json")
+
+    def live_state(self, connector: str) -> str | None:
+        for entry in (self.get().get("status") or {}).get("connectors") or []:
+            if entry.get("name") == connector:
+                return (entry.get("connector") or {}).get("state")
+        return None
+
+    def wait_state(self, connector: str, state: str, timeout: float = 60) -> None:
+        wait_for(f"{connector} {state}", lambda: self.live_state(connector) == state, timeout)
+
+    def wait_tasks(self, connector: str, state: str, timeout: float = 60) -> None:
+        """Connect reports the connector PAUSED before its tasks have stopped polling: wait for the tasks too."""
+        def settled():
+            for entry in (self.get().get("status") or {}).get("connectors") or []:
+                if entry.get("name") == connector:
+                    tasks = entry.get("tasks") or []
+                    return entry["connector"]["state"] == state and tasks and all(t["state"] == state for t in tasks)
+            return False
+        wait_for(f"{connector} and its tasks {state}", settled, timeout)
+
+    def configmaps(self) -> dict:
+        items = self.core.list_namespaced_config_map(self.ns).items
+        return {cm.metadata.name: (cm.metadata.resource_version, dict(cm.data or {})) for cm in items}
+
+    def snapshot(self) -> dict:
+        obj = self.get()
+        return {"resourceVersion": obj["metadata"]["resourceVersion"], "generation": obj["metadata"]["generation"],
+                "annotations": obj["metadata"].get("annotations") or {}, "spec": obj["spec"],
+                "configmaps": self.configmaps()}
+
+    def wait_steady(self, quiet: float = 5.0, timeout: float = 60) -> dict:
+        """The resource as soon as its resourceVersion stayed put for ``quiet`` seconds (the emulator only writes
+        status when something changed), so a later comparison cannot be fooled by a status write."""
+        deadline = time.monotonic() + timeout
+        last, since = None, time.monotonic()
+        while time.monotonic() < deadline:
+            rv = self.get()["metadata"]["resourceVersion"]
+            if rv != last:
+                last, since = rv, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return self.snapshot()
+            time.sleep(0.5)
+        pytest.fail(f"kafkamirrormaker2/{self.name} never stopped changing")
+
+    # Kafka
+    def produce(self, values: list[str]) -> None:
+        from confluent_kafka import Producer
+
+        producer = Producer(kafka_conf(self.bootstrap))
+        produce(producer, self.topic, values)
+        self.produced += values
+
+    def target_values(self, count: int, timeout: float = 60) -> list[str]:
+        """Every record on the target topic, once it holds exactly ``count`` (fails if it holds more)."""
+        return topic_values(self.bootstrap, self.target_topic, count, timeout)
+
+
+def topic_values(bootstrap: str, topic: str, count: int, timeout: float = 60) -> list[str]:
+    from confluent_kafka import Consumer, KafkaException, TopicPartition
+
+    consumer = Consumer(kafka_conf(bootstrap, **{"group.id": f"reader-{uuid.uuid4().hex[:8]}",
+                                                 "enable.auto.commit": False}))
+    try:
+        deadline, high = time.monotonic() + timeout, -1
+        while time.monotonic() < deadline:
+            try:
+                _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=5)
+            except KafkaException:
+                high = -1  # the target topic does not exist yet
+            if high >= count:
+                break
+            time.sleep(0.5)
+        consumer.assign([TopicPartition(topic, 0, 0)])
+        values = []
+        while len(values) < max(high, 0) and time.monotonic() < deadline + 10:
+            msg = consumer.poll(1.0)
+            if msg is not None and not msg.error():
+                values.append(msg.value().decode())
+        assert high == count == len(values), f"{topic} holds {high} records, expected {count}: {values}"
+        return values
+    finally:
+        consumer.close()
+
+
+def wait_for(what: str, predicate, timeout: float = 60, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout}s waiting for {what}")
+
+
+@pytest.fixture(scope="module", params=["v1beta2", "v1"])
+def mirror(request, env, kube_api, kafka_admin):
+    from confluent_kafka import Consumer, TopicPartition
+    from kubernetes import client
+
+    layout = request.param
+    tag = uuid.uuid4().hex[:6]
+    ns, name = f"mm2-{layout}-{tag}", f"mirror-{tag}"
+    src, src2, tgt = f"east{tag}", f"north{tag}", f"west{tag}"
+    topic, topic2, group = f"orders-{tag}", f"audit-{tag}", f"billing-{tag}"
+    core, custom = client.CoreV1Api(kube_api), client.CustomObjectsApi(kube_api)
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
+        name=ns, labels={"kubectl-offsets-test": "true"})))
+    create_topic(kafka_admin, topic)
+    create_topic(kafka_admin, topic2)
+    m = Mirror(layout, ns, name, src, src2, tgt, topic, topic2, group, custom, core, env.bootstrap_servers)
+    m.produce([f"r{i}" for i in range(5)])
+    from confluent_kafka import Producer
+
+    produce(Producer(kafka_conf(env.bootstrap_servers)), topic2, ["a0", "a1"])
+    # A consumer group on the source that the checkpoint connector translates (so its offsets are not empty).
+    consumer = Consumer(kafka_conf(env.bootstrap_servers, **{"group.id": group}))
+    consumer.commit(offsets=[TopicPartition(topic, 0, 3)], asynchronous=False)
+    consumer.close()
+
+    obj = build_mm2(layout, ns, name, env.bootstrap_servers, src, src2, tgt, topic, topic2, group)
+    custom.create_namespaced_custom_object(GROUP, layout, ns, PLURAL, obj)
+    expected = sorted([m.connector(), m.connector("MirrorCheckpointConnector"), m.connector(src=src2)]
+                      + ([m.connector("MirrorHeartbeatConnector")] if layout == "v1beta2" else []))
+
+    def ready():
+        status = m.get().get("status") or {}
+        entries = status.get("connectors") or []
+        return [e["name"] for e in entries] == expected and all(
+            (e.get("connector") or {}).get("state") == "RUNNING" for e in entries)
+
+    wait_for(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=120)
+    assert m.target_values(5) == m.produced  # replication works before we touch anything
+    yield m
+    try:
+        custom.delete_namespaced_custom_object(GROUP, "v1beta2", ns, PLURAL, name)
+    finally:
+        core.delete_namespace(ns)
+
+
+# --------------------------------------------------------------------------------------------- watching
+
+class Recorder:
+    """Every version of the KafkaMirrorMaker2 the API server hands out while a block runs (a watch in a thread)."""
+
+    def __init__(self, mirror: Mirror):
+        self.mirror, self.objects, self._stop = mirror, [], threading.Event()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        from kubernetes import watch
+
+        m = self.mirror
+        rv = m.get()["metadata"]["resourceVersion"]
+        self._ready.set()
+        while not self._stop.is_set():
+            w = watch.Watch()
+            for event in w.stream(m.custom.list_namespaced_custom_object, GROUP, "v1beta2", m.ns, PLURAL,
+                                  field_selector=f"metadata.name={m.name}", resource_version=rv, timeout_seconds=2):
+                obj = event["object"]
+                rv = obj["metadata"]["resourceVersion"]
+                self.objects.append(obj)
+                if self._stop.is_set():
+                    w.stop()
+
+    def __enter__(self):
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc):
+        time.sleep(1.0)  # let the last events of the block arrive
+        self._stop.set()
+        self._thread.join(10)
+
+
+def annotations_of(obj: dict) -> dict:
+    return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+def json_out(run: Run) -> dict:
+    return json.loads(run.ok().out)
