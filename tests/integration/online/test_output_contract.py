@@ -1,0 +1,104 @@
+"""The output contract: what list prints in json, yaml and csv is what alter -f accepts (and feeding it back leaves
+the offsets as they were); structured output on stdout only, progress on stderr; --dry-run changes nothing."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from .conftest import JOURNAL, annotations, assert_unchanged, eventually, live_state, snapshot
+
+
+@pytest.fixture(scope="module")
+def paused_sink(lab, cli):
+    """A sink that consumed 4 records from a 2-partition topic and was then paused: its offsets stay put."""
+    conn = lab.sink("contract", records=0, partitions=2)
+    from tests.env.clients import produce
+
+    produce(lab.producer, conn.topic, [b"a0", b"a1", b"a2"], partition=0)
+    produce(lab.producer, conn.topic, [b"b0"], partition=1)
+
+    def committed():
+        result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+        found = {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"]
+                 for e in json.loads(result.stdout)["offsets"]} if result.exit_code == 0 else {}
+        return found == {0: 3, 1: 1}
+    eventually("offsets 3 and 1 committed", committed, interval=1.0)
+    lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "paused"}})
+    lab.wait_state(conn, "PAUSED")
+    return conn
+
+
+def _list(cli, conn, fmt):
+    result = cli("list", conn.name, "-n", conn.ns, "-o", fmt)
+    assert result.exit_code == 0, str(result)
+    return result
+
+
+def _as_set(document):
+    return {(e["partition"]["kafka_topic"], e["partition"]["kafka_partition"], e["offset"]["kafka_offset"])
+            for e in document["offsets"]}
+
+
+def test_list_json_is_the_connect_document_on_stdout_only(cli, paused_sink):
+    conn = paused_sink
+    result = _list(cli, conn, "json")
+    document = json.loads(result.stdout)  # all of stdout is the document: no progress mixed in
+    assert _as_set(document) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}
+    assert set(document) == {"offsets"}
+    assert "==> " not in result.stdout
+    assert "waiting for the operator to list the offsets" in result.stderr
+
+    quiet = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == "" and json.loads(quiet.stdout) == document
+
+    table = _list(cli, conn, "table")
+    assert table.stdout.splitlines()[0].split()[:2] == ["TOPIC", "PARTITION"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml", "csv"])
+def test_list_output_fed_to_alter_validates_and_keeps_the_offsets(lab, cli, paused_sink, fmt):
+    conn = paused_sink
+    listed = _list(cli, conn, fmt).stdout
+    if fmt == "yaml":
+        assert _as_set(yaml.safe_load(listed)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}
+    if fmt == "csv":
+        assert sorted(listed.split()) == sorted([f"{conn.topic},0,3", f"{conn.topic},1,1"])
+
+    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", "-o", "json", input=listed)
+
+    assert result.exit_code == 0, str(result)
+    assert _as_set(json.loads(result.stdout)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}  # -o json: the after
+    assert "==> backing up the current offsets" in result.stderr and "==> " not in result.stdout
+    assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}
+    obj = lab.cr(conn)
+    assert live_state(obj) == "PAUSED" and obj["spec"]["state"] == "paused" and JOURNAL not in annotations(obj)
+
+
+def test_dry_run_prints_the_plan_and_changes_nothing(lab, cli, paused_sink):
+    conn = paused_sink
+    _list(cli, conn, "json")  # the dry run previews against the last list
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--dry-run")
+
+    assert result.exit_code == 0, str(result)
+    documents = [d for d in yaml.safe_load_all(result.stdout)]
+    assert len(documents) == 4  # stop patch, ConfigMap, trigger patch, restore patch
+    stop, configmap, trigger, restore = documents
+    assert stop == [{"op": "add", "path": "/spec/state", "value": "stopped"}]
+    assert configmap["kind"] == "ConfigMap" and configmap["metadata"]["name"] == f"{conn.name}-offsets-alter"
+    assert json.loads(configmap["data"]["offsets.json"]) == {"offsets": [
+        {"partition": {"kafka_topic": conn.topic, "kafka_partition": 0}, "offset": {"kafka_offset": 1}}]}
+    assert {"op": "add", "path": "/metadata/annotations/strimzi.io~1connector-offsets", "value": "alter"} in trigger
+    assert restore == [{"op": "add", "path": "/spec/state", "value": "paused"}]
+    assert "dry run: nothing was changed" in result.stderr
+    assert "changed" in result.stderr and "BEFORE" in result.stderr  # the before -> after preview
+    assert_unchanged(lab.cluster, conn, before)
+
+    for argv in (["reset", conn.name], ["undo", conn.name]):
+        result = cli(*argv, "-n", conn.ns, "--dry-run")
+        assert result.exit_code == 0, str(result)
+        assert "dry run: nothing was changed" in result.stderr
+    assert_unchanged(lab.cluster, conn, before)
