@@ -8,10 +8,13 @@ raw records. The driver's memory therefore does not grow with the topic.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
-from ...errors import InputError
+from ...errors import InputError, OffsetsError
+
+T = TypeVar("T")
 
 TopicPartition = tuple[str, int]
 
@@ -109,6 +112,26 @@ def _spark_reason(error: Exception) -> str:
     return lines[0] if lines else type(error).__name__
 
 
+def spark_failures(job: Callable[..., T]) -> Callable[..., T]:
+    """A failed job becomes one clear error instead of a JVM stack. SQLSTATE class 22 (data exception: a cast or
+    division in the user's predicate failing on some record under ANSI mode) is the user's to fix."""
+    @functools.wraps(job)
+    def run(*args: Any, **kwargs: Any) -> T:
+        from pyspark.errors import PySparkException
+
+        try:
+            return job(*args, **kwargs)
+        except PySparkException as e:
+            state = e.getSqlState() or ""
+            if state.startswith("22"):
+                raise InputError(f"a predicate failed on a record: {_spark_reason(e)}",
+                                 advice="JSON fields are text: compare with try_cast(... AS DOUBLE), which gives "
+                                        "null instead of failing") from None
+            raise OffsetsError(f"the Spark job failed: {_spark_reason(e)}",
+                               advice="the lines from 'spark:' above have the details") from None
+    return run
+
+
 def _key(row: Any) -> TopicPartition:
     return row["topic"], int(row["partition"])
 
@@ -116,6 +139,7 @@ def _key(row: Any) -> TopicPartition:
 # --- point in time ----------------------------------------------------------------------------------------------
 
 
+@spark_failures
 def scan_positions(frame: Any, at_ms: int | None = None) -> list[PartitionScan]:
     """Per partition: earliest, end, count, and the first record at or after ``at_ms`` (if given)."""
     from pyspark.sql import functions as F
@@ -138,6 +162,7 @@ def _partition_scan(row: Any, timed: bool) -> PartitionScan:
 # --- predicates -------------------------------------------------------------------------------------------------
 
 
+@spark_failures
 def first_matches(frame: Any, sql: str) -> list[Record]:
     """Per partition, the first record (by offset) for which ``sql`` is true."""
     from pyspark.sql import functions as F
@@ -152,6 +177,7 @@ def first_matches(frame: Any, sql: str) -> list[Record]:
 # --- poison records ---------------------------------------------------------------------------------------------
 
 
+@spark_failures
 def scan_poison(frame: Any, criteria: PoisonCriteria, limit: int) -> PoisonScan:
     """Every record that the criteria call poison: first and count per partition, and up to ``limit`` of them."""
     from pyspark import StorageLevel
@@ -256,6 +282,7 @@ def _connect_records(frame: Any, connectors: tuple[str, ...]) -> Any:
     return frame
 
 
+@spark_failures
 def latest_connect_records(frame: Any, connectors: tuple[str, ...] = ()) -> list[ConnectRecord]:
     """The last record per key and topic partition (what a compacted topic converges to)."""
     from pyspark.sql import functions as F

@@ -5,14 +5,12 @@ from __future__ import annotations
 import pytest
 
 from . import data
+from .session import make_spark
 
 
 @pytest.fixture(scope="session")
 def spark():
-    from kubectl_offsets.adapters.spark.session import SparkSettings, build_session
-
-    session = build_session(SparkSettings(master="local[2]", needs_kafka=True,
-                                          conf=(("spark.sql.shuffle.partitions", "2"),)))
+    session = make_spark()
     yield session
     session.stop()
 
