@@ -1,0 +1,45 @@
+"""Names shared by the release scripts: the project version and the archive name per platform.
+
+Standard library only: the build scripts run before the project's dependencies are installed anywhere.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = "kubectl-offsets"
+# krew's os/arch words (Go's GOOS/GOARCH) for what Python reports.
+OS_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "windows"}
+ARCH_NAMES = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
+
+
+def project_version() -> str:
+    """``0.1.0``: the package's ``__version__`` (what ``kubectl offsets version`` prints); pyproject must agree."""
+    package = (ROOT / "kubectl_offsets" / "__init__.py").read_text()
+    version = re.search(r'^__version__ = "([^"]+)"', package, re.M).group(1)
+    declared = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    if declared != version:
+        raise SystemExit(f"version mismatch: kubectl_offsets/__init__.py says {version}, pyproject.toml {declared}")
+    return version
+
+
+def host_platform() -> tuple[str, str]:
+    """(os, arch) of this machine in krew's words, e.g. ("linux", "amd64")."""
+    try:
+        return OS_NAMES[sys.platform], ARCH_NAMES[platform.machine().lower()]
+    except KeyError as missing:
+        raise SystemExit(f"no release archive is defined for {sys.platform}/{platform.machine()} ({missing})")
+
+
+def archive_name(version: str, os_name: str, arch: str) -> str:
+    """``kubectl-offsets-0.1.0-linux-amd64.tar.gz``; Windows gets a ``.zip``, which its users can open natively."""
+    extension = "zip" if os_name == "windows" else "tar.gz"
+    return f"{PROJECT}-{version}-{os_name}-{arch}.{extension}"
+
+
+def executable_name(os_name: str, stem: str = PROJECT) -> str:
+    return f"{stem}.exe" if os_name == "windows" else stem
