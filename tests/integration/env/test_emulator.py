@@ -485,3 +485,47 @@ def test_alter_failures_on_stopped_connector(kube, h, connect_ns, tmp_path, cm_d
     message = h.condition(cr, "Warning", "AlterOffsets")["message"]
     assert message.startswith(expected.format(ns=connect_ns, name=name))
     assert h.annotations(cr)[OFFSETS] == "alter"
+
+
+def test_mm2_invalid_value_for_named_connector_is_not_ready(kube, h, emu_env, connect_ns):
+    """§2.3: with mirrormaker-connector naming an existing connector, a bad value fails that connector's reconcile
+    and the KafkaMirrorMaker2 goes NotReady/IllegalArgumentException; both annotations stay."""
+    src, tgt, name = "badsrc" + h.unique("a")[-6:], "badtgt" + h.unique("b")[-6:], h.unique("mm2bad")
+    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, h.unique("none")))
+    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector",
+                                                 f"{src}->{tgt}.MirrorSourceConnector"]))
+    bad = {OFFSETS: "", MM2_CONNECTOR: f"{src}->{tgt}.MirrorCheckpointConnector"}
+    kube.annotate("KafkaMirrorMaker2", connect_ns, name, bad)
+    cr = h.wait_for("NotReady", lambda: (lambda o: o if h.condition(o, "NotReady") else None)(
+        kube.get("KafkaMirrorMaker2", connect_ns, name)))
+    cond = h.condition(cr, "NotReady")
+    assert (cond["reason"], cond["message"]) == (
+        "IllegalArgumentException", "No enum constant io.strimzi.operator.cluster.model.KafkaConnectorOffsetsAnnotation.")
+    assert {k: h.annotations(cr)[k] for k in bad} == bad
+
+
+def test_mm2_reset_stopped_source_connector(kube, kafka, h, emu_env, connect_ns):
+    """§2.5/§2.7/§2.8 for MM2: the mirror's sourceConnector.state stops that one connector; reset then empties its
+    offsets and removes both annotations in one patch."""
+    src, tgt, topic, name = "rsrc" + h.unique("a")[-6:], "rtgt" + h.unique("b")[-6:], h.unique("rin"), h.unique("mm2r")
+    kafka.create_topic(topic)
+    kafka.produce(topic, ["a", "b", "c"])
+    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, topic))
+    source = f"{src}->{tgt}.MirrorSourceConnector"
+    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector", source]))
+    kafka.consume_all(f"{src}.{topic}", 3, timeout=90)
+
+    mirrors = kube.get("KafkaMirrorMaker2", connect_ns, name)["spec"]["mirrors"]
+    mirrors[0]["sourceConnector"]["state"] = "stopped"
+    kube.merge_patch("KafkaMirrorMaker2", connect_ns, name, {"spec": {"mirrors": mirrors}})
+    h.wait_for("source connector STOPPED", lambda: [c for c in (kube.get("KafkaMirrorMaker2", connect_ns, name)[
+        "status"].get("connectors") or []) if c["name"] == source and c["connector"]["state"] == "STOPPED"])
+
+    both = (OFFSETS, MM2_CONNECTOR)
+    kube.annotate("KafkaMirrorMaker2", connect_ns, name, {OFFSETS: "reset", MM2_CONNECTOR: source})
+    cr = wait_annotation_gone(kube, h, "KafkaMirrorMaker2", connect_ns, name, both)
+    assert not h.condition(cr, "Warning")
+    kube.annotate("KafkaMirrorMaker2", connect_ns, name, {OFFSETS: "list", MM2_CONNECTOR: source})
+    wait_annotation_gone(kube, h, "KafkaMirrorMaker2", connect_ns, name, both)
+    raw = kube.configmap(connect_ns, "mm2-offsets").data[f"{src}--{tgt}.MirrorSourceConnector.json"]
+    assert raw == '{\n  "offsets" : [ ]\n}'
