@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,17 @@ STRIMZI_PLURALS = ("kafkaconnectors", "kafkamirrormaker2s", "kafkaconnects")
 
 def _reused_env_json() -> str | None:
     return os.environ.get("KO_ENV_JSON") or None
+
+
+def _interrupt_on_sigterm(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_configure(config):
+    # A CI timeout sends SIGTERM; unwinding like Ctrl-C runs the fixtures' teardown, which stops the components
+    # (a start-up in progress included). SIGKILL is covered by the reaper once the environment is up.
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
 
 
 def pytest_report_header(config):
