@@ -16,9 +16,13 @@ passes straight to the terminal).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import io
+import logging
 import os
 import shlex
+import warnings
 from typing import Any, Callable, Iterable
 
 import click
@@ -26,7 +30,6 @@ from click.shell_completion import CompletionItem, ShellComplete
 
 # Cobra's ShellCompDirective bits (spf13/cobra completions.go).
 DIRECTIVE_DEFAULT = 0  # let the shell complete file names when there is no candidate
-DIRECTIVE_NO_SPACE = 2
 DIRECTIVE_NO_FILE_COMP = 4
 DIRECTIVE_FILTER_DIRS = 16
 
@@ -49,10 +52,9 @@ def run_plugin_completion(argv: list[str], out: Callable[[str], None] | None = N
     write = out or _stdout
     try:
         args, incomplete, descriptions = parse_request(argv)
-        items = completions(args, incomplete)
-        write(format_reply(items, descriptions))
+        write(format_reply(completions(args, incomplete), descriptions))
     except Exception:  # noqa: BLE001 - completion must stay silent, whatever broke
-        return 0
+        pass
     return 0
 
 
@@ -132,10 +134,24 @@ def complete_from_cluster(kind: str, ctx: click.Context, incomplete: str) -> lis
         # Loading the client library is CPU work of a known size (about a second), not a wait on the cluster:
         # it happens before the clock starts, so the deadline only bounds kubeconfig credentials and API calls.
         cluster_names.load_client()
-        names = within(line.timeout, lambda: lookup(line, incomplete))
+        with _quiet():
+            names = within(line.timeout, lambda: lookup(line, incomplete))
     except Exception:  # noqa: BLE001 - unreachable, forbidden, slow, not installed: nothing to offer
         return []
     return [CompletionItem(name, help=help_) for name, help_ in names if name.startswith(incomplete)]
+
+
+@contextlib.contextmanager
+def _quiet():
+    """The shell shows our stderr in the middle of the user's command line: swallow the client library's
+    warnings (urllib3's InsecureRequestWarning for insecure-skip-tls-verify) and log lines while looking up."""
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        logging.disable(logging.CRITICAL)
+        try:
+            yield
+        finally:
+            logging.disable(logging.NOTSET)
 
 
 def completion_timeout() -> float:

@@ -3,6 +3,7 @@ kubectl's own plugin completion (``kubectl __complete offsets ...``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -108,6 +109,20 @@ def test_through_kubectls_own_plugin_completion(env, resources):
 def test_forbidden_names_are_simply_not_offered(env, resources):
     values, directive, stderr = complete(env, "list", "-n", resources, "", kubeconfig=env.limited_kubeconfig)
     assert (values, directive, stderr) == ([], ":4", "")
+
+
+def test_client_library_warnings_stay_out_of_the_prompt(env, namespace, tmp_path):
+    """insecure-skip-tls-verify makes urllib3 warn on every request; kubectl would show that mid-line."""
+    config = json.loads(Path(env.kubeconfig).read_text())
+    cluster = config["clusters"][0]["cluster"]
+    cluster.pop("certificate-authority", None)
+    cluster.pop("certificate-authority-data", None)
+    cluster["insecure-skip-tls-verify"] = True
+    insecure = tmp_path / "insecure.kubeconfig"
+    insecure.write_text(json.dumps(config))
+    values, directive, stderr = complete(env, "list", "-n", "", kubeconfig=str(insecure))
+    assert namespace in values
+    assert (directive, stderr) == (":4", "")
 
 
 def test_an_unreachable_cluster_prints_no_error(env, tmp_path):
