@@ -118,9 +118,18 @@ def _delete_removed(ctx, cr, desired_names):
         _delete_connector(ctx, cr, name)
 
 
+def _generated_names(cr):
+    try:
+        return {c.name for c in mm2.generate(cr)} if cr else set()
+    except ReconcileError:
+        return set()
+
+
 def _deleted(ctx, namespace, name):
+    """Delete the MM2's connectors: those its last status listed plus those its last spec generates (a connector
+    whose reconcile failed is missing from status.connectors)."""
     last = ctx.forget(KIND, namespace, name)
-    for connector in sorted(_previous_connectors(last)):
+    for connector in sorted(_previous_connectors(last) | _generated_names(last)):
         _delete_connector(ctx, last, connector)
 
 

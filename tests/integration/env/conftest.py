@@ -6,6 +6,7 @@ attaches to an environment started with ``python -m tests.env up``).
 """
 import json
 import time
+import urllib.request
 import uuid
 
 import pytest
@@ -102,12 +103,18 @@ def unique(prefix):
     return f"{prefix}-{uuid.uuid4().hex[:6]}"
 
 
+def connect_connectors(connect_url):
+    with urllib.request.urlopen(connect_url.rstrip("/") + "/connectors", timeout=10) as resp:
+        return set(json.loads(resp.read()))
+
+
 @pytest.fixture
-def connect_ns(kube):
+def connect_ns(kube, emu_env):
     """A fresh namespace holding KafkaConnect ``connect`` with connector resources enabled; CRs deleted after.
 
     There is no kube-controller-manager, so namespace deletion would not cascade: the test's custom resources are
-    deleted one by one (the emulator then deletes their connectors from Connect).
+    deleted one by one, and teardown checks that the emulator then deleted their connectors from Connect (a leftover
+    would keep running on the shared worker).
     """
     ns = unique("emu")
     kube.core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
@@ -118,10 +125,16 @@ def connect_ns(kube):
                           "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
                           "offsetStorageTopic": f"{ns}-o"}})
     yield ns
+    owned = set()
     for kind in ("KafkaConnector", "KafkaMirrorMaker2"):
-        items = kube.custom.list_namespaced_custom_object(GROUP, "v1", ns, PLURALS[kind])["items"]
+        items = kube.custom.list_namespaced_custom_object(GROUP, "v1beta2", ns, PLURALS[kind])["items"]
         for item in items:
+            if kind == "KafkaConnector":
+                owned.add(item["metadata"]["name"])
+            owned.update(c.get("name") for c in (item.get("status") or {}).get("connectors") or [])
             kube.delete(kind, ns, item["metadata"]["name"])
+    wait_for("the emulator to delete the test's connectors from Connect",
+             lambda: not (owned & connect_connectors(emu_env.connect_url)) or None, timeout=30)
 
 
 # --------------------------------------------------------------------------------------------- Kafka helpers
