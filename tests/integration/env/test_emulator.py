@@ -529,3 +529,24 @@ def test_mm2_reset_stopped_source_connector(kube, kafka, h, emu_env, connect_ns)
     wait_annotation_gone(kube, h, "KafkaMirrorMaker2", connect_ns, name, both)
     raw = kube.configmap(connect_ns, "mm2-offsets").data[f"{src}--{tgt}.MirrorSourceConnector.json"]
     assert raw == '{\n  "offsets" : [ ]\n}'
+
+
+def test_pause_reconciliation_freezes_everything(kube, h, connect_ns, tmp_path):
+    """§2.9: strimzi.io/pause-reconciliation=true -> only a ReconciliationPaused condition, no offsets handling;
+    unpausing lets the pending list run."""
+    name = h.unique("frozen")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            listOffsets={"toConfigMap": {"name": "frozen-out"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    kube.annotate("KafkaConnector", connect_ns, name, {"strimzi.io/pause-reconciliation": "true", OFFSETS: "list"})
+    cr = h.wait_for("ReconciliationPaused", lambda: (lambda o: o if h.condition(o, "ReconciliationPaused")
+                                                     else None)(kube.get("KafkaConnector", connect_ns, name)))
+    assert [c["type"] for c in h.conditions(cr)] == ["ReconciliationPaused"]
+    assert "connectorStatus" not in cr["status"] and cr["status"]["observedGeneration"] == 1
+    # The pass that wrote ReconciliationPaused saw the list annotation (same patch) and did not act on it.
+    assert h.annotations(cr)[OFFSETS] == "list" and kube.configmap(connect_ns, "frozen-out") is None
+
+    kube.annotate("KafkaConnector", connect_ns, name, {"strimzi.io/pause-reconciliation": None})
+    wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
+    assert kube.configmap(connect_ns, "frozen-out") is not None
