@@ -18,6 +18,9 @@ from typing import Callable, TypeVar
 
 T = TypeVar("T")
 LOG_TAIL_LINES = 30
+# Readiness time-outs are sized for an idle 2-core machine with headroom; a slower or shared machine can stretch
+# them all with KO_ENV_TIMEOUT_SCALE=2 (etc.) instead of failing a healthy but slow start.
+TIMEOUT_SCALE = float(os.environ.get("KO_ENV_TIMEOUT_SCALE", "1"))
 
 # Popen objects of children of *this* process: poll() reaps them, otherwise an exited child stays a zombie
 # and would look alive in /proc.
@@ -138,6 +141,7 @@ def stop(proc: Proc, timeout: float = 15.0) -> None:
 def wait_until(proc: Proc, what: str, check: Callable[[], T | None], timeout: float,
                interval: float = 0.25, extra_logs: list[str | Path] = ()) -> T:
     """Poll check() until it returns a truthy value; fail loudly if the process dies or time runs out."""
+    timeout *= TIMEOUT_SCALE
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
     while True:
