@@ -281,6 +281,8 @@ class _Editor:
         self.new_files: dict[Path, str | None] = {}  # path -> text, None = delete
         self.touched: set[Path] = set()
         self.warnings: list[str] = []
+        self.new_loaded: dict[Path, yamlfiles.YamlFile] = {}  # new files we edit as YAML (our overlay patch)
+        self.record_doc: manifests.DocRef | None = None  # phase 2: where phase 1 put the record
 
     # -- phase 1 --
     def phase1(self, record: dict[str, Any], configmap: str | None) -> None:
@@ -355,9 +357,7 @@ class _Editor:
         text = yamlfiles.dump_new([body], header="# Added by kubectl offsets gitops; removed again by "
                                                  "'kubectl offsets gitops next'.\n")
         loaded = yamlfiles.load_text(text, path, self.repo.rel(path))
-        self.new_files[path] = None  # placeholder; rendered from `loaded` in finish()
-        self._new_loaded = getattr(self, "_new_loaded", {})
-        self._new_loaded[path] = loaded
+        self.new_loaded[path] = loaded  # rendered in finish(), after the stanza edits
         self._add_to_kustomization("patches", {"path": name})
         return manifests.DocRef(loaded, 0, self.repo.rel(path))
 
@@ -435,8 +435,8 @@ class _Editor:
         doc = self.record_doc
         if doc.rel.endswith(PATCH_SUFFIX):
             self.new_files[self.repo.root / doc.rel] = None
-            self._remove_from_kustomization("patches", lambda e: isinstance(e, dict) and
-                                            str(e.get("path", "")).endswith(PATCH_SUFFIX))
+            ours = Path(doc.rel).name
+            self._remove_from_kustomization("patches", lambda e: isinstance(e, dict) and e.get("path") == ours)
         else:
             self._restore(doc, record)
         if record.get("configMap") and not keep_record:
@@ -476,7 +476,7 @@ class _Editor:
 
     # -- result --
     def finish(self) -> list[FileChange]:
-        for path, loaded in getattr(self, "_new_loaded", {}).items():
+        for path, loaded in self.new_loaded.items():
             self.new_files[path] = loaded.render()
         changes = []
         for path in sorted(self.touched):

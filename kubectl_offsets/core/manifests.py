@@ -142,7 +142,8 @@ def scan(root: Path, scope: Path | None = None) -> Repository:
     if not scope.is_dir():
         raise NotFoundError(f"{scope} is not a directory", advice="--repo and --path name directories")
     repo = Repository(root=root, scope=scope)
-    for path in _yaml_files(scope):
+    # The whole repository is read even with --path: an overlay's bases usually live outside it.
+    for path in _yaml_files(root):
         _load(repo, path)
     for k in repo.kustomizations.values():
         _link(repo, k)
@@ -218,6 +219,7 @@ def locate(repo: Repository, kind: str, name: str, namespace: str | None) -> Loc
             if _declares(doc.data, kind):
                 ref = DocRef(loaded, index, repo.rel(path))
                 candidates += _placements(repo, ref, path)
+    candidates = [c for c in candidates if _in_scope(repo, c)]
     matches = [c for c in candidates if c.cluster_name == name and (namespace is None or c.namespace in
                                                                      (None, namespace))]
     if len(matches) == 1:
@@ -225,6 +227,12 @@ def locate(repo: Repository, kind: str, name: str, namespace: str | None) -> Loc
     if len(matches) > 1:
         raise _ambiguous(kind, name, matches)
     raise _not_found(repo, kind, name, namespace, candidates)
+
+
+def _in_scope(repo: Repository, location: Location) -> bool:
+    """--path names what is applied: the root kustomization's directory, or a directory of plain files."""
+    where = location.root.dir if location.root else (repo.root / location.definition.rel).parent
+    return where == repo.scope or repo.scope in where.parents
 
 
 def _declares(data: Any, kind: str) -> bool:

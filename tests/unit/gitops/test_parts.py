@@ -119,3 +119,17 @@ def test_json6902_patch_overriding_state_is_refused(tmp_path):
     result = cli("gitops", "reset", "orders-sink", "-n", "prod", "--repo", str(repo))
     assert result.exit_code == 5 and "JSON6902" in result.stderr
     assert snapshot(repo) == before
+
+
+def test_path_selects_the_applied_overlay_even_though_the_base_is_outside_it(tmp_path):
+    repo = copy_fixture("kustomize", tmp_path)
+    (repo / "overlays/staging").mkdir()
+    (repo / "overlays/staging/kustomization.yaml").write_text("resources:\n- ../../base\n")
+    before = snapshot(repo)
+    ambiguous = cli("gitops", "reset", "orders-sink", "--repo", str(repo))
+    assert ambiguous.exit_code == 2 and "declared 2 times" in ambiguous.stderr and "--path" in ambiguous.stderr
+    assert snapshot(repo) == before
+    result = cli("gitops", "reset", "orders-sink", "--repo", str(repo), "--path", "overlays/staging")
+    assert result.exit_code == 0, result.stderr
+    changed = {rel for rel, data in snapshot(repo).items() if before.get(rel) != data}
+    assert changed == {"overlays/staging/kustomization.yaml", "overlays/staging/orders-sink.offsets-patch.yaml"}
