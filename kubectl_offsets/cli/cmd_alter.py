@@ -47,6 +47,15 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
       kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
       kubectl offsets alter my-sink -f offsets.json --dry-run
       kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
+
+    \b
+    MirrorMaker 2 (kafkamirrormaker2/NAME --connector source|'east->west.MirrorSourceConnector'):
+    a MirrorSourceConnector stores the LAST record it replicated and continues after it, so
+      --set orders:0=41                stores 41: replication resumes at source record 42
+      --skip-record orders:0:41        stores 41: record 41 is never copied to the target
+      --to-offset 42 --topic orders:0  stores 41; --to-offset 0 stores no offset (copy from the start)
+    The partitions get "cluster": <source alias> automatically; a -f file must name it. Going back copies the
+    records to the target topic again. Checkpoint and heartbeat offsets are never read by their tasks (--force).
     """
     def work():
         from ..core import operations
