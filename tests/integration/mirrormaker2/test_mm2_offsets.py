@@ -90,6 +90,11 @@ def test_bad_input_is_refused_and_changes_nothing(mirror, cli, env):
     cli("reset", *target, "--connector", "checkpoint", "--yes").refused("never reads them", "--force")
     cli("alter", *target, "--connector", "checkpoint", "-f", fh.name, "--yes").refused("--force")
 
+    # --dry-run prints the patches for this connector's stanza only, and changes nothing either.
+    dry = cli("alter", *target, *full, "--set", f"{m.topic}:0=1", "--dry-run").ok()
+    assert "/spec/mirrors/0/sourceConnector/state" in dry.out and f"{m.src}--{m.tgt}.MirrorSourceConnector.json" \
+        in dry.out and "/spec/mirrors/1" not in dry.out and "dry run: nothing was changed" in dry.err
+
     after = m.snapshot()
     assert after == before, "bad input changed the resource or a ConfigMap"
 
@@ -354,3 +359,15 @@ def test_the_examples_are_accepted_and_name_the_connectors_the_docs_say(mirror):
     facts = ConnectorFacts(ConnectorKind.MIRROR_SOURCE, source_alias="east", consumes=consumes,
                            consumes_description=description)
     validate_change(read_offsets_file(str(folder / "source-offsets.json"), facts), facts)
+
+
+def test_alter_help_explains_the_mirrormaker2_meaning():
+    from click.testing import CliRunner
+
+    from kubectl_offsets.cli.root import root
+
+    text = CliRunner().invoke(root, ["alter", "--help"], prog_name="kubectl offsets").output
+    for needle in ("stores the LAST record it replicated", "--set orders:0=41                stores 41: "
+                   "replication resumes at source record 42", "--skip-record orders:0:41        stores 41: record 41 "
+                   "is never copied", '"cluster": <source alias>', "--to-offset 0 stores no offset"):
+        assert needle in text, needle
