@@ -8,12 +8,14 @@ changes nothing, pushes nothing new, and finds the open pull request instead of 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from ..adapters import forge
 from ..adapters.gitrepo import GitRepo
+from ..connect import ConnectorKind, position_of, topic_partition_of
 from ..errors import PreconditionError
 from . import gitops
 
@@ -157,14 +159,33 @@ def _offsets_section(plan: "gitops.Plan") -> list[str]:
 
 
 def _markdown_table(plan: "gitops.Plan") -> str:
-    from ..output import render
-
-    headers = [*render._partition_headers(plan.kind), "BEFORE", "AFTER", ""]
-    rows = [[*render._partition_cells(plan.kind, c.partition), render._offset_cell(plan.kind, c.before),
-             render._offset_cell(plan.kind, c.after), "changed" if c.changed else ""] for c in plan.rows()]
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+    """The before/after rows as a Markdown table (forges render it; a terminal table would not survive)."""
+    topic_partitioned = plan.kind.topic_partitioned
+    headers = ["TOPIC", "PARTITION"] if topic_partitioned else ["PARTITION"]
+    if plan.kind is ConnectorKind.MIRROR_SOURCE:
+        headers = ["CLUSTER", *headers]
+    out = ["| " + " | ".join([*headers, "BEFORE", "AFTER", ""]) + " |", "|" + "---|" * (len(headers) + 3)]
+    for row in plan.rows():
+        cells = [*_partition_cells(plan.kind, row.partition), _offset(plan.kind, row.before),
+                 _offset(plan.kind, row.after), "changed" if row.changed else ""]
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+def _partition_cells(kind: ConnectorKind, partition) -> list[str]:
+    if not kind.topic_partitioned:
+        return [f"`{json.dumps(dict(partition), sort_keys=True)}`"]
+    topic, number = topic_partition_of(kind, partition)
+    cluster = [str(partition.get("cluster"))] if kind is ConnectorKind.MIRROR_SOURCE else []
+    return [*cluster, topic, str(number)]
+
+
+def _offset(kind: ConnectorKind, offset) -> str:
+    if offset is None:
+        return "-"
+    if kind.topic_partitioned:
+        return str(position_of(kind, offset))
+    return f"`{json.dumps(dict(offset), sort_keys=True)}`"
 
 
 def _verb(change: "gitops.FileChange") -> str:
