@@ -287,7 +287,7 @@ def test_list_alter_skip_reset_move_replication(mirror, cli):
         list_until(cli, m, by_name, lambda d: d == source_doc(m, 7), "offset 7 after the reset")
 
         # undo restores the reset's backup (offset 7): nothing is replayed.
-        after = json_out(cli("undo", m.target_arg, "-n", m.ns, *by_name, "--yes", "-o", "json"))
+        after = json_out(cli("undo", f"kafkamirrormaker2/{m.name}", "-n", m.ns, *by_name, "--yes", "-o", "json"))
         assert after == source_doc(m, 7)
         m.produce(["r8"])
         assert m.target_values(19)[-1] == "r8"
