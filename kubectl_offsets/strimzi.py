@@ -298,6 +298,10 @@ def resolve_mm2_target(resource: Mapping[str, Any], wanted: str | None, source_a
         raise InputError(f"kafkamirrormaker2/{name} needs --connector", advice=f"valid connectors: {valid}")
     exact = [t for t in targets if t.connector_name == wanted]
     if exact:
+        if source_alias is not None and exact[0].source_alias != source_alias:
+            raise InputError(f"--connector '{wanted}' replicates from '{exact[0].source_alias}', not from "
+                             f"--source-cluster '{source_alias}'", advice="drop --source-cluster (the full name "
+                             "already says which mirror), or use a short --connector with it")
         return exact[0]
     if wanted in MM2_TYPES:
         mm2_type = MM2_TYPES[wanted][1]

@@ -36,3 +36,9 @@ def test_a_source_cluster_without_that_connector_is_named():
     assert "source clusters with a checkpoint connector: east" in error.value.advice
     with pytest.raises(InputError, match="source cluster 'nowhere'"):
         strimzi.resolve_mm2_target(V1BETA2, "source", "nowhere")
+
+
+def test_a_full_name_contradicting_source_cluster_is_refused():
+    assert strimzi.resolve_mm2_target(V1BETA2, "east->west.MirrorSourceConnector", "east").source_alias == "east"
+    with pytest.raises(InputError, match="replicates from 'east', not from --source-cluster 'north'"):
+        strimzi.resolve_mm2_target(V1BETA2, "east->west.MirrorSourceConnector", "north")
