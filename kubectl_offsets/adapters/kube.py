@@ -12,6 +12,7 @@ import functools
 import json
 import time
 from dataclasses import dataclass
+from urllib.parse import quote
 from typing import Any, Callable, Mapping
 
 from kubernetes import client, config, watch
@@ -109,8 +110,27 @@ class Kube:
         self.api = client.ApiClient(configuration)
         self.request_timeout = request_timeout
         self.custom = client.CustomObjectsApi(self.api)
-        self.core = client.CoreV1Api(self.api)
         self._versions: dict[str, str] = {}
+        self._group_versions: list[str] | None = None
+        self._plurals: dict[str, set[str]] = {}
+
+    def _json(self, method: str, path: str, *, query: Mapping[str, Any] | None = None, body: Any = None,
+              content_type: str = "application/json", timeout: float | None = None) -> Any:
+        """One REST call with plain JSON in and out. ConfigMaps, discovery and access reviews go through here:
+        the typed CoreV1Api/AuthorizationV1Api would import hundreds of generated model classes (over a second of
+        CPU on every cold start) for objects we only use as dicts."""
+        headers = {"Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = content_type
+        request = self.api.param_serialize(method, path, query_params=[(k, v) for k, v in (query or {}).items()
+                                                                          if v is not None],
+                                           header_params=headers, body=body, auth_settings=["BearerToken"])
+        response = self.api.call_api(*request, _request_timeout=timeout or self.request_timeout)
+        response.read()
+        text = response.data.decode("utf-8") if response.data else ""
+        if not 200 <= response.status <= 299:
+            raise ApiException.from_response(http_resp=response, body=text, data=None)
+        return json.loads(text) if text else None
 
     # --- Strimzi custom resources ----------------------------------------------------------------------------
     def served_version(self, kind: str) -> str:
@@ -121,26 +141,33 @@ class Kube:
 
     @_guard(lambda kind: f"the API group {GROUP}")
     def _discover_version(self, kind: str) -> str:
-        groups = client.ApisApi(self.api).get_api_versions(_request_timeout=self.request_timeout).groups or []
-        group = next((g for g in groups if g.name == GROUP), None)
-        if group is None:
+        served = self._served_group_versions()
+        if not served:
             raise NotFoundError(f"the Strimzi API group {GROUP} is not served by this cluster",
                                 advice="install Strimzi 0.44 or newer (its CRDs), or pick another --context")
-        served = [v.version for v in group.versions]
         for version in VERSIONS:
             if version in served and self._serves(version, PLURALS[kind]):
                 return version
         raise NotFoundError(f"{kind} is not served in {GROUP} (served versions: {', '.join(served) or 'none'})",
                             advice="kubectl-offsets needs Strimzi 0.44+ (v1beta2) or 1.x (v1) CRDs")
 
+    def _served_group_versions(self) -> list[str]:
+        """The group's served versions, asked once per client (every kind shares the answer)."""
+        if self._group_versions is None:
+            groups = self._json("GET", "/apis").get("groups") or []
+            self._group_versions = [v["version"] for g in groups if g.get("name") == GROUP
+                                    for v in g.get("versions") or []]
+        return self._group_versions
+
     def _serves(self, version: str, plural: str) -> bool:
-        resources = self.custom.get_api_resources(GROUP, version, _request_timeout=self.request_timeout)
-        return any(r.name == plural for r in resources.resources or [])
+        if version not in self._plurals:
+            resources = self._json("GET", f"/apis/{GROUP}/{version}").get("resources") or []
+            self._plurals[version] = {r.get("name") for r in resources}
+        return plural in self._plurals[version]
 
     def served_versions(self) -> list[str]:
         """Every served version of the Strimzi group (for ``version``); empty when the group is absent."""
-        groups = client.ApisApi(self.api).get_api_versions(_request_timeout=self.request_timeout).groups or []
-        return [v.version for g in groups if g.name == GROUP for v in g.versions]
+        return list(self._served_group_versions())
 
     @_guard(_cr)
     def get(self, kind: str, name: str, namespace: str) -> Resource:
@@ -224,8 +251,7 @@ class Kube:
     # --- ConfigMaps ------------------------------------------------------------------------------------------
     @_guard(_cm)
     def get_configmap(self, name: str, namespace: str) -> Resource:
-        return self.api.sanitize_for_serialization(
-            self.core.read_namespaced_config_map(name, namespace, _request_timeout=self.request_timeout))
+        return self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps/{quote(name)}")
 
     def find_configmap(self, name: str, namespace: str) -> Resource | None:
         try:
@@ -235,29 +261,28 @@ class Kube:
 
     @_guard(lambda namespace, body, **k: _cm(body["metadata"]["name"], namespace))
     def create_configmap(self, namespace: str, body: Resource, *, dry_run: bool = False) -> Resource:
-        return self.api.sanitize_for_serialization(self.core.create_namespaced_config_map(
-            namespace, body, field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None,
-            _request_timeout=self.request_timeout))
+        return self._json("POST", f"/api/v1/namespaces/{quote(namespace)}/configmaps", body=body,
+                          query={"fieldManager": FIELD_MANAGER, "dryRun": "All" if dry_run else None})
 
     @_guard(_cm)
     def patch_configmap(self, name: str, namespace: str, body: Mapping[str, Any], *, dry_run: bool = False
                         ) -> Resource:
         """A strategic-merge patch of a ConfigMap: named data keys are set, other keys are kept (MirrorMaker 2
         connectors share one ConfigMap, one key each)."""
-        return self.api.sanitize_for_serialization(self.core.patch_namespaced_config_map(
-            name, namespace, body, field_manager=FIELD_MANAGER, dry_run="All" if dry_run else None,
-            _request_timeout=self.request_timeout))
+        return self._json("PATCH", f"/api/v1/namespaces/{quote(namespace)}/configmaps/{quote(name)}", body=body,
+                          content_type="application/strategic-merge-patch+json",
+                          query={"fieldManager": FIELD_MANAGER, "dryRun": "All" if dry_run else None})
 
     @_guard(lambda namespace, selector: f"configmaps with {selector} in namespace {namespace}")
     def list_configmaps(self, namespace: str, selector: str) -> list[Resource]:
-        result = self.core.list_namespaced_config_map(namespace, label_selector=selector,
-                                                      _request_timeout=self.request_timeout)
-        return [self.api.sanitize_for_serialization(item) for item in result.items]
+        result = self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps",
+                            query={"labelSelector": selector})
+        return result.get("items") or []
 
     @_guard(lambda namespace, **k: f"namespace {namespace}")
     def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
-        result = self.core.list_namespace(_request_timeout=timeout or self.request_timeout)
-        return [item.metadata.name for item in result.items]
+        result = self._json("GET", "/api/v1/namespaces", timeout=timeout)
+        return [item["metadata"]["name"] for item in result.get("items") or []]
 
     # --- any manifest (GitOps validation) ---------------------------------------------------------------------
     @_guard(lambda body, namespace: f"{body.get('kind', '?').lower()}/{(body.get('metadata') or {}).get('name')}")
@@ -278,12 +303,22 @@ class Kube:
     @_guard(lambda verb, group, resource, namespace, **k: f"access review for {verb} {resource}")
     def can_i(self, verb: str, group: str, resource: str, namespace: str, name: str | None = None) -> bool:
         """A SelfSubjectAccessReview: what ``kubectl auth can-i`` asks."""
-        review = client.V1SelfSubjectAccessReview(spec=client.V1SelfSubjectAccessReviewSpec(
-            resource_attributes=client.V1ResourceAttributes(verb=verb, group=group, resource=resource,
-                                                            namespace=namespace, name=name)))
-        answer = client.AuthorizationV1Api(self.api).create_self_subject_access_review(
-            review, _request_timeout=self.request_timeout)
-        return bool(answer.status.allowed)
+        attributes = {"verb": verb, "group": group, "resource": resource, "namespace": namespace}
+        if name:
+            attributes["name"] = name
+        answer = self._json("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                            body={"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                                  "spec": {"resourceAttributes": attributes}})
+        return bool((answer.get("status") or {}).get("allowed"))
+
+    def can_i_all(self, checks: list[tuple[str, str, str, str, str | None]]) -> list[bool]:
+        """Several access reviews at once (concurrently: each is one round trip to the API server)."""
+        if len(checks) <= 1:
+            return [self.can_i(*check) for check in checks]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(checks), 4)) as pool:
+            return list(pool.map(lambda check: self.can_i(*check), checks))
 
 
 class _Gone(Exception):

@@ -166,9 +166,10 @@ def check_permissions(kube, target: strimzi.ConnectorTarget, *, mutating: bool) 
               ("create", "", "configmaps", None), ("patch", "", "configmaps", None)]
     if mutating:
         needed.append(("list", "", "configmaps", None))
+    answers = kube.can_i_all([(verb, group, resource, target.namespace, name)
+                              for verb, group, resource, name in needed])
     missing = [f"{verb} {resource}" + (f"/{name}" if name else "")
-               for verb, group, resource, name in needed
-               if not kube.can_i(verb, group, resource, target.namespace, name)]
+               for (verb, group, resource, name), allowed in zip(needed, answers) if not allowed]
     if missing:
         raise ForbiddenError(f"you may not {', '.join(missing)} in namespace {target.namespace}",
                              advice="ask for a Role granting these verbs (see README, 'Permissions'), "
