@@ -46,9 +46,11 @@ class OperatorClient:
         return self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace,
                                guard + operations, dry_run=dry_run)
 
-    def annotation_ops(self, changes: Mapping[str, str | None]) -> list[dict[str, Any]]:
-        """Set (value) or remove (None) annotations, touching no other key."""
-        current = (self.read().get("metadata") or {}).get("annotations")
+    def annotation_ops(self, changes: Mapping[str, str | None], resource: Mapping[str, Any] | None = None
+                       ) -> list[dict[str, Any]]:
+        """Set (value) or remove (None) annotations, touching no other key. ``resource``: the object just read (saves
+        a read when several op lists are built for one patch)."""
+        current = ((resource or self.read()).get("metadata") or {}).get("annotations")
         ops: list[dict[str, Any]] = []
         if current is None:
             additions = {k: v for k, v in changes.items() if v is not None}
@@ -62,10 +64,11 @@ class OperatorClient:
                 ops.append({"op": "add", "path": path, "value": value})
         return ops
 
-    def stanza_ops(self, changes: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def stanza_ops(self, changes: Mapping[str, Any], resource: Mapping[str, Any] | None = None
+                   ) -> list[dict[str, Any]]:
         """Set (value) or remove (None) fields of the connector's stanza only (``spec`` for a KafkaConnector,
         ``spec.mirrors[i].<type>Connector`` for MirrorMaker 2)."""
-        stanza = self.target.stanza(self.read())
+        stanza = self.target.stanza(resource or self.read())
         base = self.target.stanza_pointer()
         ops = []
         for field, value in changes.items():
@@ -85,9 +88,10 @@ class OperatorClient:
         ops = []
         if not configmap:
             configmap = offsets_configmap_name(self.target.resource_name)
-            ops = self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}})
-        self.remember_warnings()
-        self.patch(ops + self.annotation_ops(self.target.trigger_annotations("list")))
+            ops = self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}},
+                                  resource)
+        self.remember_warnings(resource)
+        self.patch(ops + self.annotation_ops(self.target.trigger_annotations("list"), resource))
         try:
             self.wait_until_done("list")
         except (OffsetsError, KeyboardInterrupt):
@@ -96,9 +100,10 @@ class OperatorClient:
         return configmaps.get_document(self.kube, self.target, configmap, written_by="the operator")
 
     # --- waiting -----------------------------------------------------------------------------------------------
-    def remember_warnings(self) -> None:
+    def remember_warnings(self, resource: Mapping[str, Any] | None = None) -> None:
         """Note the Warning conditions present now, so that only new ones count as the answer to our request."""
-        self._known_warnings = {(c.get("reason"), c.get("message")) for c in self._conditions(self.read())}
+        self._known_warnings = {(c.get("reason"), c.get("message"))
+                                for c in self._conditions(resource or self.read())}
 
     def wait_until_done(self, action: str) -> None:
         self.progress.waiting(f"waiting for the operator to {action} the offsets of '{self.target.connector_name}'")

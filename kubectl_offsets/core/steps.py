@@ -91,11 +91,12 @@ class AlterFlow:
             backup=backups.configmap_name(self.target, now), offsets_configmap=alter_configmap_name(self.target.resource_name),
         )
 
-    def _record(self, step: str, extra_ops: list[dict[str, Any]] | None = None) -> None:
-        """Write the journal at ``step`` together with ``extra_ops`` in one JSON Patch."""
+    def _record(self, step: str, stanza: Mapping[str, Any] | None = None) -> None:
+        """Write the journal at ``step`` together with the ``stanza`` field changes in one JSON Patch."""
         self.journal.step = step
-        self.operator.patch(self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()})
-                            + (extra_ops or []))
+        resource = self.operator.read()
+        self.operator.patch(self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
+                            + (self.operator.stanza_ops(stanza, resource) if stanza else []))
 
     def _done(self, step: str) -> None:
         if self.crash_after == step:
@@ -110,7 +111,7 @@ class AlterFlow:
 
     def _step_stop(self) -> None:
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
-        self._record("stop", self.operator.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}))
+        self._record("stop", {strimzi.FIELD_STATE: strimzi.STATE_STOPPED})
         self.operator.wait_for_connect_state("STOPPED")
         self._done("stop")
 
@@ -124,14 +125,15 @@ class AlterFlow:
     def _step_annotate(self, action: str) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in self.target.trigger_annotations(action).items())
         self.progress.step(f"asking the operator to {action} the offsets ({shown})")
-        self.operator.remember_warnings()
+        resource = self.operator.read()
+        self.operator.remember_warnings(resource)
         ops = []
         if action == "alter":
             ops = self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
-                strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}})
+                strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}}, resource)
         self.journal.step = "annotate"
         self.operator.patch(ops + self.operator.annotation_ops({
-            ANNOTATION_JOURNAL: self.journal.to_annotation(), **self.target.trigger_annotations(action)}))
+            ANNOTATION_JOURNAL: self.journal.to_annotation(), **self.target.trigger_annotations(action)}, resource))
         self._done("annotate")
 
     def _step_await(self, action: str) -> None:
@@ -162,21 +164,23 @@ class AlterFlow:
                                f"(it was {previous}); resume it with: kubectl patch ... or set spec.state")
             return strimzi.STATE_STOPPED
         self.progress.step(f"restoring the previous state: {previous}")
-        self._record("resume", self._restore_stanza_ops())
+        self._record("resume", self._previous_stanza())
         self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
         self._done("resume")
         return previous
 
     def _step_cleanup(self) -> None:
-        ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: None})
+        resource = self.operator.read()
+        ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: None}, resource)
         if not self.resume_after:  # the state stays stopped on purpose; still put the stanza back as it was
-            ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets})
+            ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets},
+                                            resource)
         self.operator.patch(ops)
         self._done("cleanup")
 
-    def _restore_stanza_ops(self) -> list[dict[str, Any]]:
-        return self.operator.stanza_ops({strimzi.FIELD_STATE: self.journal.previous_state,
-                                         strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets})
+    def _previous_stanza(self) -> dict[str, Any]:
+        return {strimzi.FIELD_STATE: self.journal.previous_state,
+                strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets}
 
     # --- failure ---------------------------------------------------------------------------------------------
     def _fail(self, failure: BaseException) -> OffsetsError:
@@ -203,7 +207,9 @@ class AlterFlow:
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
         previous = self.journal.previous_state or strimzi.DEFAULT_STATE
-        self.operator.patch(self._restore_stanza_ops() + self.operator.annotation_ops({ANNOTATION_JOURNAL: None}))
+        resource = self.operator.read()
+        self.operator.patch(self.operator.stanza_ops(self._previous_stanza(), resource)
+                            + self.operator.annotation_ops({ANNOTATION_JOURNAL: None}, resource))
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
         offsets = "offsets unchanged" if withdrawn or not self.journal.past_point_of_no_return \
             else "the offsets may have changed: check with kubectl offsets list"
