@@ -1,11 +1,12 @@
 """Every bad input is refused before anything changes: non-zero exit, a clear message, and the custom resource
-(resourceVersion, annotations, spec) and every ConfigMap in the namespace exactly as before. Connect's offsets too.
+(resourceVersion, annotations, spec) and every ConfigMap in the namespace exactly as before.
 """
 from __future__ import annotations
 
 import json
 
 import pytest
+import yaml
 from kubernetes import client as k8s
 
 from kubectl_offsets.errors import ExitStatus
@@ -183,3 +184,45 @@ def test_without_a_terminal_and_without_yes_alter_refuses(lab, cli, sink):
         assert "there is no terminal to confirm on" in result.stderr
         assert "hint: pass --yes to proceed without confirmation, or --dry-run to only preview" in result.stderr
     assert_unchanged(lab.cluster, sink, before)
+
+
+# ---- the documented Role and examples (docs/online.md) ------------------------------------------------------------
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[3] / "examples" / "online"
+
+
+def test_the_documented_role_is_enough(env, lab, cli, cluster, sink):
+    """examples/online/rbac.yaml, bound to a user with nothing else, is enough for list, alter and undo."""
+    role = yaml.safe_load((EXAMPLES / "rbac.yaml").read_text())
+    role["metadata"]["namespace"] = lab.ns
+    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
+    rbac.create_namespaced_role(lab.ns, role)
+    rbac.create_namespaced_role_binding(lab.ns, {
+        "metadata": {"name": "offsets-operator"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]},
+        "subjects": [{"kind": "User", "name": "offsets-operator", "apiGroup": "rbac.authorization.k8s.io"}]})
+    kubeconfig = env.kubeconfig_for("offsets-operator")
+
+    for argv in (["list", sink.name], ["alter", sink.name, "--set", f"{sink.topic}:0=1", "--yes"],
+                 ["undo", sink.name, "--yes"]):
+        result = cli(*argv, "-n", sink.ns, "-q", kubeconfig=kubeconfig)
+        assert result.exit_code == 0, str(result)
+
+
+@pytest.mark.parametrize("name", ["kafkaconnect.yaml", "file-sink.yaml", "file-source.yaml"])
+def test_examples_are_valid_resources(lab, cluster, name):
+    """The API server (with the Strimzi CRDs' schemas) accepts each example (server-side dry run)."""
+    body = yaml.safe_load((EXAMPLES / name).read_text())
+    body["metadata"]["namespace"] = lab.ns
+    plural = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors"}[body["kind"]]
+    group, version = body["apiVersion"].split("/")
+    cluster.custom.create_namespaced_custom_object(group, version, lab.ns, plural, body, dry_run="All")
+
+
+def test_example_offsets_files_are_accepted_by_alter_dry_run(lab, cli):
+    conn = lab.source("example", lines=2)
+    document = json.loads((EXAMPLES / "file-source-offsets.json").read_text())
+    document["offsets"][0]["partition"]["filename"] = str(conn.file)
+    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--dry-run", input=json.dumps(document))
+    assert result.exit_code == 0, str(result)
+    assert "dry run: nothing was changed" in result.stderr
