@@ -77,7 +77,7 @@ source_options = _add(
 @click.option("--report-limit", type=int, default=10_000, show_default=True,
               help="At most this many poison records in the report (all are counted).")
 @click.option("--find", "find_sql", metavar="SQL", help="Resume at the first record for which this predicate is "
-                                                        "true, per partition.")
+                                                        "true, per partition (searching the whole partition).")
 @click.option("--for", "for_kind", type=click.Choice(["sink", "mirror-source"]),
               help="The connector the offsets are for (default: from --current or --target, else sink).")
 @click.option("--source-alias", metavar="ALIAS", help="With --for mirror-source: the source cluster alias.")

@@ -288,9 +288,10 @@ def _needed_columns(request: ComputeRequest) -> tuple[str, ...]:
 
 def _scan_starts(request: ComputeRequest, live: Mapping[str, list[int]], broker: BrokerFactory | None
                  ) -> dict[TopicPartition, int]:
-    """Poison and --find scans start where the connector stands (never below a live partition's log start);
-    the other operations look at the whole partition."""
-    if request.operation.content_blind:
+    """A poison scan starts where the connector stands (never below a live partition's log start): only records
+    it has not processed yet can stop it. --find looks at the whole partition ("replay from the order with id
+    4711" usually points behind the connector), and so do the time-based operations."""
+    if request.operation is not Operation.SKIP_POISON:
         return {}
     starts = resume_positions(request.kind, request.current)
     if live and starts:
