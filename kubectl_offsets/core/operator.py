@@ -10,6 +10,7 @@ transient "tasks haven't stopped completely yet" from Connect then heals by itse
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any, Mapping
@@ -168,13 +169,29 @@ class OperatorClient:
 
     def try_wait_for_connect_state(self, state: str, timeout: float = 30.0) -> bool:
         """Like wait_for_connect_state but bounded and forgiving: used while making things safe."""
+        with self._bounded(timeout):
+            try:
+                self.wait_for_connect_state(state)
+                return True
+            except (OperationTimeoutError, OperatorError):
+                return False
+
+    def try_list_offsets(self, timeout: float = 30.0) -> OffsetsDocument:
+        """list_offsets with a bounded wait (an operator that is down must not hold up making things safe);
+        a request the operator does not complete in time is withdrawn again."""
+        with self._bounded(timeout):
+            try:
+                return self.list_offsets()
+            except OperationTimeoutError:
+                self.withdraw_request()
+                raise
+
+    @contextlib.contextmanager
+    def _bounded(self, timeout: float):
         saved = self.wait
         self.wait = WaitSettings(timeout=min(timeout, saved.timeout), watch_chunk=saved.watch_chunk)
         try:
-            self.wait_for_connect_state(state)
-            return True
-        except (OperationTimeoutError, OperatorError):
-            return False
+            yield
         finally:
             self.wait = saved
 

@@ -137,7 +137,9 @@ class AlterFlow:
         self._done("annotate")
 
     def _step_await(self, action: str) -> None:
-        self._record("await-operator")
+        # No journal write here: patching the resource while the operator works makes its annotation-removal patch
+        # fail with 409 after a successful alter (research 2.8), so it would redo the alter and report a Warning.
+        # The journal's "annotate" already means "handed over; wait for the operator".
         self.operator.wait_until_done(action)
         self._done("await-operator")
 
@@ -211,11 +213,25 @@ class AlterFlow:
         self.operator.patch(self.operator.stanza_ops(self._previous_stanza(), resource)
                             + self.operator.annotation_ops({ANNOTATION_JOURNAL: None}, resource))
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
-        offsets = "offsets unchanged" if withdrawn or not self.journal.past_point_of_no_return \
-            else "the offsets may have changed: check with kubectl offsets list"
+        offsets = self._offsets_report()
         state = f"restored to {previous}" if settled else \
             f"spec.state set back to {previous}, but the operator has not applied it yet"
         return SafeOutcome(False, f"Connector {state}; {offsets}; backup in configmap/{self.journal.backup}")
+
+    def _offsets_report(self) -> str:
+        """Say whether the offsets changed. Before the hand-over they cannot have; after it, a withdrawn annotation
+        proves nothing (the operator may have altered, then failed to remove it), so we list and compare."""
+        if not self.journal.past_point_of_no_return:
+            return "offsets unchanged"
+        undo = f"kubectl offsets undo {self._target_argument()} -n {self.target.namespace} --backup {self.journal.backup}"
+        try:
+            current = self.operator.try_list_offsets()
+            saved = backups.load_configmap(self.kube, self.target, self.journal.backup)
+        except OffsetsError:
+            return f"the offsets could not be listed to check whether they changed; if they did: {undo}"
+        if current.same_offsets(saved):
+            return "offsets unchanged (listed and compared with the backup)"
+        return f"the offsets DID change before the failure; to put them back: {undo}"
 
     def _target_argument(self) -> str:
         return self.journal.target_argument() if self.journal else self.target.display
