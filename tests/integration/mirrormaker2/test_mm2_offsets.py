@@ -60,6 +60,8 @@ def test_bad_input_is_refused_and_changes_nothing(mirror, cli, env):
         "has no connector named", f"'{m.connector()}'")
     cli("reset", *target, "--connector", "source", "--source-cluster", "nowhere", "--yes").refused(
         "nowhere", m.src, m.src2)
+    cli("list", *target, "--connector", m.connector(), "--source-cluster", m.src2).refused(
+        f"not from --source-cluster '{m.src2}'")
     # A connector of a mirror that does not exist: mirror 1 has no checkpoint connector.
     cli("reset", *target, "--connector", "checkpoint", "--source-cluster", m.src2, "--yes", "--force").refused(
         m.src2, f"'{m.connector('MirrorCheckpointConnector')}'")
