@@ -247,19 +247,59 @@ def _splice_regions(original: str, unedited: Any, edited: Any) -> str | None:
 
 def _apply_hunks(a_text: str, b_text: str, c_text: str) -> str | None:
     a, b, c = (t.splitlines(keepends=True) for t in (a_text, b_text, c_text))
+    b_to_a = _line_map(a, b)
+    hunks = [(b1, b2, c1, c2) for tag, b1, b2, c1, c2 in
+             difflib.SequenceMatcher(None, b, c, autojunk=False).get_opcodes() if tag != "equal"]
+    out = list(a)
+    for i in reversed(range(len(hunks))):
+        b1, b2, c1, c2 = hunks[i]
+        span = _exact_span(b1, b2, b_to_a, len(b), len(a))
+        if span is None:
+            widened = _widened(hunks, i, b_to_a, len(b), len(a))
+            if widened is None:
+                return None
+            span, (c1, c2) = widened
+        out[span[0]:span[1]] = c[c1:c2]
+    return "".join(out)
+
+
+def _widened(hunks, i: int, b_to_a: dict[int, int], b_len: int, a_len: int):
+    """A hunk that replaces a line ruamel reformats (``state:   running``): grow it to the nearest lines A has
+    verbatim on both sides, so only the reformatted lines themselves are rewritten. Lines outside hunks are equal in
+    B and C, so the C range grows with the B range; growing into a neighbouring hunk gives up (None)."""
+    b1, b2, c1, c2 = hunks[i]
+    low = hunks[i - 1][1] if i > 0 else 0
+    high = hunks[i + 1][0] if i + 1 < len(hunks) else b_len
+    while b1 > low and (b1 - 1) not in b_to_a:
+        b1, c1 = b1 - 1, c1 - 1
+    while b2 < high and b2 not in b_to_a:
+        b2, c2 = b2 + 1, c2 + 1
+    if (b1 > 0 and (b1 - 1) not in b_to_a) or (b2 < b_len and b2 not in b_to_a):
+        return None
+    a_lo = b_to_a[b1 - 1] + 1 if b1 > 0 else 0
+    a_hi = b_to_a[b2] if b2 < b_len else a_len
+    return ((a_lo, a_hi), (c1, c2)) if a_lo <= a_hi else None
+
+
+def _line_map(a: list[str], b: list[str]) -> dict[int, int]:
+    """B line -> A line for lines that are the same, or the same up to spacing (``tasksMax:   1`` is ruamel's
+    ``tasksMax: 1``): such a line is an anchor, so edits next to it never rewrite it."""
     b_to_a: dict[int, int] = {}
     for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             b_to_a.update({b1 + k: a1 + k for k in range(b2 - b1)})
-    hunks = [(b1, b2, c1, c2) for tag, b1, b2, c1, c2 in
-             difflib.SequenceMatcher(None, b, c, autojunk=False).get_opcodes() if tag != "equal"]
-    out = list(a)
-    for b1, b2, c1, c2 in reversed(hunks):
-        span = _exact_span(b1, b2, b_to_a, len(b), len(a))
-        if span is None:
-            return None
-        out[span[0]:span[1]] = c[c1:c2]
-    return "".join(out)
+        elif tag == "replace":
+            loose = difflib.SequenceMatcher(None, [_spacing(x) for x in a[a1:a2]], [_spacing(x) for x in b[b1:b2]],
+                                            autojunk=False)
+            for block in loose.get_matching_blocks():
+                b_to_a.update({b1 + block.b + k: a1 + block.a + k for k in range(block.size)})
+    return b_to_a
+
+
+def _spacing(line: str) -> str:
+    body = line.rstrip("\r\n")
+    indent = len(body) - len(body.lstrip(" "))
+    return " " * indent + " ".join(body.split())
 
 
 def _exact_span(b1: int, b2: int, b_to_a: dict[int, int], b_len: int, a_len: int) -> tuple[int, int] | None:

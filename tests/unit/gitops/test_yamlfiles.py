@@ -107,3 +107,15 @@ def test_sequence_indentation_is_detected():
 def test_new_files_use_block_style_and_literal_blocks():
     text = yamlfiles.dump_new([{"data": {"k": "{\n  \"a\": 1\n}\n"}}], header="# h\n")
     assert text == "# h\ndata:\n  k: |\n    {\n      \"a\": 1\n    }\n"
+
+
+def test_a_line_ruamel_reformats_is_rewritten_alone():
+    text = "spec:\n  class: x\n  state:    running     # odd spacing\n  tasksMax:   1\n  config: {a: 1}\n"
+    loaded = _load(text)
+    yamlfiles.set_key(loaded.documents[0].data["spec"], "state", "stopped")
+    loaded.documents[0].edited = True
+    result = loaded.render()
+    assert loaded.warnings == []
+    assert result.splitlines()[:2] == ["spec:", "  class: x"]
+    assert result.splitlines()[3:] == ["  tasksMax:   1", "  config: {a: 1}"]
+    assert result.splitlines()[2].split("#")[0].split() == ["state:", "stopped"]
