@@ -24,7 +24,7 @@ def _point_overlays_at(repo, namespace):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("trigger", ["command", "job"])
+@pytest.mark.parametrize("trigger", ["command", "job", "argocd"])
 def test_phase1_passes_server_dry_run_and_writes_nothing_in_diff_mode(case, trigger, env, namespace, tmp_path):
     fixture, args = CASES[case]
     repo = copy_fixture(fixture, tmp_path)
