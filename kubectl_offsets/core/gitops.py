@@ -570,7 +570,8 @@ def write(plan: Plan, root: Path, out: Path | None = None) -> list[str]:
 def follow_up(plan: Plan, repo_arg: str, path_arg: str | None) -> list[str]:
     """The exact next steps, for the terminal and the pull-request body."""
     target = _target_words(plan.target)
-    where = f" --repo {repo_arg}" + (f" --path {path_arg}" if path_arg else "")
+    where = f" --repo {repo_arg}" + (f" --path {path_arg}" if path_arg else "") + \
+        (f" -n {plan.target.namespace}" if plan.target.namespace else "")
     if plan.phase == 2:
         return ["Merge this change and let Argo CD / Flux sync it: the connector returns to its previous state"
                 + (" and the offsets ConfigMap is pruned." if plan.configmap else ".")]
