@@ -84,7 +84,7 @@ class GitRepo:
     def commit_in(self, worktree: Path, paths: list[str], message: str) -> str:
         """Stage exactly ``paths`` (added, changed or deleted) and commit; returns the new commit."""
         _run(["add", "--all", "--", *paths], worktree)
-        _run(["commit", "--quiet", "--no-verify", "-m", message], worktree)
+        _run(["commit", "--quiet", "-m", message], worktree)  # the user's hooks run, as for their own commits
         return _run(["rev-parse", "HEAD"], worktree)
 
     def point_branch(self, branch: str, commit: str) -> None:

@@ -51,10 +51,34 @@ def check_built(plan: "gitops.Plan", root: Path) -> list[str]:
     from ..errors import PreconditionError
 
     try:
-        check_schemas(built_documents(plan, root))
+        documents = built_documents(plan, root)
     except PreconditionError as missing:
         return [f"{missing.message}; only the edited files were checked"]
+    check_schemas(documents)
+    check_effect(plan, documents)
     return []
+
+
+def check_effect(plan: "gitops.Plan", documents: list[dict[str, Any]]) -> None:
+    """The built resource must say what phase 1 means (stopped, our ConfigMap): a patch we could not see (an
+    inline strategic-merge patch, a component) could otherwise silently override the edit."""
+    from .. import strimzi
+    from ..errors import PreconditionError
+
+    if plan.phase != 1:
+        return
+    target = plan.target
+    built = [d for d in documents if d.get("kind") == target.kind
+             and (d.get("metadata") or {}).get("name") == target.resource_name]
+    if len(built) != 1:
+        return  # a plain directory of several apps: the per-file checks already covered it
+    stanza = target.stanza(built[0])
+    named = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
+    if stanza.get(strimzi.FIELD_STATE) != strimzi.STATE_STOPPED or (plan.configmap and named != plan.configmap):
+        raise PreconditionError(f"after the edit, {target.display} as built still has state "
+                                f"{stanza.get(strimzi.FIELD_STATE)!r} / alterOffsets {named!r}: something applied "
+                                "later (an inline patch, a component) overrides it",
+                                advice="move that override into a patch file or remove it; nothing was written")
 
 
 def server_dry_run(plan: "gitops.Plan", root: Path, namespace: str | None, kubeconfig: str | None,

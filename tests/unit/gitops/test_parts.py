@@ -133,3 +133,20 @@ def test_path_selects_the_applied_overlay_even_though_the_base_is_outside_it(tmp
     assert result.exit_code == 0, result.stderr
     changed = {rel for rel, data in snapshot(repo).items() if before.get(rel) != data}
     assert changed == {"overlays/staging/kustomization.yaml", "overlays/staging/orders-sink.offsets-patch.yaml"}
+
+
+def test_an_inline_patch_that_overrides_the_edit_is_caught_in_the_build(tmp_path):
+    repo = copy_fixture("kustomize", tmp_path)
+    kustomization = repo / "overlays/prod/kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + """  - patch: |-
+      apiVersion: kafka.strimzi.io/v1
+      kind: KafkaConnector
+      metadata:
+        name: orders-sink
+      spec:
+        state: running
+""")
+    before = snapshot(repo)
+    result = cli("gitops", "reset", "orders-sink", "-n", "prod", "--repo", str(repo))
+    assert result.exit_code == 5 and "overrides it" in result.stderr, result.stderr
+    assert snapshot(repo) == before
