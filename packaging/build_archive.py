@@ -5,7 +5,8 @@
 
 The archive holds, at its root: ``kubectl-offsets`` (``.exe``) with its ``_internal/`` directory, the completion
 helper ``kubectl_complete-offsets`` (a shell script; ``.cmd`` on Windows) that calls it, LICENSE and README.md.
-Next to the archive: ``<archive>.sha256`` in sha256sum format. The last line printed is the archive's path.
+Next to the archive: ``<archive>.sha256`` in sha256sum format, and ``<archive>.source-digest`` (what the sources
+were when the build started; the krew tests rebuild when it differs). The last line printed is the archive's path.
 
 Why PyInstaller ``onedir`` (docs/install.md has the figures): ``onefile`` unpacks ~35 MB into a temporary
 directory on every run, which costs about 1 s more per start than ``onedir`` on the same machine, on each
@@ -32,7 +33,8 @@ import venv
 import zipfile
 from pathlib import Path
 
-from release_names import PROJECT, ROOT, archive_name, executable_name, host_platform, project_version
+from release_names import (PROJECT, ROOT, archive_name, digest_path, executable_name, host_platform, project_version,
+                           source_digest)
 
 HERE = Path(__file__).resolve().parent
 EXTRAS = "kafka,release"  # never "spark": PySpark is hundreds of MB and needs a JVM
@@ -42,12 +44,14 @@ DOCUMENTS = ("LICENSE", "README.md")
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     version, (os_name, arch) = project_version(), host_platform()
+    sources = source_digest()  # before anything is built: an edit made during the build makes it stale
     python = Path(args.python) if args.python else build_venv(ROOT / "build" / f"release-venv-{os_name}-{arch}")
     frozen = run_pyinstaller(python, args.mode, ROOT / "build" / "pyinstaller")
     stage = stage_files(frozen, os_name, ROOT / "build" / "stage" / f"{PROJECT}-{version}-{os_name}-{arch}")
     smoke_test(stage, os_name, version)
     archive = make_archive(stage, Path(args.dist).resolve() / archive_name(version, os_name, arch))
     write_checksum(archive)
+    digest_path(archive).write_text(sources + "\n")
     print(archive)
     return 0
 

@@ -5,6 +5,7 @@ Standard library only: the build scripts run before the project's dependencies a
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import re
 import sys
@@ -39,6 +40,26 @@ def archive_name(version: str, os_name: str, arch: str) -> str:
     """``kubectl-offsets-0.1.0-linux-amd64.tar.gz``; Windows gets a ``.zip``, which its users can open natively."""
     extension = "zip" if os_name == "windows" else "tar.gz"
     return f"{PROJECT}-{version}-{os_name}-{arch}.{extension}"
+
+
+# What goes into an archive: tests rebuild the archive when the digest of these differs from the one recorded at
+# build time (an mtime comparison would miss an edit made while a build was running).
+SOURCES = ("kubectl_offsets", "schemas", "packaging", "pyproject.toml", "LICENSE", "README.md")
+
+
+def source_digest() -> str:
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        path = ROOT / name
+        files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
+            if path.is_dir() else [path]
+        for file in files:
+            digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+def digest_path(archive: Path) -> Path:
+    return archive.with_name(archive.name + ".source-digest")
 
 
 def executable_name(os_name: str, stem: str = PROJECT) -> str:
