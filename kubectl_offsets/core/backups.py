@@ -24,8 +24,25 @@ ANNOTATION_TAKEN_AT = "kubectl-offsets.io/taken-at"
 ANNOTATION_OPERATION = "kubectl-offsets.io/operation"
 
 
-def configmap_name(target: strimzi.ConnectorTarget, when: dt.datetime) -> str:
-    return backup_configmap_name(target.resource_name, when)
+def configmap_name(target: strimzi.ConnectorTarget, when: dt.datetime, kube=None) -> str:
+    """The backup's name. Names have one-second resolution and a fast alter + undo (or two connectors of one
+    MirrorMaker 2) can start within the same second: with ``kube``, a name already taken gets ``-2``, ``-3``, ..."""
+    base = backup_configmap_name(target.resource_name, when)
+    if kube is None:
+        return base
+    for number in range(1, 100):
+        name = base if number == 1 else f"{base}-{number}"
+        if kube.find_configmap(name, target.namespace) is None:
+            return name
+    return base  # creating it will fail with a clear AlreadyExists
+
+
+def _order(configmap: dict[str, Any]) -> tuple[str, int]:
+    """Newest first: the time taken, then the same-second suffix (-2 after the bare name)."""
+    name = configmap["metadata"]["name"]
+    tail = name.rsplit("-", 1)[-1]
+    return ((configmap["metadata"].get("annotations") or {}).get(ANNOTATION_TAKEN_AT, ""),
+            int(tail) if tail.isdigit() and len(tail) <= 2 else 1)
 
 
 def state_dir() -> Path:
@@ -64,8 +81,7 @@ def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:
     selector = f"{LABEL_ROLE}=backup,{LABEL_TARGET}={target.resource_name}"
     found = [cm for cm in kube.list_configmaps(target.namespace, selector)
              if (cm["metadata"].get("annotations") or {}).get(ANNOTATION_CONNECTOR) == target.connector_name]
-    return sorted(found, key=lambda cm: (cm["metadata"].get("annotations") or {}).get(ANNOTATION_TAKEN_AT, ""),
-                  reverse=True)
+    return sorted(found, key=_order, reverse=True)
 
 
 def newest(kube, target: strimzi.ConnectorTarget) -> str:

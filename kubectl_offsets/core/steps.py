@@ -88,7 +88,7 @@ class AlterFlow:
             operation=operation, id=secrets.token_hex(4), started=now.isoformat().replace("+00:00", "Z"),
             kind=self.target.kind, resource=self.target.resource_name, connector=self.target.connector_name,
             previous_state=stanza.get(strimzi.FIELD_STATE), previous_alter_offsets=stanza.get(strimzi.FIELD_ALTER_OFFSETS),
-            backup=backups.configmap_name(self.target, now), offsets_configmap=alter_configmap_name(self.target.resource_name),
+            backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
         )
 
     def _record(self, step: str, stanza: Mapping[str, Any] | None = None) -> None:
