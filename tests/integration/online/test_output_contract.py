@@ -102,3 +102,26 @@ def test_dry_run_prints_the_plan_and_changes_nothing(lab, cli, paused_sink):
         assert result.exit_code == 0, str(result)
         assert "dry run: nothing was changed" in result.stderr
     assert_unchanged(lab.cluster, conn, before)
+
+
+def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_sink):
+    """Backup names have one-second resolution; a fast alter right after another operation must not fail on an
+    existing name. Simulated by taking the names of the next seconds beforehand."""
+    import datetime as dt
+
+    conn = paused_sink
+    before = _as_set(json.loads(_list(cli, conn, "json").stdout))
+    now = dt.datetime.now(dt.timezone.utc)
+    taken = [f"{conn.name}-offsets-backup-{(now + dt.timedelta(seconds=s)).strftime('%Y%m%dt%H%M%Sz')}"
+             for s in range(0, 30)]
+    for name in taken:
+        lab.cluster.put_configmap(conn.ns, name, {"note": "taken"})
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--yes")
+
+    assert result.exit_code == 0, str(result)
+    backup = result.stderr.split("backup: configmap/")[1].split(";")[0]
+    assert backup.endswith("-2") and backup[:-2] in taken
+    result = cli("undo", conn.name, "-n", conn.ns, "--yes")  # the newest backup is the alter's "-2" one
+    assert result.exit_code == 0, str(result)
+    assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == before
