@@ -270,7 +270,6 @@ def measure_operations(env, target, args) -> dict[str, dict[str, list[float]]]:
             row["api"].append(api1 - api0)
             row["local"].append(total - (wait1 - wait0) - (api1 - api0))
             row["api_calls"].append(calls1 - calls0)
-            time.sleep(1.0)  # backup ConfigMap names have one-second resolution
     return results
 
 
