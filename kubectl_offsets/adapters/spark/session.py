@@ -24,13 +24,19 @@ KAFKA_SOURCE_JAR = "spark-sql-kafka-0-10"
 # Spark's own INFO lines would bury our progress on stderr; errors still show.
 _LOG4J2 = """\
 status = error
-rootLogger.level = error
+# WARN at the root, as Spark's shell default: PySpark counts as a shell and otherwise prints "Setting default log
+# level"; after start-up the session is set to ERROR.
+rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = spark: %p %c{1}: %m%n%ex
+logger.native.name = org.apache.hadoop.util.NativeCodeLoader
+logger.native.level = error
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
 """
 
 
@@ -85,8 +91,10 @@ def _jars_advice() -> str:
 
 
 def build_session(settings: SparkSettings) -> Any:
-    """A new (or the process's existing) SparkSession bound to 127.0.0.1, without UI, in UTC."""
+    """A new (or the process's existing) SparkSession without UI, in UTC; a local one listens on 127.0.0.1 only."""
     require_pyspark()
+    if settings.master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
@@ -101,8 +109,6 @@ def build_session(settings: SparkSettings) -> Any:
 
 def _base_conf(settings: SparkSettings) -> dict[str, str]:
     conf = {
-        "spark.driver.bindAddress": "127.0.0.1",
-        "spark.driver.host": "127.0.0.1",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",  # our own progress line replaces Spark's bar
         "spark.sql.session.timeZone": "UTC",  # timestamps in and out are UTC, whatever the machine's zone
@@ -110,7 +116,10 @@ def _base_conf(settings: SparkSettings) -> dict[str, str]:
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log4j_file()}",
     }
     if settings.master.startswith("local"):
-        conf["spark.sql.shuffle.partitions"] = "8"  # the default 200 is for clusters; aggregates here are tiny
+        # Loopback only: nothing outside this machine needs to reach a local driver. On a cluster the executors
+        # must reach the driver, so there Spark's (or --spark-conf's) address applies.
+        conf.update({"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1",
+                     "spark.sql.shuffle.partitions": "8"})  # the default 200 is for clusters; aggregates are tiny
     if settings.needs_kafka:
         conf["spark.jars"] = ",".join(kafka_jars(settings.jars_dir))
     return conf
