@@ -7,7 +7,7 @@ every record. The only module that imports confluent_kafka, always lazily.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from ..errors import InputError, MissingExtraError
 
@@ -107,8 +107,3 @@ def _some(names: list[str], limit: int = 10) -> str:
     shown = ", ".join(visible[:limit]) or "none"
     return shown + (f" and {len(visible) - limit} more" if len(visible) > limit else "")
 
-
-def ends_and_starts(broker: Broker, topics: Mapping[str, list[int]]) -> tuple[dict, dict]:
-    """(log start, end) offsets for every partition of the given topics, in two requests."""
-    partitions = [(t, p) for t, ps in topics.items() for p in ps]
-    return broker.earliest(partitions), broker.end(partitions)

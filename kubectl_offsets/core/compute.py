@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..model import OffsetEntry, OffsetsDocument
 from ..output.progress import Progress, SilentProgress
 from ..adapters.spark.jobs import ConnectRecord, PoisonCriteria, PoisonScan, Record
-from ..adapters.spark.sources import Archive, LiveTopics, Source
+from ..adapters.spark.sources import LiveTopics, Source
 
 TopicPartition = tuple[str, int]
 SparkFactory = Callable[[bool], Any]  # needs_kafka -> SparkSession; called only when a scan is needed
@@ -161,14 +161,14 @@ def compute(request: ComputeRequest, *, spark: SparkFactory | None = None, broke
     """The offsets document for the request. ``spark`` makes a SparkSession only if a scan is needed."""
     progress = progress or SilentProgress()
     _check(request)
-    live = _live_partitions(request, broker, progress)
-    if isinstance(request.source, LiveTopics) and request.operation.content_blind and not request.scan:
+    client = _broker(broker, request.source) if isinstance(request.source, LiveTopics) else None
+    live = _live_partitions(request, client, progress)
+    if client is not None and request.operation.content_blind and not request.scan:
         progress.step(f"asking the broker's timestamp index ({sum(map(len, live.values()))} partitions)")
-        positions = _from_broker(request, live, broker)
-        return _result(request, positions, "broker index")
+        return _result(request, _from_broker(request, live, client), "broker index")
     session = _spark(spark, request.source)
     progress.step(f"scanning {request.source.describe()} with Spark ({session.sparkContext.master})")
-    return _scan(request, session, live, broker, progress)
+    return _scan(request, session, live, client, progress)
 
 
 def _check(request: ComputeRequest) -> None:
@@ -201,18 +201,15 @@ def _broker(factory: BrokerFactory | None, source: LiveTopics) -> Any:
     return factory(source.bootstrap_servers, source.kafka_options)
 
 
-def _live_partitions(request: ComputeRequest, broker: BrokerFactory | None, progress: Progress
-                     ) -> dict[str, list[int]]:
+def _live_partitions(request: ComputeRequest, client: Any, progress: Progress) -> dict[str, list[int]]:
     """For a live topic: its partitions (also the check that the broker answers and the topic exists)."""
-    if not isinstance(request.source, LiveTopics):
+    if client is None:
         return {}
     progress.step(f"reading the partitions of {', '.join(request.source.topics)}")
-    return _broker(broker, request.source).partitions(request.source.topics)
+    return client.partitions(request.source.topics)
 
 
-def _from_broker(request: ComputeRequest, live: Mapping[str, list[int]], factory: BrokerFactory | None
-                 ) -> list[Position]:
-    client = _broker(factory, request.source)
+def _from_broker(request: ComputeRequest, live: Mapping[str, list[int]], client: Any) -> list[Position]:
     partitions = [(t, p) for t, ps in live.items() for p in ps]
     earliest, end = client.earliest(partitions), client.end(partitions)
     found = client.offsets_for_time(partitions, request.at_ms) if request.at_ms is not None else {}
@@ -245,12 +242,12 @@ def _bounded_positions(request: ComputeRequest, bounds: Mapping[TopicPartition, 
     return positions
 
 
-def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], broker: BrokerFactory | None,
+def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], client: Any,
           progress: Progress) -> ComputeResult:
     from ..adapters.spark import jobs, sources
     from ..adapters.spark.monitor import TaskMonitor
 
-    starts = _scan_starts(request, live, broker)
+    starts = _scan_starts(request, live, client)
     source = request.source
     if isinstance(source, LiveTopics) and starts:
         source = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
@@ -286,7 +283,7 @@ def _needed_columns(request: ComputeRequest) -> tuple[str, ...]:
     return ()
 
 
-def _scan_starts(request: ComputeRequest, live: Mapping[str, list[int]], broker: BrokerFactory | None
+def _scan_starts(request: ComputeRequest, live: Mapping[str, list[int]], client: Any
                  ) -> dict[TopicPartition, int]:
     """A poison scan starts where the connector stands (never below a live partition's log start): only records
     it has not processed yet can stop it. --find looks at the whole partition ("replay from the order with id
@@ -295,7 +292,7 @@ def _scan_starts(request: ComputeRequest, live: Mapping[str, list[int]], broker:
         return {}
     starts = resume_positions(request.kind, request.current)
     if live and starts:
-        earliest = _broker(broker, request.source).earliest([tp for tp in starts if tp[1] in live.get(tp[0], ())])
+        earliest = client.earliest([tp for tp in starts if tp[1] in live.get(tp[0], ())])
         starts = {tp: max(o, earliest.get(tp, o)) for tp, o in starts.items()}
     return starts
 
