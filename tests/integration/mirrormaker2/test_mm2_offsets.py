@@ -43,7 +43,7 @@ def list_until(cli, m, connector, predicate, what, timeout=30):
 
 # ------------------------------------------------------------------------------------------ bad input
 
-def test_bad_input_is_refused_and_changes_nothing(mirror, cli, env):
+def test_bad_input_is_refused_and_changes_nothing(mirror, cli, tmp_path):
     m = mirror
     before = m.wait_steady()
     valid = [m.connector(), m.connector("MirrorCheckpointConnector"), m.connector(src=m.src2)]
@@ -77,12 +77,10 @@ def test_bad_input_is_refused_and_changes_nothing(mirror, cli, env):
     # A document whose partitions name another cluster alias.
     wrong = json.dumps({"offsets": [{"partition": {"cluster": m.src2, "topic": m.topic, "partition": 0},
                                      "offset": {"offset": 1}}]})
-    from click.testing import CliRunner  # noqa: F401 (stdin via a file is simpler)
-    import tempfile
-
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-        fh.write(wrong)
-    cli("alter", *target, *full, "-f", fh.name, "--yes").refused(f"names cluster '{m.src2}'", f'"cluster": "{m.src}"')
+    wrong_file = tmp_path / "wrong-cluster.json"
+    wrong_file.write_text(wrong)
+    cli("alter", *target, *full, "-f", str(wrong_file), "--yes").refused(
+        f"names cluster '{m.src2}'", f'"cluster": "{m.src}"')
     # Heartbeat: only the v1beta2 layout has one.
     if m.layout == "v1":
         cli("list", *target, "--connector", "heartbeat").refused("v1 layout", "no heartbeat connector")
@@ -90,7 +88,7 @@ def test_bad_input_is_refused_and_changes_nothing(mirror, cli, env):
         cli("reset", *target, "--connector", "heartbeat", "--yes").refused("--force")
     # Checkpoint offsets are ignored by the runtime: alter/reset want --force.
     cli("reset", *target, "--connector", "checkpoint", "--yes").refused("never reads them", "--force")
-    cli("alter", *target, "--connector", "checkpoint", "-f", fh.name, "--yes").refused("--force")
+    cli("alter", *target, "--connector", "checkpoint", "-f", str(wrong_file), "--yes").refused("--force")
 
     # --dry-run prints the patches for this connector's stanza only, and changes nothing either.
     dry = cli("alter", *target, *full, "--set", f"{m.topic}:0=1", "--dry-run").ok()
@@ -126,7 +124,7 @@ def test_a_stale_mirror_index_is_caught_by_the_patch_guard(mirror, env):
 
 # ------------------------------------------------------------------------------------------ checkpoint / heartbeat
 
-def test_checkpoint_and_heartbeat_list_real_offsets_and_need_force(mirror, cli):
+def test_checkpoint_and_heartbeat_list_real_offsets_and_need_force(mirror, cli, tmp_path):
     from kubectl_offsets import schemas
 
     m = mirror
@@ -152,10 +150,10 @@ def test_checkpoint_and_heartbeat_list_real_offsets_and_need_force(mirror, cli):
         ).refused("--force")
     assert m.snapshot() == before
     # With --force: a real alter through the operator (Connect accepts only 0), state restored.
-    with open(f"/tmp/{m.name}-checkpoint.json", "w") as fh:
-        json.dump(checkpoint, fh)
-    done = cli("alter", m.target_arg, "-n", m.ns, "--connector", "checkpoint", "-f", fh.name, "--force", "--yes",
-               "-o", "json")
+    listed_file = tmp_path / "checkpoint.json"
+    listed_file.write_text(json.dumps(checkpoint))
+    done = cli("alter", m.target_arg, "-n", m.ns, "--connector", "checkpoint", "-f", str(listed_file), "--force",
+               "--yes", "-o", "json")
     assert json_out(done) == checkpoint
     assert m.live_state(m.connector("MirrorCheckpointConnector")) == "RUNNING"
     assert "state" not in m.get()["spec"]["mirrors"][0]["checkpointConnector"]
