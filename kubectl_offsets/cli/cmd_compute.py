@@ -278,7 +278,8 @@ def _source(flags: dict[str, Any], current, kind):
     topics = tuple(flags["topics"]) or tuple(sorted({tp[0] for e in current or ()
                                                       if (tp := topic_partition_of(kind, e.partition))}))
     if not topics:
-        raise InputError("which topic? give --topic TOPIC (repeatable)")
+        known = " (the connector has no offsets yet to take them from)" if current is not None else ""
+        raise InputError(f"which topic?{known}", advice="give --topic TOPIC (repeatable)")
     return LiveTopics(flags["bootstrap_server"], topics, flags["kafka_options"])
 
 

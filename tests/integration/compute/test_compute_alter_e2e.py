@@ -61,3 +61,75 @@ def test_computed_offsets_make_the_real_sink_resume_at_the_intended_record(env, 
     assert document["offsets"][0]["offset"] == {"kafka_offset": 9}
     lines += ["r9", "r10", "r11"]
     eventually("r9..r11 written again", lambda: conn.file_lines() == lines or None)
+
+
+def _mm2(ns: str, name: str, src: str, tgt: str, bootstrap: str, topic: str) -> dict:
+    """A v1 KafkaMirrorMaker2 whose source and target are the one test broker (tests/integration/env layout)."""
+    mirror = {"source": {"alias": src, "bootstrapServers": bootstrap},
+              "sourceConnector": {"tasksMax": 1, "config": {"refresh.topics.interval.seconds": 2,
+                                                             "sync.topic.configs.enabled": False}},
+              "topicsPattern": f"^{topic}$", "groupsPattern": "^none$"}
+    return {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaMirrorMaker2", "metadata": {"name": name,
+                                                                                          "namespace": ns},
+            "spec": {"replicas": 1, "mirrors": [mirror],
+                     "target": {"alias": tgt, "bootstrapServers": bootstrap, "groupId": f"{name}-g",
+                                "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
+                                "offsetStorageTopic": f"{name}-o"}}}
+
+
+def _values(env, topic: str, at_least: int) -> list[str]:
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": env.bootstrap_servers, "group.id": f"read-{topic}",
+                         "enable.auto.commit": False, "log_level": 3})
+    try:
+        def enough():
+            try:
+                low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=5)
+            except Exception:  # the replicated topic may not exist yet
+                return None
+            return high if high - low >= at_least else None
+        high = eventually(f"{at_least} records in {topic}", enough, timeout=150, interval=1.0)
+        consumer.assign([TopicPartition(topic, 0, 0)])
+        values = []
+        while len(values) < high:
+            msg = consumer.poll(5)
+            assert msg is not None, f"{topic}: {len(values)} of {high}"
+            values.append(msg.value().decode())
+        return values
+    finally:
+        consumer.close()
+
+
+def test_computed_offsets_make_real_mirrormaker2_resume_at_the_intended_record(env, lab, cli, tmp_path):
+    """MirrorSourceConnector stores the last replicated record: the computed document stores N-1 so that
+    replication restarts at record N (r6), proven by the records appearing again in the target topic."""
+    from tests.env.clients import create_topic, unique_name
+
+    base = data.BASE_MS + 3_600_000 * 24 * 300
+    suffix = unique_name("x")[-6:]
+    src, tgt, name = f"east{suffix}", f"west{suffix}", unique_name("mirror")
+    topic = create_topic(lab.admin, unique_name("mm2-in"))
+    _produce_timed(env, topic, 12, base)
+    lab.cluster.custom.create_namespaced_custom_object("kafka.strimzi.io", "v1", lab.ns, "kafkamirrormaker2s",
+                                                       _mm2(lab.ns, name, src, tgt, env.bootstrap_servers, topic))
+    replicated = f"{src}.{topic}"  # DefaultReplicationPolicy
+    assert _values(env, replicated, 12) == [f"r{i}" for i in range(12)]
+
+    target = f"kafkamirrormaker2/{name}"
+
+    def listed_last():  # Connect flushes source offsets about once a second
+        listed = cli("list", target, "--connector", "source", "-n", lab.ns, "-o", "json", "-q")
+        return listed.exit_code == 0 and [e["offset"] for e in json.loads(listed.stdout)["offsets"]] == \
+            [{"offset": 11}]
+    eventually("the MirrorSourceConnector stored offset 11", listed_last, timeout=90, interval=2.0)
+    result = cli("compute", "--target", target, "--connector", "source", "-n", lab.ns, "--bootstrap-server",
+                 env.bootstrap_servers, "--to-datetime", data.iso(base + 55_000), "-o", "json")
+    assert result.exit_code == 0, str(result)
+    assert json.loads(result.stdout) == {"offsets": [{"partition": {"cluster": src, "topic": topic, "partition": 0},
+                                                      "offset": {"offset": 5}}]}  # resume at r6 = stored 5
+    path = tmp_path / "mm2.json"
+    path.write_text(result.stdout)
+    altered = cli("alter", target, "--connector", "source", "-n", lab.ns, "-f", str(path), "--yes")
+    assert altered.exit_code == 0, str(altered)
+    assert _values(env, replicated, 18)[12:] == [f"r{i}" for i in range(6, 12)]

@@ -189,3 +189,55 @@ def test_cli_prints_the_document_alter_takes(env, live_orders):
                           env.bootstrap_servers, "--topic", topic, "--to-datetime", "yesterday"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not an ISO-8601 date-time" in bad.stderr
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from kubectl_offsets.cli.root import root
+
+    return CliRunner().invoke(root, list(args))
+
+
+def test_cli_skip_poison_report_and_lag(env, spark, live_orders, tmp_path):
+    """In-process CLI (the fixture's SparkSession is reused): the report file validates, the stderr table lists
+    the poison records, the document on stdout is the sink's; lag from a --current file."""
+    from kubectl_offsets import schemas
+
+    topic, recs = live_orders
+    current = tmp_path / "current.json"
+    current.write_text(json.dumps({"offsets": [
+        {"partition": {"kafka_topic": topic, "kafka_partition": p}, "offset": {"kafka_offset": 30}}
+        for p in range(3)]}))
+    report = tmp_path / "poison.json"
+    result = _cli("compute", "--bootstrap-server", env.bootstrap_servers, "--skip-poison", "--invalid", "json",
+                  "--current", str(current), "--report", str(report), "--master", "local[2]", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    expected = data.past_first_poison(recs, data.invalid_json, {(topic, p): 30 for p in range(3)})
+    assert {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in document["offsets"]} == \
+        {p: o for (_, p), o in expected.items()}
+    saved = json.loads(report.read_text())
+    schemas.validate("poison-report", saved, what="report")
+    assert saved["total"] == sum(1 for r in recs if r.offset >= 30 and data.invalid_json(r))
+    assert "REASON" in result.stderr and "value is not valid JSON" in result.stderr
+
+    lag = _cli("lag", "kafkaconnector/my-sink", "--bootstrap-server", env.bootstrap_servers, "--current",
+               str(current), "-o", "json")
+    assert lag.exit_code == 0, lag.stderr
+    assert json.loads(lag.stdout)["totalLag"] == 3 * (40 - 30)
+
+
+def test_cli_connect_offsets_single_connector_is_a_plain_document(env, spark, connect, tmp_path):
+    from .test_connect_offsets import file_source, rest_offsets
+
+    name = file_source(connect, tmp_path, 5)
+    result = _cli("compute", "connect-offsets", "--bootstrap-server", env.bootstrap_servers, "--connectors", name,
+                  "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert OffsetsDocument.from_json(json.loads(result.stdout)).same_offsets(rest_offsets(connect, name))
+    table = _cli("compute", "connect-offsets", "--bootstrap-server", env.bootstrap_servers, "--connectors",
+                 f"{name},other", "--from-beginning", "-o", "csv")
+    assert table.exit_code == 0, table.stderr
+    assert table.stdout.splitlines()[0] == "connector,partition,offset,topicPartition,topicOffset,timestamp"
+    assert all(line.startswith(name + ",") for line in table.stdout.splitlines()[1:])

@@ -196,7 +196,7 @@ def cli(*args):
     (["--data", "x", "--skip-poison"], "needs to know what a poison record is"),
     (["--to-latest"], "either --bootstrap-server"),
     (["--data", "x", "--bootstrap-server", "b:1", "--to-latest"], "either --bootstrap-server"),
-    (["--bootstrap-server", "b:1", "--to-latest"], "which topic"),
+    (["--bootstrap-server", "b:1", "--to-latest"], "which topic?"),
     (["--bootstrap-server", "b:1", "--topic", "t", "--column", "offset=o", "--to-latest"], "describe --data"),
     (["--data", "x", "--to-datetime", "noon"], "not an ISO-8601 date-time"),
     (["--data", "x", "--by-duration", "2h"], "not an ISO-8601 duration"),
