@@ -82,7 +82,7 @@ source_options = _add(
               help="The connector the offsets are for (default: from --current or --target, else sink).")
 @click.option("--source-alias", metavar="ALIAS", help="With --for mirror-source: the source cluster alias.")
 @click.option("--current", metavar="FILE", help="The connector's current offsets (kubectl offsets list NAME -o "
-                                                "json); scans start there.")
+                                                "json): --skip-poison scans from there, --shift-by moves them.")
 @click.option("--target", metavar="KIND/NAME", help="Read the connector's kind and current offsets from the cluster "
                                                     "(kafkaconnector/NAME or kafkamirrormaker2/NAME --connector ...).")
 @with_connector_options
