@@ -68,12 +68,18 @@ def gitops_group() -> None:
 
 def _alter_inputs(f):
     return _add(
-        click.option("-f", "--filename", "file", metavar="FILE|-", help="Offsets document (JSON/YAML) or CSV."),
-        click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET"),
-        click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET"),
-        click.option("--to-offset", type=int, metavar="N"),
-        click.option("--shift-by", type=int, metavar="N", help="Relative to --before FILE or --from-cluster."),
-        click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]"),
+        click.option("-f", "--filename", "file", metavar="FILE|-",
+                     help='Offsets as {"offsets": [...]} JSON/YAML (what list -o json prints) or topic,partition,'
+                          'offset CSV (offset = next record to read).'),
+        click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
+                     help="Store exactly OFFSET, in Connect's meaning (as online alter). Repeatable."),
+        click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
+                     help="Resume right after that record. Repeatable."),
+        click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic)."),
+        click.option("--shift-by", type=int, metavar="N",
+                     help="Move the current offsets by N (with --topic; needs --before FILE or --from-cluster)."),
+        click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
+                     help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have."),
     )(f)
 
 
@@ -148,6 +154,8 @@ def gitops_reset(target, connector, source_cluster, **kw):
 @quiet_option
 def gitops_next(target, connector, source_cluster, keep_record, **kw):
     """Phase 2: restore the previous state and remove what phase 1 added.
+
+    Also the way to abandon a phase 1 that was never triggered: nothing fired, so putting the state back is all.
 
     \b
     Example:
