@@ -65,7 +65,6 @@ class Kustomization:
     rel: str
     resources: list[Path] = field(default_factory=list)  # files and directories, resolved
     patch_files: list[Path] = field(default_factory=list)  # strategic-merge or JSON6902 patch files
-    inline_patches: list[Any] = field(default_factory=list)  # the ``patches:`` entries with inline ``patch:``
     parents: list["Kustomization"] = field(default_factory=list)
 
     @property
@@ -196,10 +195,9 @@ def _link(repo: Repository, k: Kustomization) -> None:
             if target in repo.kustomizations:
                 repo.kustomizations[target].parents.append(k)
     for entry in list(data.get("patches") or []) + list(data.get("patchesJson6902") or []):
+        # inline ``patch:`` entries are read where needed (json6902_ops); the build check covers the rest
         if isinstance(entry, dict) and entry.get("path"):
             k.patch_files.append((k.dir / entry["path"]).resolve())
-        elif isinstance(entry, dict) and entry.get("patch"):
-            k.inline_patches.append(entry)
     for entry in data.get("patchesStrategicMerge") or []:
         if isinstance(entry, str) and "\n" not in entry:
             k.patch_files.append((k.dir / entry).resolve())
