@@ -82,12 +82,27 @@ def topic_filter(target: strimzi.ConnectorTarget, resource: Mapping[str, Any]):
             return (lambda topic: bool(pattern.fullmatch(topic))), f"topics matching {pattern.pattern}"
         return None, ""
     mirror = resource["spec"]["mirrors"][target.stanza_path[2]]
-    raw = mirror.get("topicsPattern") or (mirror.get("sourceConnector") or {}).get("config", {}).get("topics")
-    if not raw:
+    config = (mirror.get("sourceConnector") or {}).get("config") or {}
+    raw = mirror.get("topicsPattern") or config.get("topics")
+    raw_exclude = mirror.get("topicsExcludePattern") or mirror.get("topicsBlacklistPattern") \
+        or config.get("topics.exclude")
+    if not raw and not raw_exclude:
         return None, ""
-    # MirrorMaker 2 accepts a comma-separated list of regular expressions.
-    patterns = [re.compile(p.strip()) for p in str(raw).split(",") if p.strip()]
-    return (lambda topic: any(p.fullmatch(topic) for p in patterns)), f"topics matching {raw}"
+    # MirrorMaker 2's DefaultTopicFilter: comma-separated regular expressions, each matching the whole name;
+    # a topic is replicated when it matches an include and no exclude (exclusions default to internal topics).
+    includes = _patterns(raw or ".*")
+    excludes = _patterns(raw_exclude or MM2_DEFAULT_TOPICS_EXCLUDE)
+    description = f"topics matching {raw or '.*'}" + (f", except {raw_exclude}" if raw_exclude else "")
+    return (lambda topic: any(p.fullmatch(topic) for p in includes)
+            and not any(p.fullmatch(topic) for p in excludes)), description
+
+
+# MirrorSourceConfig's default for topics.exclude (Kafka 3.x/4.x DefaultTopicFilter).
+MM2_DEFAULT_TOPICS_EXCLUDE = r".*[\-\.]internal, .*\.replica, __.*"
+
+
+def _patterns(raw: str) -> list[re.Pattern[str]]:
+    return [re.compile(p.strip()) for p in str(raw).split(",") if p.strip()]
 
 
 # --- preflight ----------------------------------------------------------------------------------------------

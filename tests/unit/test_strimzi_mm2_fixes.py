@@ -42,3 +42,19 @@ def test_a_full_name_contradicting_source_cluster_is_refused():
     assert strimzi.resolve_mm2_target(V1BETA2, "east->west.MirrorSourceConnector", "east").source_alias == "east"
     with pytest.raises(InputError, match="replicates from 'east', not from --source-cluster 'north'"):
         strimzi.resolve_mm2_target(V1BETA2, "east->west.MirrorSourceConnector", "north")
+
+
+def test_the_topic_filter_honours_mirrormaker2_exclusions():
+    from kubectl_offsets.core.targets import topic_filter
+
+    resource = {"metadata": {"name": "m", "namespace": "n"},
+                "spec": {"target": {"alias": "west"}, "mirrors": [
+                    {"source": {"alias": "east"}, "sourceConnector": {}, "topicsPattern": "orders.*, audit",
+                     "topicsExcludePattern": "orders-secret"},
+                    {"source": {"alias": "north"}, "sourceConnector": {}, "topicsPattern": "orders.*"},
+                    {"source": {"alias": "south"}, "sourceConnector": {"config": {"topics.exclude": "tmp.*"}}}]}}
+    (first, second, third) = [topic_filter(t, resource)[0] for t in strimzi.mm2_targets(resource)]
+    assert [first(t) for t in ("orders", "audit", "orders-secret", "auditx")] == [True, True, False, False]
+    # Without an explicit exclusion MirrorMaker 2 still leaves out internal topics.
+    assert [second(t) for t in ("orders-secret", "orders-x.internal", "orders.replica")] == [True, False, False]
+    assert [third(t) for t in ("anything", "tmp1")] == [True, False]
