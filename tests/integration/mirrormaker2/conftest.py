@@ -70,7 +70,9 @@ def build_mm2(layout: str, ns: str, name: str, bootstrap: str, src: str, src2: s
                "checkpointConnector": {"tasksMax": 1, "config": {
                    "emit.checkpoints.interval.seconds": 1, "refresh.groups.interval.seconds": 1,
                    "sync.group.offsets.enabled": False}},
-               "topicsPattern": f"^{topic}$", "groupsPattern": f"^{group}$"}
+               # an include list with an exclusion, so "a topic the mirror does not replicate" covers both
+               "topicsPattern": f"^{topic}$,^{topic}-.*$", "topicsExcludePattern": f"^{topic}-secret$",
+               "groupsPattern": f"^{group}$"}
     mirror1 = {"sourceConnector": {"tasksMax": 1, "config": dict(SOURCE_CONFIG)},
                "topicsPattern": f"^{topic2}$", "groupsPattern": "^none$"}
     if layout == "v1":

@@ -74,6 +74,8 @@ def test_bad_input_is_refused_and_changes_nothing(mirror, cli, tmp_path):
         "does not replicate topic 'elsewhere'", m.topic)
     cli("alter", *target, *full, "--skip-record", f"{m.topic2}:0:0", "--yes").refused(
         f"does not replicate topic '{m.topic2}'")
+    cli("alter", *target, *full, "--set", f"{m.topic}-secret:0=1", "--yes").refused(  # matched, but excluded
+        f"does not replicate topic '{m.topic}-secret'", f"except ^{m.topic}-secret$")
     # A document whose partitions name another cluster alias.
     wrong = json.dumps({"offsets": [{"partition": {"cluster": m.src2, "topic": m.topic, "partition": 0},
                                      "offset": {"offset": 1}}]})
