@@ -199,13 +199,15 @@ class Kube:
         return self.get(KIND_CONNECT, name, namespace)
 
     def watch_until(self, kind: str, name: str, namespace: str, done: Callable[[Resource], Any], *,
-                    timeout: float, chunk: float = 30.0, what: str = "the change") -> Any:
+                    timeout: float, chunk: float = 30.0, what: str = "the change", initial: Resource | None = None
+                    ) -> Any:
         """Return ``done(obj)`` as soon as it is truthy for the live object; raise OperationTimeoutError after
-        ``timeout`` seconds. Reads once, then watches from that read's resourceVersion (re-reading on 410 Gone)."""
+        ``timeout`` seconds. Reads once (or starts from ``initial``, an object the caller just read or patched),
+        then watches from that resourceVersion (re-reading on 410 Gone)."""
         deadline = time.monotonic() + timeout
         plural, version = PLURALS[kind], self.served_version(kind)
         while True:
-            current = self.get(kind, name, namespace)
+            current, initial = (initial, None) if initial is not None else (self.get(kind, name, namespace), None)
             result = done(current)
             if result:
                 return result

@@ -34,18 +34,23 @@ class OperatorClient:
     def __init__(self, kube, target: strimzi.ConnectorTarget, wait: WaitSettings, progress: Progress):
         self.kube, self.target, self.wait, self.progress = kube, target, wait, progress
         self._known_warnings: set[tuple[str, str]] = set()
+        self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it
 
     # --- reading and patching ----------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
-        return self.kube.get(self.target.kind, self.target.resource_name, self.target.namespace)
+        self._latest = self.kube.get(self.target.kind, self.target.resource_name, self.target.namespace)
+        return self._latest
 
     def patch(self, operations: list[dict[str, Any]], *, dry_run: bool = False) -> dict[str, Any]:
         """Apply JSON Patch ops after the guard ops that pin the MirrorMaker 2 stanza we computed them for."""
         if not operations:
             return self.read()
         guard = self.target.stanza_guard(self.read()) if self.target.kind == strimzi.KIND_MM2 else []
-        return self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace,
-                               guard + operations, dry_run=dry_run)
+        patched = self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace,
+                                  guard + operations, dry_run=dry_run)
+        if not dry_run:
+            self._latest = patched
+        return patched
 
     def annotation_ops(self, changes: Mapping[str, str | None], resource: Mapping[str, Any] | None = None
                        ) -> list[dict[str, Any]]:
@@ -138,6 +143,9 @@ class OperatorClient:
         """Watch with a bounded chunk (``chunk_for()`` seconds, if given) so a persisting Warning is re-checked even
         without new events."""
         deadline = time.monotonic() + self.wait.timeout
+        # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
+        # which saves a read per wait; later chunks read afresh.
+        initial, self._latest = self._latest, None
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -147,8 +155,9 @@ class OperatorClient:
             chunk = min(remaining, chunk_for() if chunk_for else self.wait.watch_chunk)
             try:
                 return self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace,
-                                             done, timeout=chunk, chunk=chunk, what=what)
+                                             done, timeout=chunk, chunk=chunk, what=what, initial=initial)
             except OperationTimeoutError:
+                initial = None
                 continue
 
     def wait_for_connect_state(self, state: str) -> None:
