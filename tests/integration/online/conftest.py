@@ -333,7 +333,10 @@ def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
                              "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
                              "offsetStorageTopic": f"{ns}-o"}})
     workdir = tmp_path_factory.mktemp(module)
-    yield Lab(env, cluster, kafka_admin, ns, workdir)
+    lab = Lab(env, cluster, kafka_admin, ns, workdir)
+    yield lab
+    lab.producer.flush(10)
+    lab.producer = None  # destroyed now, not at exit when the broker is gone (librdkafka would log refusals)
     for plural in ("kafkaconnectors", "kafkaconnects"):
         try:
             cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, ns, plural)
