@@ -223,17 +223,23 @@ class ConnectorTarget:
 
     def stanza_guard(self, resource: Mapping[str, Any]) -> list[dict[str, Any]]:
         """JSON Patch ``test`` operations that make a patch fail if the stanza moved (a mirror was inserted or
-        removed since we read the resource), so we never write into another connector's stanza."""
+        removed since we read the resource), so we never write into another connector's stanza; and if the target
+        alias changed, since the operator would then silently ignore an annotation naming the old connector."""
         if self.kind != KIND_MM2:
             return []
         index = self.stanza_path[2]
-        mirrors = (resource.get("spec") or {}).get("mirrors") or []
+        spec = resource.get("spec") or {}
+        mirrors = spec.get("mirrors") or []
         # A mirror that is gone still gets its test: the API server then rejects the whole patch.
         mirror = mirrors[index] if 0 <= index < len(mirrors) else {}
         pointer = f"/spec/mirrors/{index}"
         if "source" in mirror or (not mirror and mm2_layout(resource) is LAYOUT_V1):
-            return [{"op": "test", "path": f"{pointer}/source/alias", "value": self.source_alias}]
-        return [{"op": "test", "path": f"{pointer}/sourceCluster", "value": self.source_alias}]
+            guard = [{"op": "test", "path": f"{pointer}/source/alias", "value": self.source_alias}]
+            target = "/spec/target/alias" if (spec.get("target") or {}).get("alias") else "/spec/connectCluster"
+        else:
+            guard = [{"op": "test", "path": f"{pointer}/sourceCluster", "value": self.source_alias}]
+            target = f"{pointer}/targetCluster" if mirror.get("targetCluster") else "/spec/connectCluster"
+        return guard + [{"op": "test", "path": target, "value": self.target_alias}]
 
 
 # --- finding targets in resources -----------------------------------------------------------------------------

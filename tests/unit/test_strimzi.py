@@ -82,5 +82,6 @@ def test_parse_target_accepts_kubectl_spellings():
 
 def test_mm2_stanza_guard_pins_the_mirror():
     target = strimzi.resolve_mm2_target(V1BETA2, "source", "north")
-    assert target.stanza_guard(V1BETA2) == [{"op": "test", "path": "/spec/mirrors/1/sourceCluster", "value": "north"}]
+    assert target.stanza_guard(V1BETA2) == [{"op": "test", "path": "/spec/mirrors/1/sourceCluster", "value": "north"},
+                                            {"op": "test", "path": "/spec/mirrors/1/targetCluster", "value": "west"}]
     assert target.stanza_pointer() == "/spec/mirrors/1/sourceConnector"

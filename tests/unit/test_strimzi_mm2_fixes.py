@@ -27,7 +27,13 @@ def test_a_removed_mirror_keeps_its_guard_and_has_an_empty_stanza(resource, path
     target = dataclasses.replace(strimzi.mm2_targets(resource)[0],
                                  stanza_path=("spec", "mirrors", 7, "sourceConnector"))
     assert target.stanza(resource) == {}
-    assert target.stanza_guard(resource) == [{"op": "test", "path": path, "value": "east"}]
+    assert target.stanza_guard(resource)[0] == {"op": "test", "path": path, "value": "east"}
+
+
+@pytest.mark.parametrize("resource, path", [(V1BETA2, "/spec/mirrors/0/targetCluster"), (V1, "/spec/target/alias")])
+def test_the_guard_also_pins_the_target_alias(resource, path):
+    guard = strimzi.mm2_targets(resource)[0].stanza_guard(resource)
+    assert guard[1] == {"op": "test", "path": path, "value": "west"}
 
 
 def test_a_source_cluster_without_that_connector_is_named():
