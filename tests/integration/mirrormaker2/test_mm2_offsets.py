@@ -250,7 +250,7 @@ def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeyp
 def test_list_alter_skip_reset_move_replication(mirror, cli):
     """list shows the real source offset; alter --set replays from OFFSET+1 onto the target topic; --skip-record
     skips exactly one record (and a paused mirror stays paused); reset re-replicates everything; undo puts the
-    offsets back. Only mirrors[0].sourceConnector changes; both annotations always come and go together."""
+    offsets back; --shift-by moves relative to them; --to-offset 0 replicates the partition from the start. Only mirrors[0].sourceConnector changes; both annotations always come and go together."""
     m = mirror
     src_connector = m.connector()
     by_short = ("--connector", "source", "--source-cluster", m.src)
@@ -293,6 +293,18 @@ def test_list_alter_skip_reset_move_replication(mirror, cli):
         assert after == source_doc(m, 7)
         m.produce(["r8"])
         assert m.target_values(19)[-1] == "r8"
+        list_until(cli, m, by_name, lambda d: d == source_doc(m, 8), "offset 8")
+
+        # --shift-by is relative to the stored offset: 8 - 2 = 6, so r7 and r8 are copied again.
+        after = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--shift-by", "-2", "--topic", m.topic,
+                             "--yes", "-o", "json"))
+        assert after == source_doc(m, 6)
+        assert m.target_values(21)[-2:] == ["r7", "r8"]
+        # --to-offset 0 has no stored form for MirrorMaker 2 (-1 is rejected): a null offset, i.e. from the start.
+        after = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--to-offset", "0", "--topic",
+                             f"{m.topic}:0", "--yes", "-o", "json"))
+        assert after == {"offsets": []}
+        assert m.target_values(30)[-9:] == [f"r{i}" for i in range(9)]
 
     final = m.get()
     _assert_only_the_source_stanza_changed(m, original, final, recorded.objects)
@@ -324,7 +336,7 @@ def _assert_only_the_source_stanza_changed(m, original, final, objects):
         # (e.g. a 409 on the operator's annotation removal because we patched the resource while it worked,
         # which makes it apply the alter or reset a second time).
         assert not warnings, f"operator warnings at resourceVersion {obj['metadata']['resourceVersion']}: {warnings}"
-    seen_actions = {annotations_of(o).get(OFFSETS) for o in objects} - {None}
+    seen_actions = {annotations_of(o).get(OFFSETS) for o in objects} - {None}  # undo and shift are alters
     assert seen_actions == {"list", "alter", "reset"}
     # Afterwards: the stanza is as before plus the listOffsets that list added; nothing pending.
     assert final["spec"]["mirrors"][0]["sourceConnector"] == {
