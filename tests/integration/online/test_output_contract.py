@@ -125,3 +125,31 @@ def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_s
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")  # the newest backup is the alter's "-2" one
     assert result.exit_code == 0, str(result)
     assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == before
+
+
+def test_declined_confirmation_changes_nothing(lab, kube, paused_sink):
+    """On a terminal the CLI shows the preview and asks; the library takes the answer as a callback. A "no" leaves
+    everything as it was (the list that fed the preview is the only trace: Strimzi's list annotation round trip)."""
+    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.inputs import AlterRequest
+    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.errors import InputError
+    from kubectl_offsets.cli.common import render_preview
+
+    conn = paused_sink
+    before = snapshot(lab.cluster, conn)
+    shown = []
+
+    def decline(preview):
+        shown.append(render_preview(preview))
+        return False
+
+    with pytest.raises(InputError, match="alter cancelled; nothing was changed"):
+        operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(sets=(f"{conn.topic}:0=1",)),
+                                 namespace=conn.ns, confirm=decline)
+
+    [text] = shown
+    assert f"alter kafkaconnector/{conn.name} in namespace {conn.ns}" in text
+    row = next(line for line in text.splitlines() if line.startswith(conn.topic) and line.split()[1] == "0")
+    assert row.split()[2:] == ["3", "1", "changed"]
+    assert_unchanged(lab.cluster, conn, before, listed=True)
