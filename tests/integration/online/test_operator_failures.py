@@ -274,3 +274,21 @@ def test_offsets_not_as_requested_keep_the_connector_stopped_with_the_recover_co
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")
     assert result.exit_code == 0, str(result)
     _assert_as_before(lab, cli, conn, before)
+
+
+def test_operator_dies_before_the_connector_stopped(lab, cli, emulator, hooks, idle_source):
+    """Before the hand-over nothing has touched the offsets: the timeout rolls back at once, no list needed."""
+    conn = idle_source
+    before = _offsets(cli, conn)
+    hooks["stopping connector"] = emulator.stop_emulator
+
+    result = _alter_to_9(cli, conn, "--timeout", "3s")
+
+    assert result.exit_code == ExitStatus.TIMEOUT, str(result)
+    assert f"error: timed out after 3s waiting for the connector to be STOPPED on kafkaconnector/{conn.name}" \
+        in result.stderr
+    assert "Connector restored to running; offsets unchanged;" in result.stderr
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and spec_state(obj) is None and live_state(obj) == "RUNNING"
+    emulator.start_emulator()
+    _assert_as_before(lab, cli, conn, before)
