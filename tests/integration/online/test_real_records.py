@@ -94,3 +94,14 @@ def test_no_resume_leaves_the_connector_stopped_and_says_so(lab, cli):
     assert live_state(obj) == "STOPPED" and spec_state(obj) == "stopped"
     assert JOURNAL not in annotations(obj) and "alterOffsets" not in obj["spec"]
     assert len(lab.topic_values(conn.topic, 2)) == 2  # stopped: nothing re-read
+
+
+def test_reset_makes_the_sink_consume_the_topic_again(lab, cli):
+    """Reset deletes the sink's consumer group offsets; Connect's sink consumers start from the earliest record."""
+    conn = lab.sink("sinkreset", records=3)
+    _wait_committed(cli, conn, 3)
+
+    result = cli("reset", conn.name, "-n", conn.ns, "--yes")
+
+    assert result.exit_code == 0, str(result)
+    eventually("r0..r2 written a second time", lambda: conn.file_lines() == ["r0", "r1", "r2"] * 2 or None)
