@@ -69,3 +69,27 @@ def test_server_rejection_is_reported_and_nothing_written(env, namespace, tmp_pa
     assert result.exit_code != 0
     assert "error: " in result.stderr and "not valid" in result.stderr
     assert snapshot(repo) == before
+
+
+def test_commit_mode_validates_in_the_worktree_before_committing(env, namespace, tmp_path):
+    """With --commit the change is built in a temporary worktree; --server-dry-run checks it there, and a
+    rejection leaves no branch behind."""
+    import shutil
+
+    from .conftest import commit_all, git, init_repo
+
+    repo = init_repo(tmp_path / "work")
+    shutil.copytree(copy_fixture("plain", tmp_path), repo / "deploy")
+    commit_all(repo, "manifests")
+    ok = cli("gitops", "reset", "files-source", "--repo", str(repo), "-n", namespace, "--commit",
+             "--server-dry-run", "--kubeconfig", env.kubeconfig)
+    assert ok.exit_code == 0, ok.stderr
+    assert "server-side dry run accepted" in ok.stderr
+    assert git(repo, "branch", "--list", "kubectl-offsets/*").strip().startswith("kubectl-offsets/files-source-reset-")
+
+    refused = cli("gitops", "reset", "orders-sink", "--repo", str(repo), "-n", "no-such-namespace-x", "--commit",
+                  "--server-dry-run", "--kubeconfig", env.kubeconfig)
+    assert refused.exit_code != 0
+    assert "orders-sink" not in git(repo, "branch", "--list", "kubectl-offsets/*")
+    assert git(repo, "status", "--porcelain") == ""
+    assert len(git(repo, "worktree", "list").splitlines()) == 1  # the temporary worktree is gone
