@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -111,7 +110,9 @@ def _vm_hwm_mb(pid: int) -> float:
 
 
 def _self_peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's own peak RSS. Not getrusage's ru_maxrss: Linux keeps that across fork+exec, so a child
+    would report the generating parent's peak."""
+    return _vm_hwm_mb(os.getpid())
 
 
 def run_baseline(data: str, records: int, partitions: int) -> dict:
