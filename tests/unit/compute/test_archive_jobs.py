@@ -161,3 +161,23 @@ def test_the_document_is_what_alter_accepts(spark, archive):
     result = run(spark, archive, c.Operation.TO_DATETIME, at_ms=data.BASE_MS, kind=MIRROR, source_alias="east")
     schemas.validate("offsets-mirror-source", result.document.to_json(), what="it")
     assert json.loads(result.document.dumps()) == result.document.to_json()
+
+
+def test_cli_on_an_archive_yaml_report_and_csv_output(spark, recs, parquet_archive, tmp_path):
+    """In-process CLI (the fixture's session is reused): YAML report file, CSV document (next record to read,
+    whatever the connector stores), the positions table on stderr."""
+    import yaml
+    from click.testing import CliRunner
+
+    from kubectl_offsets.cli.root import root
+
+    report = tmp_path / "poison.yaml"
+    result = CliRunner().invoke(root, ["compute", "--data", parquet_archive, "--skip-poison", "--invalid", "json",
+                                       "--for", "mirror-source", "--source-alias", "east", "--report", str(report),
+                                       "--master", "local[2]", "-o", "csv"])
+    assert result.exit_code == 0, result.stderr
+    expected = data.past_first_poison(recs, data.invalid_json)
+    assert result.stdout.strip().splitlines() == [f"{t},{p},{o}" for (t, p), o in sorted(expected.items())]
+    saved = yaml.safe_load(report.read_text())
+    assert saved["total"] == sum(map(data.invalid_json, recs))
+    assert "RESUME AT" in result.stderr and "past poison record" in result.stderr
