@@ -210,7 +210,6 @@ def _run(planner, kw) -> None:
     from pathlib import Path
 
     from ..adapters.gitrepo import GitRepo
-    from ..core import gitops
 
     root = Path(kw["repo"]).resolve()
     scope_rel = kw["path"]

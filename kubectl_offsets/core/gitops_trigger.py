@@ -20,7 +20,6 @@ from ..errors import InputError, PreconditionError
 from ..model import OffsetsDocument, Options
 from ..output.progress import Progress, SilentProgress
 from . import configmaps, operations
-from .operator import OperatorClient
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 
@@ -80,25 +79,7 @@ def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, prog
     target, action = live.target, record["operation"]
     change = configmaps.get_document(kube, target, record["configMap"], written_by="GitOps phase 1") \
         if action == "alter" else None
-    client = OperatorClient(kube, target, options.wait, progress)
-    client.wait_for_connect_state("STOPPED")
-    progress.step(f"asking the operator to {action} the offsets (GitOps operation {record['id']})")
-    client.remember_warnings()
-    annotations = {**target.trigger_annotations(action), ANNOTATION_TRIGGERED: record["id"]}
-    client.patch(client.annotation_ops(annotations))  # one patch: the request and our "fired" marker
-    client.wait_until_done(action)
-    progress.step("verifying by listing the offsets")
-    after = client.list_offsets()
-    _verify(live, change, after)
+    after = operations.fire_prepared(kube, live, change, options, progress,
+                                     extra_annotations={ANNOTATION_TRIGGERED: record["id"]},
+                                     label=f" (GitOps operation {record['id']})")
     return TriggerResult(target, action, record["id"], live.kind, after=after)
-
-
-def _verify(live: LiveTarget, change: OffsetsDocument | None, after: OffsetsDocument) -> None:
-    if change is None:
-        if len(after):
-            operations.raise_verify(live, "expected no offsets after the reset", after)
-        return
-    for entry in change:
-        found = after.get(entry.partition)
-        if (found.offset if found else None) != entry.offset:
-            operations.raise_verify(live, f"partition {dict(entry.partition)} should be {entry.offset}", after)

@@ -240,22 +240,38 @@ def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Op
                                 advice="merge and sync GitOps phase 1 first, then run trigger")
     source = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
     change = configmaps.get_document(kube, live.target, source, written_by="GitOps phase 1") if source else None
+    return fire_prepared(kube, live, change, options, progress)
+
+
+def fire_prepared(kube, live: LiveTarget, change: OffsetsDocument | None, options: Options, progress: Progress,
+                  extra_annotations: dict[str, str] | None = None, label: str = "") -> OffsetsDocument:
+    """The annotate-wait-verify part of a trigger, for a resource already prepared (stopped, alterOffsets naming
+    a ConfigMap that holds ``change``; ``change`` None = reset). ``extra_annotations`` go into the same patch as
+    Strimzi's, so a marker such as "fired" can never be set without the request, nor the request without it."""
     client = OperatorClient(kube, live.target, options.wait, progress)
     client.wait_for_connect_state("STOPPED")
     action = "alter" if change is not None else "reset"
-    progress.step(f"asking the operator to {action} the offsets")
+    progress.step(f"asking the operator to {action} the offsets{label}")
     client.remember_warnings()
-    client.patch(client.annotation_ops(live.target.trigger_annotations(action)))
+    client.patch(client.annotation_ops({**live.target.trigger_annotations(action), **(extra_annotations or {})}))
     client.wait_until_done(action)
+    progress.step("verifying by listing the offsets")
     after = client.list_offsets()
-    expected_partitions = OffsetsDocument() if change is None else change
-    if change is None and len(after):
-        raise_verify(live, "expected no offsets after the reset", after)
-    for entry in expected_partitions:
-        found = after.get(entry.partition)
-        if (found.offset if found else None) != entry.offset and not (entry.offset is None and found is None):
-            raise_verify(live, f"partition {dict(entry.partition)} should be {entry.offset}", after)
+    verify_applied(live, change, after)
     return after
+
+
+def verify_applied(live: LiveTarget, change: OffsetsDocument | None, after: OffsetsDocument) -> None:
+    """Every partition of ``change`` now holds its requested offset (a null offset: the partition is gone); after a
+    reset nothing is left. Partitions the change does not name are not judged: before is unknown here."""
+    if change is None:
+        if len(after):
+            raise_verify(live, "expected no offsets after the reset", after)
+        return
+    for entry in change:
+        found = after.get(entry.partition)
+        if (found.offset if found else None) != entry.offset:
+            raise_verify(live, f"partition {dict(entry.partition)} should be {entry.offset}", after)
 
 
 def raise_verify(live: LiveTarget, what: str, after: OffsetsDocument) -> None:

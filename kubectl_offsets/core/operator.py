@@ -11,13 +11,12 @@ transient "tasks haven't stopped completely yet" from Connect then heals by itse
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from typing import Any, Mapping
 
 from .. import strimzi
 from ..conventions import offsets_configmap_name
-from ..errors import NotFoundError, OffsetsError, OperationTimeoutError, OperatorError
+from ..errors import OffsetsError, OperationTimeoutError, OperatorError
 from ..model import OffsetsDocument, WaitSettings
 from ..output.progress import Progress
 from . import configmaps

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from .. import strimzi
 from ..connect import ConnectorKind
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
-from ..errors import InterruptedOperationError, OffsetsError, VerificationError
+from ..errors import ClusterError, InterruptedOperationError, OffsetsError, PreconditionError, VerificationError
 from ..model import OffsetsDocument, WaitSettings
 from ..output.progress import Progress
 from . import backups, configmaps
@@ -63,8 +63,7 @@ class AlterFlow:
     def run(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None) -> Outcome:
         """``before`` is what ``list`` just returned; ``change`` the document to PATCH (None for reset)."""
         assert operation in ALTERING_OPERATIONS
-        resource = self.operator.read()
-        self.journal = self._new_journal(operation, resource)
+        self._claim(operation)
         try:
             self._step_backup(before)
             self._step_stop()
@@ -91,6 +90,33 @@ class AlterFlow:
             backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
         )
 
+    def _claim(self, operation: str, attempts: int = 5) -> None:
+        """The first journal write, as a compare-and-swap on the resourceVersion of the read it is based on.
+
+        Preflight saw no journal, but another kubectl-offsets may have started since (two people, or a retry while
+        the first run still works): an unconditional write would overwrite its journal and both would go on. Here
+        the loser re-reads, sees the winner's journal and stops before changing anything. Nothing to clean up on
+        failure: nothing was written."""
+        from ..adapters.kube import ConflictError, InvalidError
+        from .targets import LiveTarget, check_not_busy
+
+        for _ in range(attempts):
+            resource = self.operator.read()
+            check_not_busy(LiveTarget(self.target, resource))
+            self.journal = self._new_journal(operation, resource)
+            self.journal.step = "backup"
+            guard = [{"op": "test", "path": "/metadata/resourceVersion",
+                      "value": resource["metadata"]["resourceVersion"]}]
+            try:
+                self.operator.patch(guard + self.operator.annotation_ops(
+                    {ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource))
+                return
+            except ClusterError as error:  # 409/422: changed since our read (a status update, or a rival's journal)
+                if not isinstance(error, (ConflictError, InvalidError)):
+                    raise
+        raise PreconditionError(f"{self.target.display} kept changing while we tried to start",
+                                advice="retry; if it persists, look for another controller writing to the resource")
+
     def _record(self, step: str, stanza: Mapping[str, Any] | None = None) -> None:
         """Write the journal at ``step`` together with the ``stanza`` field changes in one JSON Patch."""
         self.journal.step = step
@@ -104,7 +130,6 @@ class AlterFlow:
 
     def _step_backup(self, before: OffsetsDocument) -> None:
         self.progress.step(f"backing up the current offsets to configmap/{self.journal.backup}")
-        self._record("backup")
         local = backups.save(self.kube, self.target, self.journal, before)
         self.progress.step(f"local copy of the backup: {local}")
         self._done("backup")
@@ -205,7 +230,7 @@ class AlterFlow:
 
         Returns what was done. When the offsets may have changed in a way we could not verify (``keep_stopped``),
         the connector stays stopped and the journal stays, so nothing runs on wrong offsets unnoticed."""
-        withdrawn = self.operator.withdraw_request()
+        self.operator.withdraw_request()
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
         previous = self.journal.previous_state or strimzi.DEFAULT_STATE
