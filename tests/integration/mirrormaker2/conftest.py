@@ -108,6 +108,7 @@ class Mirror:
     core: object
     bootstrap: str
     produced: list = field(default_factory=list)
+    producer: object = None
 
     # names
     def connector(self, kind: str = "MirrorSourceConnector", src: str | None = None) -> str:
@@ -185,12 +186,14 @@ class Mirror:
         pytest.fail(f"kafkamirrormaker2/{self.name} never stopped changing")
 
     # Kafka
-    def produce(self, values: list[str]) -> None:
+    def produce(self, values: list[str], topic: str | None = None) -> None:
         from confluent_kafka import Producer
 
-        producer = Producer(kafka_conf(self.bootstrap))
-        produce(producer, self.topic, values)
-        self.produced += values
+        if self.producer is None:  # one per mirror, dropped at teardown while the broker still runs
+            self.producer = Producer(kafka_conf(self.bootstrap))
+        produce(self.producer, topic or self.topic, values)
+        if topic is None:
+            self.produced += values
 
     def target_values(self, count: int, timeout: float = 60) -> list[str]:
         """Every record on the target topic, once it holds exactly ``count`` (fails if it holds more)."""
@@ -251,9 +254,7 @@ def mirror(request, env, kube_api, kafka_admin):
     create_topic(kafka_admin, topic2)
     m = Mirror(layout, ns, name, src, src2, tgt, topic, topic2, group, custom, core, env.bootstrap_servers)
     m.produce([f"r{i}" for i in range(5)])
-    from confluent_kafka import Producer
-
-    produce(Producer(kafka_conf(env.bootstrap_servers)), topic2, ["a0", "a1"])
+    m.produce(["a0", "a1"], topic=topic2)
     # A consumer group on the source that the checkpoint connector translates (so its offsets are not empty).
     consumer = Consumer(kafka_conf(env.bootstrap_servers, **{"group.id": group}))
     consumer.commit(offsets=[TopicPartition(topic, 0, 3)], asynchronous=False)
@@ -273,6 +274,7 @@ def mirror(request, env, kube_api, kafka_admin):
     wait_for(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=120)
     assert m.target_values(5) == m.produced  # replication works before we touch anything
     yield m
+    m.producer = None  # librdkafka would log connection errors if it outlived the broker
     try:
         custom.delete_namespaced_custom_object(GROUP, "v1beta2", ns, PLURAL, name)
     finally:
