@@ -126,3 +126,48 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")
     assert result.exit_code == 0, str(result)
     assert _position(cli, conn) == old
+
+
+def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, tmp_path):
+    """Both pass preflight and list together; the first journal write is a compare-and-swap, so exactly one
+    operation goes on and the other stops, naming the winner's recover command, before changing anything."""
+    import threading
+
+    from kubectl_offsets.errors import PreconditionError
+    from kubectl_offsets.output.progress import SilentProgress
+
+    conn = idle
+    _set_state(lab, conn, None)
+    barrier = threading.Barrier(2, timeout=60)
+
+    class Together(SilentProgress):
+        def step(self, message):
+            if message.startswith("listing the current offsets"):
+                barrier.wait()  # both have passed preflight: neither saw a journal
+
+    outcomes: dict[int, object] = {}
+
+    def alter(position):
+        path = tmp_path / f"{position}.json"
+        path.write_text(_document(conn, position))
+        try:
+            outcomes[position] = operations.alter_offsets(
+                kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
+                options=Options(yes=True, wait=WaitSettings(timeout=60)), progress=Together())
+        except Exception as error:  # noqa: BLE001 - collected for the assertions
+            outcomes[position] = error
+
+    threads = [threading.Thread(target=alter, args=(p,)) for p in (31, 32)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+
+    errors = {p: o for p, o in outcomes.items() if isinstance(o, Exception)}
+    assert len(outcomes) == 2 and len(errors) == 1, outcomes
+    [(loser, error)] = errors.items()
+    assert isinstance(error, PreconditionError), repr(error)
+    assert "another kubectl-offsets operation is in progress" in error.message
+    winner = 63 - loser
+    _assert_settled(lab, conn, None)
+    assert _position(cli, conn) == winner
