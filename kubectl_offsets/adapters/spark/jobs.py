@@ -1,7 +1,7 @@
 """The compute jobs. Each takes the normalised frame of ``sources.load`` and returns small Python objects.
 
 Every job filters and aggregates per topic-partition on the executors (``groupBy(topic, partition)`` with
-min/max/count, ``min`` of a struct for "first record by offset"), so what reaches the driver is one row per
+min/max/count/min_by over primitive columns, which Spark runs as hash aggregates), so what reaches the driver is one row per
 partition, one row per distinct Connect key, or the poison records' coordinates (capped by ``limit``), never the
 raw records. The driver's memory therefore does not grow with the topic.
 """
@@ -146,8 +146,11 @@ def scan_positions(frame: Any, at_ms: int | None = None) -> list[PartitionScan]:
 
     aggregates = [F.min("offset").alias("earliest"), F.max("offset").alias("last"), F.count("*").alias("records")]
     if at_ms is not None:
-        at = F.when(F.col("ts_ms") >= F.lit(at_ms), F.struct("offset", "ts_ms"))
-        aggregates.append(F.min(at).alias("first_at"))  # min of a struct orders by offset first
+        late = F.col("ts_ms") >= F.lit(at_ms)
+        # Primitive aggregates only (min, min_by of longs): they run as a hash aggregate. A min over a struct would
+        # make Spark sort every record of the partition first.
+        aggregates += [F.min(F.when(late, F.col("offset"))).alias("first_at"),
+                       F.min_by(F.when(late, F.col("ts_ms")), F.when(late, F.col("offset"))).alias("first_at_ms")]
     rows = frame.groupBy("topic", "partition").agg(*aggregates).collect()
     return sorted((_partition_scan(r, at_ms is not None) for r in rows), key=lambda s: (s.topic, s.partition))
 
@@ -155,8 +158,8 @@ def scan_positions(frame: Any, at_ms: int | None = None) -> list[PartitionScan]:
 def _partition_scan(row: Any, timed: bool) -> PartitionScan:
     first = row["first_at"] if timed else None
     return PartitionScan(row["topic"], int(row["partition"]), int(row["earliest"]), int(row["last"]) + 1,
-                         int(row["records"]), None if first is None else int(first["offset"]),
-                         None if first is None else first["ts_ms"])
+                         int(row["records"]), None if first is None else int(first),
+                         row["first_at_ms"] if timed else None)
 
 
 # --- predicates -------------------------------------------------------------------------------------------------
@@ -169,8 +172,8 @@ def first_matches(frame: Any, sql: str) -> list[Record]:
 
     predicate = compile_predicate(frame, sql, "--find")
     rows = (frame.filter(predicate).groupBy("topic", "partition")
-            .agg(F.min(F.struct("offset", "ts_ms")).alias("first")).collect())
-    found = [Record(r["topic"], int(r["partition"]), int(r["first"]["offset"]), r["first"]["ts_ms"]) for r in rows]
+            .agg(F.min("offset").alias("first"), F.min_by("ts_ms", "offset").alias("first_ms")).collect())
+    found = [Record(r["topic"], int(r["partition"]), int(r["first"]), r["first_ms"]) for r in rows]
     return sorted(found, key=lambda m: (m.topic, m.partition))
 
 

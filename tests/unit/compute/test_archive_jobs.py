@@ -41,6 +41,8 @@ def test_to_datetime_matches_a_plain_scan(spark, recs, archive, kind):
     result = run(spark, archive, c.Operation.TO_DATETIME, at_ms=at, kind=kind, source_alias="east")
     assert resume_points(result) == data.first_at_or_after(recs, at)
     assert result.method == "scan"
+    by_offset = {(r.topic, r.partition, r.offset): r.ts_ms for r in recs}
+    assert all(p.ts_ms == by_offset[(p.topic, p.partition, p.resume_at)] for p in result.positions)
 
 
 def test_mirror_source_stores_one_less_and_null_for_record_zero(spark, archive):
