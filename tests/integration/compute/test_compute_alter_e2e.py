@@ -123,6 +123,11 @@ def test_computed_offsets_make_real_mirrormaker2_resume_at_the_intended_record(e
         return listed.exit_code == 0 and [e["offset"] for e in json.loads(listed.stdout)["offsets"]] == \
             [{"offset": 11}]
     eventually("the MirrorSourceConnector stored offset 11", listed_last, timeout=90, interval=2.0)
+    lag = cli("lag", target, "--connector", "source", "-n", lab.ns, "--bootstrap-server", env.bootstrap_servers,
+              "-o", "json")
+    assert lag.exit_code == 0, str(lag)
+    assert json.loads(lag.stdout) == {"partitions": [{"topic": topic, "partition": 0, "position": 12, "end": 12,
+                                                      "lag": 0}], "totalLag": 0}  # stored 11 = resumes at 12
     result = cli("compute", "--target", target, "--connector", "source", "-n", lab.ns, "--bootstrap-server",
                  env.bootstrap_servers, "--to-datetime", data.iso(base + 55_000), "-o", "json")
     assert result.exit_code == 0, str(result)
