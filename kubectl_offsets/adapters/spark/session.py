@@ -72,7 +72,7 @@ def kafka_jars(jars_dir: str | None = None) -> list[str]:
     for directory, origin in candidates:
         if not directory:
             continue
-        jars = sorted(str(p) for p in Path(directory).glob("*.jar"))
+        jars = _jars_in(directory)
         if any(KAFKA_SOURCE_JAR in Path(j).name for j in jars):
             return jars
         if origin != "the cache directory":  # the user named it: say it is wrong rather than look elsewhere
@@ -120,9 +120,16 @@ def _base_conf(settings: SparkSettings) -> dict[str, str]:
         # must reach the driver, so there Spark's (or --spark-conf's) address applies.
         conf.update({"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1",
                      "spark.sql.shuffle.partitions": "8"})  # the default 200 is for clusters; aggregates are tiny
-    if settings.needs_kafka:
-        conf["spark.jars"] = ",".join(kafka_jars(settings.jars_dir))
+    # Every jar of --spark-jars goes on the classpath (spark-avro for --format avro, too); a live topic also needs
+    # the Kafka source among them (or in $SPARK_KAFKA_JARS / the cache).
+    jars = kafka_jars(settings.jars_dir) if settings.needs_kafka else _jars_in(settings.jars_dir)
+    if jars:
+        conf["spark.jars"] = ",".join(jars)
     return conf
+
+
+def _jars_in(directory: str | None) -> list[str]:
+    return sorted(str(p) for p in Path(directory).glob("*.jar")) if directory else []
 
 
 def _log4j_file() -> str:

@@ -88,8 +88,8 @@ def _archive_error(source: Archive, error: Exception) -> InputError:
     text = str(error)
     if "PATH_NOT_FOUND" in text or "Path does not exist" in text:
         return InputError(f"--data {source.path}: no such file or directory")
-    if source.format == "avro" and ("avro" in text.lower()) and ("not found" in text.lower()
-                                                                  or "find data source" in text.lower()):
+    lowered = text.lower()
+    if source.format == "avro" and ("data source" in lowered or "data_source" in lowered):
         return InputError("reading Avro needs the spark-avro module, which pyspark does not bundle",
                           advice="put org.apache.spark:spark-avro_2.13 (same version as pyspark) into --spark-jars "
                                  "DIR, or archive the topic as Parquet")
