@@ -113,6 +113,27 @@ def test_computed_offsets_make_real_mirrormaker2_resume_at_the_intended_record(e
     _produce_timed(env, topic, 12, base)
     lab.cluster.custom.create_namespaced_custom_object("kafka.strimzi.io", "v1", lab.ns, "kafkamirrormaker2s",
                                                        _mm2(lab.ns, name, src, tgt, env.bootstrap_servers, topic))
+    try:
+        _mirror_resumes_at_the_computed_record(env, lab, cli, tmp_path, name, src, topic, base)
+    finally:
+        _remove_mirror(env, lab, name, src)
+
+
+def _remove_mirror(env, lab, name: str, src: str) -> None:
+    """A mirror left running on the shared worker would replicate every `heartbeats` topic into
+    `east.heartbeats`, `east.east.heartbeats`, ... (source and target are one broker): delete the resource and,
+    in case the operator does not get to it, its connectors."""
+    from tests.env.clients import ConnectRest
+
+    lab.cluster.custom.delete_namespaced_custom_object("kafka.strimzi.io", "v1", lab.ns, "kafkamirrormaker2s", name)
+    rest = ConnectRest(env.connect_url)
+    _, names = rest.get("/connectors")
+    for connector in names or []:
+        if connector.startswith(f"{src}->"):
+            rest.delete(rest.connector_path(connector))
+
+
+def _mirror_resumes_at_the_computed_record(env, lab, cli, tmp_path, name, src, topic, base) -> None:
     replicated = f"{src}.{topic}"  # DefaultReplicationPolicy
     assert _values(env, replicated, 12) == [f"r{i}" for i in range(12)]
 

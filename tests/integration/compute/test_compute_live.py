@@ -232,6 +232,13 @@ def test_cli_connect_offsets_single_connector_is_a_plain_document(env, spark, co
     from .test_connect_offsets import file_source, rest_offsets
 
     name = file_source(connect, tmp_path, 5)
+    try:
+        _check_cli_connect_offsets(env, connect, name, rest_offsets)
+    finally:
+        connect.delete(connect.connector_path(name))
+
+
+def _check_cli_connect_offsets(env, connect, name, rest_offsets):
     result = _cli("compute", "connect-offsets", "--bootstrap-server", env.bootstrap_servers, "--connectors", name,
                   "-o", "json")
     assert result.exit_code == 0, result.stderr
