@@ -252,8 +252,7 @@ def fire_prepared(kube, live: LiveTarget, change: OffsetsDocument | None, option
     client.wait_for_connect_state("STOPPED")
     action = "alter" if change is not None else "reset"
     progress.step(f"asking the operator to {action} the offsets{label}")
-    client.remember_warnings()
-    client.patch(client.annotation_ops({**live.target.trigger_annotations(action), **(extra_annotations or {})}))
+    client.place_request(action, lambda resource: [], extra=extra_annotations)
     client.wait_until_done(action)
     progress.step("verifying by listing the offsets")
     after = client.list_offsets()

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from .. import strimzi
 from ..conventions import offsets_configmap_name
-from ..errors import OffsetsError, OperationTimeoutError, OperatorError
+from ..errors import OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
 from ..model import OffsetsDocument, WaitSettings
 from ..output.progress import Progress
 from . import configmaps
@@ -84,23 +84,54 @@ class OperatorClient:
                 ops.append({"op": "add", "path": f"{base}/{field}", "value": value})
         return ops
 
+    def place_request(self, action: str, build_ops, extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """Patch the one-shot annotation(s) for ``action`` onto the resource, with ``build_ops(resource)`` (stanza
+        changes, journal) in the same patch.
+
+        Requests must never overwrite each other: a MirrorMaker 2's connectors share one annotation pair, so a
+        list of connector B placed while an alter of connector A annotates would silently become A's alter. The
+        patch therefore first ``test``s that the resourceVersion is the one just read (optimistic concurrency; a
+        ``test`` of the annotations themselves cannot work, because the API server compares raw JSON and stores
+        '>' as '\\u003e'); if anything changed in between, we read again, and refuse if a request is now pending."""
+        from ..adapters.kube import InvalidError
+
+        for _ in range(5):
+            resource = self.read()
+            pending = self.target.pending_annotations(resource)
+            if pending:
+                shown = ", ".join(f"{k}={v}" for k, v in pending.items())
+                raise PreconditionError(f"another offsets request is pending on {self.target.display} ({shown})",
+                                        advice="wait for it to complete (one request at a time), then retry")
+            guard = [{"op": "test", "path": "/metadata/resourceVersion",
+                      "value": resource["metadata"]["resourceVersion"]}]
+            ops = build_ops(resource) + self.annotation_ops({**self.target.trigger_annotations(action), **(extra or {})},
+                                                            resource)
+            self.remember_warnings(resource)
+            try:
+                return self.patch(guard + ops)
+            except InvalidError:
+                continue  # the resource changed between our read and our patch (often a status write): look again
+        raise PreconditionError(f"{self.target.display} keeps changing under us",
+                                advice="another tool or person is editing the resource; retry in a moment")
+
     # --- list ---------------------------------------------------------------------------------------------------
     def list_offsets(self) -> OffsetsDocument:
         """Ask the operator to list (setting listOffsets if it is absent) and read the ConfigMap it writes."""
-        resource = self.read()
-        list_stanza = self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
-        configmap = (list_stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name")
-        ops = []
-        if not configmap:
-            configmap = offsets_configmap_name(self.target.resource_name)
-            ops = self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}},
-                                  resource)
-        self.remember_warnings(resource)
-        self.patch(ops + self.annotation_ops(self.target.trigger_annotations("list"), resource))
+        named = []
+
+        def list_stanza_ops(resource):
+            stanza = self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
+            existing = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name")
+            named[:] = [existing or offsets_configmap_name(self.target.resource_name)]
+            return [] if existing else self.stanza_ops(
+                {strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": named[0]}}}, resource)
+
+        self.place_request("list", list_stanza_ops)
+        configmap = named[0]
         try:
             self.wait_until_done("list")
         except (OffsetsError, KeyboardInterrupt):
-            self._withdraw_quietly()  # a list request left behind would block every later operation (preflight)
+            self._withdraw_quietly("list")  # a list request left behind would block every later operation (preflight)
             raise
         return configmaps.get_document(self.kube, self.target, configmap, written_by="the operator")
 
@@ -191,7 +222,7 @@ class OperatorClient:
             try:
                 return self.list_offsets()
             except OperationTimeoutError:
-                self.withdraw_request()
+                self.withdraw_request("list")
                 raise
 
     @contextlib.contextmanager
@@ -203,31 +234,32 @@ class OperatorClient:
         finally:
             self.wait = saved
 
-    def withdraw_request(self) -> bool:
-        """Remove our pending one-shot annotation(s) so the operator can never act on them later.
+    def withdraw_request(self, action: str) -> bool:
+        """Remove our pending one-shot ``action`` request so the operator can never act on it later.
 
-        Returns True if a request was still pending (so the operator never completed it). The patch carries a
-        ``test`` of each value: if the operator removed them in the meantime, the test fails and we know it acted.
-        """
-        resource = self.read()
-        pending = self.target.pending_annotations(resource)
-        if not pending:
-            return False
-        ops = []
-        for key, value in pending.items():
-            path = f"/metadata/annotations/{_escape(key)}"
-            ops += [{"op": "test", "path": path, "value": value}, {"op": "remove", "path": path}]
+        Only a request exactly like ours is withdrawn (someone else's, e.g. another MirrorMaker 2 connector's, is
+        left alone). Returns True if it was still pending, False if the operator had already completed it. The
+        patch ``test``s the resourceVersion just read, so it cannot race the operator's own removal (a ``test`` of
+        the values cannot be used: the API server compares raw JSON and stores the '>' of '->' as '\\u003e')."""
         from ..adapters.kube import InvalidError
 
-        try:
-            self.patch(ops)
-        except InvalidError:  # a test op failed: the operator completed the request between our read and patch
-            return False
-        return True
+        for _ in range(5):
+            resource = self.read()
+            pending = self.target.pending_annotations(resource)
+            if not pending or pending != self.target.trigger_annotations(action):
+                return False
+            ops = [{"op": "test", "path": "/metadata/resourceVersion", "value": resource["metadata"]["resourceVersion"]}]
+            ops += [{"op": "remove", "path": f"/metadata/annotations/{_escape(key)}"} for key in pending]
+            try:
+                self.patch(ops)
+                return True
+            except InvalidError:
+                continue  # changed since we read it (perhaps the operator just completed the request): look again
+        return False
 
-    def _withdraw_quietly(self) -> None:
+    def _withdraw_quietly(self, action: str) -> None:
         try:
-            self.withdraw_request()
+            self.withdraw_request(action)
         except OffsetsError:
             pass  # the original failure is what the user needs to see
 

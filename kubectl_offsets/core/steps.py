@@ -150,15 +150,17 @@ class AlterFlow:
     def _step_annotate(self, action: str) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in self.target.trigger_annotations(action).items())
         self.progress.step(f"asking the operator to {action} the offsets ({shown})")
-        resource = self.operator.read()
-        self.operator.remember_warnings(resource)
-        ops = []
-        if action == "alter":
-            ops = self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
-                strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}}, resource)
         self.journal.step = "annotate"
-        self.operator.patch(ops + self.operator.annotation_ops({
-            ANNOTATION_JOURNAL: self.journal.to_annotation(), **self.target.trigger_annotations(action)}, resource))
+
+        def stanza_and_journal(resource):
+            ops = []
+            if action == "alter":
+                ops = self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
+                    strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}}, resource)
+            return ops
+
+        # The journal annotation goes into the same guarded patch: "annotate" recorded iff the request placed.
+        self.operator.place_request(action, stanza_and_journal, extra={ANNOTATION_JOURNAL: self.journal.to_annotation()})
         self._done("annotate")
 
     def _step_await(self, action: str) -> None:
@@ -230,7 +232,9 @@ class AlterFlow:
 
         Returns what was done. When the offsets may have changed in a way we could not verify (``keep_stopped``),
         the connector stays stopped and the journal stays, so nothing runs on wrong offsets unnoticed."""
-        self.operator.withdraw_request()
+        if self.journal.past_point_of_no_return:  # before the hand-over no request of ours can be pending
+            # An undo of an empty backup placed a reset, so try both of the requests this journal can have placed.
+            any(self.operator.withdraw_request(action) for action in ("alter", "reset"))
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
         previous = self.journal.previous_state or strimzi.DEFAULT_STATE

@@ -1,0 +1,27 @@
+"""A MirrorMaker 2 request can be withdrawn, and only our own: its connector name contains '->', which the API server
+stores as '\\u003e', so JSON Patch value tests never match it (a bug that once made every MM2 withdrawal a no-op)."""
+
+from kubectl_offsets import strimzi
+from kubectl_offsets.core import operations
+from kubectl_offsets.core.operator import OperatorClient
+from kubectl_offsets.core.targets import TargetSpec, resolve
+from kubectl_offsets.model import ClusterConfig, WaitSettings
+from kubectl_offsets.output.progress import SilentProgress
+
+
+def test_withdraw_removes_our_pending_mm2_request_only(mirror, env):
+    kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=mirror.ns))
+    live = resolve(kube, TargetSpec(mirror.target_arg, connector=mirror.connector()))
+    client = OperatorClient(kube, live.target, WaitSettings(timeout=30), SilentProgress())
+    env.write_faults({"ignore_offsets": True})  # the operator stays alive but leaves our request pending
+    try:
+        client.place_request("alter", lambda resource: [])
+        assert client.target.pending_annotations(client.read()) == live.target.trigger_annotations("alter")
+        assert client.withdraw_request("reset") is False  # not the request we placed: left alone
+        assert client.target.pending_annotations(client.read())
+        assert client.withdraw_request("alter") is True
+        annotations = client.read()["metadata"].get("annotations") or {}
+        assert strimzi.ANNOTATION_CONNECTOR_OFFSETS not in annotations
+        assert strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR not in annotations
+    finally:
+        env.clear_faults()
