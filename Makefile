@@ -5,7 +5,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
 
 .PHONY: demo test unit setup provision clean-env
 
@@ -20,10 +20,10 @@ unit: setup  ## the fast loop: no real components
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[spark,kafka,test,release]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[spark,kafka,test,release]'
 	touch $@
 
 provision: setup

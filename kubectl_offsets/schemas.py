@@ -55,3 +55,13 @@ def _path(error) -> str:
     for part in error.absolute_path:
         path += f"[{part}]" if isinstance(part, int) else f".{part}"
     return path
+
+
+def check_user_schema(schema: Any, *, what: str) -> None:
+    """Raise InputError if a schema the user supplied (e.g. --invalid-against) is not a valid JSON Schema."""
+    import jsonschema  # heavy; only when a user schema is given
+
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        raise InputError(f"{what} is not a valid JSON Schema: {error.message}") from None

@@ -208,12 +208,9 @@ def _read_schema(path: str) -> dict[str, Any]:
         raise InputError(f"--invalid-against {path}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(f"--invalid-against {path} is not JSON: {e}") from None
-    try:
-        import jsonschema
+    from ..schemas import check_user_schema
 
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.exceptions.SchemaError as e:
-        raise InputError(f"--invalid-against {path} is not a valid JSON Schema: {e.message}") from None
+    check_user_schema(schema, what=f"--invalid-against {path}")
     return schema
 
 

@@ -1,4 +1,4 @@
-"""Real topics for compute: records with known timestamps, keys, poison values and a tombstone (tests/unit/compute/
+"""Real topics for compute: records with known timestamps, keys, poison values and a tombstone (tests/integration/compute/
 data.py), produced into the test Kafka with explicit partitions and timestamps, in a topic that never expires them
 (retention.ms=-1: the timestamps are in the past, and default retention would delete them at once)."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.env.clients import kafka_conf, unique_name
-from tests.unit.compute import data
-from tests.unit.compute.session import make_spark
+from . import data
+from .session import make_spark
 
 
 @pytest.fixture(scope="session")
@@ -42,3 +42,18 @@ def live_orders(env, kafka_admin):
     recs = data.records(topic=topic)
     produce_records(env.bootstrap_servers, recs)
     return topic, recs
+
+
+@pytest.fixture(scope="session")
+def recs():
+    return data.records()
+
+
+@pytest.fixture(scope="session")
+def parquet_archive(recs, tmp_path_factory):
+    return data.write_parquet(recs, str(tmp_path_factory.mktemp("archive") / "orders.parquet"))
+
+
+@pytest.fixture(scope="session")
+def json_archive(recs, tmp_path_factory):
+    return data.write_json_lines(recs, str(tmp_path_factory.mktemp("archive-json") / "orders.json"))

@@ -14,7 +14,7 @@ from kubectl_offsets.core import compute as c
 from kubectl_offsets.errors import InputError
 from kubectl_offsets.model import OffsetsDocument
 from tests.env.clients import kafka_conf, unique_name
-from tests.unit.compute import data
+from . import data
 
 pytestmark = pytest.mark.slow
 SINK, MIRROR = ConnectorKind.SINK, ConnectorKind.MIRROR_SOURCE
