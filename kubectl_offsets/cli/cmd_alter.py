@@ -2,8 +2,8 @@
 
 import click
 
-from .common import (confirm_on_terminal, print_dry_run, print_outcome, require_confirmation_possible, session,
-                     target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, print_dry_run, print_outcome,
+                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
 from .exits import guarded
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
@@ -24,9 +24,7 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @click.option("--shift-by", type=int, metavar="N", help="Move the current offsets by N; negative replays (with --topic).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
               help="Partitions for --to-offset/--shift-by; without partitions, all the connector has offsets for.")
-@click.option("--no-resume", is_flag=True, help="Leave the connector stopped afterwards (it says so).")
-@click.option("--force", is_flag=True, help="Allow altering MirrorMaker 2 checkpoint/heartbeat offsets (ignored by "
-                                            "their tasks).")
+@flow_options
 @cluster_options
 @mutation_options
 @output_option()

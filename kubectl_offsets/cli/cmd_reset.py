@@ -2,8 +2,8 @@
 
 import click
 
-from .common import (confirm_on_terminal, print_dry_run, print_outcome, require_confirmation_possible, session,
-                     target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, print_dry_run, print_outcome,
+                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
 from .exits import guarded
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
@@ -11,8 +11,7 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @click.command("reset")
 @target_argument
 @with_connector_options
-@click.option("--no-resume", is_flag=True, help="Leave the connector stopped afterwards (it says so).")
-@click.option("--force", is_flag=True, help="Allow resetting MirrorMaker 2 checkpoint/heartbeat offsets.")
+@flow_options
 @cluster_options
 @mutation_options
 @output_option()

@@ -28,6 +28,14 @@ connector_options = [
 ]
 
 
+def flow_options(f):
+    """--no-resume and --force, shared by the commands that run the step machine (alter, reset, undo)."""
+    f = click.option("--force", is_flag=True, help="Allow changing the offsets of MirrorMaker 2 checkpoint/heartbeat "
+                     "connectors (stored by Connect, but ignored by their tasks).")(f)
+    return click.option("--no-resume", is_flag=True,
+                        help="Leave the connector stopped afterwards (it says so).")(f)
+
+
 def with_connector_options(f):
     for option in reversed(connector_options):
         f = option(f)
