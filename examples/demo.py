@@ -9,7 +9,8 @@ What it shows, with real components end to end:
 2. `kubectl offsets list` shows where it stands;
 3. `kubectl offsets alter --skip-record` moves it past one record, and `--shift-by` replays some (the real sink
    writes them again);
-4. `kubectl offsets compute` finds the poison records in the topic with PySpark, when the spark extra is there;
+4. `kubectl offsets compute` finds the poison record in the topic with PySpark and computes the offsets just past
+   it, and `kubectl offsets alter -f` applies that document (with `--skip-record` when the spark extra is absent);
 5. `kubectl offsets undo` puts the offsets back from the automatic backup.
 """
 
@@ -135,16 +136,22 @@ def demo(environment) -> None:
     lines = wait_for_lines(sink_file, 13)
     print(f"the sink file now has {len(lines)} lines; the last three: {lines[-3:]}")
 
-    banner("Skip the poison record at offset 4: --skip-record orders:0:4 (a sink then resumes at offset 5)")
-    run(PLUGIN, "alter", "orders-sink", "-n", NS, "--skip-record", "orders:0:4", "--dry-run", env=env)
-    run(PLUGIN, "alter", "orders-sink", "-n", NS, "--skip-record", "orders:0:4", "--yes", env=env)
+    if _spark_available():
+        banner("Find the poison record with PySpark and compute where the sink must resume (just past it)")
+        offsets = workdir / "past-poison.json"
+        computed = run(PLUGIN, "compute", "--bootstrap-server", environment.bootstrap_servers, "--topic", "orders",
+                       "--skip-poison", "--invalid", "json", "--current", str(_current(env, workdir)),
+                       "--for", "sink", "-o", "json", env=env)
+        offsets.write_text(computed)
+        banner("Apply the computed document: kubectl offsets alter -f (the dry run shows the exact patches first)")
+        run(PLUGIN, "alter", "orders-sink", "-n", NS, "-f", str(offsets), "--dry-run", env=env)
+        run(PLUGIN, "alter", "orders-sink", "-n", NS, "-f", str(offsets), "--yes", env=env)
+    else:
+        banner("Skip the poison record at offset 4: --skip-record orders:0:4 (a sink then resumes at offset 5)")
+        run(PLUGIN, "alter", "orders-sink", "-n", NS, "--skip-record", "orders:0:4", "--dry-run", env=env)
+        run(PLUGIN, "alter", "orders-sink", "-n", NS, "--skip-record", "orders:0:4", "--yes", env=env)
     lines = wait_for_lines(sink_file, 18)
     print(f"the sink re-read offsets 5..9: {lines[13:]}")
-
-    if _spark_available():
-        banner("Find poison records with PySpark: kubectl offsets compute --skip-poison --invalid json")
-        run(PLUGIN, "compute", "--bootstrap-server", environment.bootstrap_servers, "--topic", "orders",
-            "--skip-poison", "--invalid", "json", "--for", "sink", "-o", "json", env=env, check=False)
 
     banner("Undo: put back the offsets from before the last alter (taken automatically as a backup)")
     run(PLUGIN, "undo", "orders-sink", "-n", NS, "--yes", env=env)
@@ -152,12 +159,18 @@ def demo(environment) -> None:
     banner("Done: every change went through Strimzi's own mechanism, verified, with the connector's state restored")
 
 
+def _current(env: dict, workdir: Path) -> Path:
+    """Where the connector stands, as compute's --current wants it; rewound to 0 so the scan sees the poison."""
+    path = workdir / "current.json"
+    path.write_text('{"offsets": [{"partition": {"kafka_topic": "orders", "kafka_partition": 0}, '
+                    '"offset": {"kafka_offset": 0}}]}')
+    return path
+
+
 def _spark_available() -> bool:
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return False
-    return (ROOT / "kubectl_offsets" / "cli" / "cmd_compute.py").exists()
+    import importlib.util
+
+    return importlib.util.find_spec("pyspark") is not None
 
 
 if __name__ == "__main__":
