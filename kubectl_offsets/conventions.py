@@ -14,7 +14,6 @@ LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "ba
 LABEL_TARGET = "kubectl-offsets.io/target"  # the resource name the ConfigMap belongs to
 ANNOTATION_CONNECTOR = "kubectl-offsets.io/connector"  # the Connect connector name (may contain '->', so not a label)
 BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
-LOCAL_BACKUP_DIR = ".offsets-backups"  # below $XDG_STATE_HOME/kubectl-offsets, or ~/.local/state/kubectl-offsets
 
 
 def offsets_configmap_name(resource_name: str) -> str:

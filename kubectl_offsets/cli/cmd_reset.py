@@ -2,7 +2,7 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_dry_run, print_outcome,
+from .common import (confirm_on_terminal, flow_options, print_result,
                      require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
 from .exits import guarded
 from .options import cluster_options, mutation_options, output_option, quiet_option
@@ -37,9 +37,6 @@ def reset_command(target, connector, source_cluster, no_resume, force, namespace
                                           resume=not no_resume, force=force)
         result = operations.reset_offsets(kube, target_spec(target, connector, source_cluster), options=options,
                                           confirm=confirm_on_terminal, progress=progress)
-        if dry_run:
-            print_dry_run(result)
-        else:
-            print_outcome(result, result.kind, output)
+        print_result(result, dry_run, output)
 
     guarded(work)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 import click
 
-from .options import Duration, complete_target
+from .options import cluster_config, complete_target
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
                                  shell_complete=complete_target)
@@ -45,10 +44,10 @@ def with_connector_options(f):
 def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_run=False, resume=True, force=False):
     """The kube client, options and progress for one invocation (imports the library lazily)."""
     from ..core import operations
-    from ..model import ClusterConfig, Options, WaitSettings
+    from ..model import Options, WaitSettings
     from ..output.progress import StderrProgress
 
-    kube = operations.connect(ClusterConfig(kubeconfig=kubeconfig, context=context, namespace=namespace))
+    kube = operations.connect(cluster_config(namespace, context, kubeconfig))
     options = Options(yes=yes, dry_run=dry_run, resume=resume, force=force, wait=WaitSettings(timeout=timeout))
     return kube, options, StderrProgress(quiet=quiet)
 
@@ -98,6 +97,14 @@ def print_dry_run(preview) -> None:
     click.echo("dry run: nothing was changed", err=True)
 
 
+def print_result(result, dry_run: bool, fmt: str) -> None:
+    """What alter, reset and undo print: the dry run's preview and patches, or the outcome."""
+    if dry_run:
+        print_dry_run(result)
+    else:
+        print_outcome(result, result.kind, fmt)
+
+
 def print_outcome(outcome, kind, fmt: str) -> None:
     from ..model import diff
     from ..output.render import render_changes, render_offsets
@@ -108,10 +115,3 @@ def print_outcome(outcome, kind, fmt: str) -> None:
         click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
     else:
         click.echo(render_offsets(outcome.after, fmt, kind))
-
-
-def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2))
-
-
-__all__ = ["Duration"]

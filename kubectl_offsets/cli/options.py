@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import click
 
-from ..model import ClusterConfig, WaitSettings
+from ..model import ClusterConfig
 
 OUTPUT_FORMATS = ("table", "json", "yaml", "csv")
 
@@ -83,7 +83,3 @@ mutation_options = _add(
 
 def cluster_config(namespace: str | None, context: str | None, kubeconfig: str | None) -> ClusterConfig:
     return ClusterConfig(kubeconfig=kubeconfig, context=context, namespace=namespace)
-
-
-def wait_settings(timeout: float) -> WaitSettings:
-    return WaitSettings(timeout=timeout)
