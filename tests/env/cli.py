@@ -27,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="start every component and leave it running")
     up.add_argument("--json", action="store_true", help="print the environment as one JSON object on stdout")
     up.add_argument("--no-emulator", action="store_true", help="do not start the Strimzi operator emulator")
+    up.add_argument("--spark-cluster", action="store_true",
+                    help="also start a standalone Spark cluster (a master and two workers on 127.0.0.1); its URL is "
+                         "spark_master_url in the JSON")
     for name in ("down", "status", "emulator", "faults"):
         s = sub.add_parser(name)
         s.add_argument("--run-dir", help="the environment's run dir (default: the one `up` started last)")
@@ -56,7 +59,8 @@ def _env_json_path(args) -> Path:
 
 
 def cmd_up(args) -> int:
-    env = start_environment(with_emulator=not args.no_emulator)
+    env = start_environment(with_emulator=not args.no_emulator,
+                            with_spark_cluster=args.spark_cluster)
     POINTER.parent.mkdir(parents=True, exist_ok=True)
     tmp = POINTER.with_name(f".current.{os.getpid()}")
     tmp.unlink(missing_ok=True)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import assets, crds, emulator_process, kafka, kube, pki
+from . import assets, crds, emulator_process, kafka, kube, pki, spark
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
 from .processes import (ComponentError, Proc, StartupAborted, abort_startup, alive, spawn, spawn_mark, spawned_since,
@@ -54,6 +54,7 @@ class Env:
     crds: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     processes: dict[str, Proc] = field(default_factory=dict)
+    spark_master_url: str | None = None  # set by `up --spark-cluster` (tests/env/spark.py)
 
     # ---- persistence -------------------------------------------------------------------------------------
     @property
@@ -174,6 +175,8 @@ class Env:
         keys = ("run_dir", "kubeconfig", "limited_kubeconfig", "api_server", "etcd_url", "bootstrap_servers",
                 "connect_url", "faults_file", "emulator_log", "versions", "crds", "timings")
         data = {k: getattr(self, k) for k in keys}
+        if self.spark_master_url:
+            data["spark_master_url"] = self.spark_master_url
         data["env_json"] = str(self.env_json)
         data["pids"] = {name: p.pid for name, p in self.processes.items()}
         data["logs"] = {name: p.log for name, p in self.processes.items()}
@@ -272,7 +275,8 @@ def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, d
     return results["kube"], results["kafka"]
 
 
-def start_environment(run_dir: Path | None = None, with_emulator: bool = True) -> Env:
+def start_environment(run_dir: Path | None = None, with_emulator: bool = True,
+                      with_spark_cluster: bool = False) -> Env:
     a = assets.find_assets()
     run_dir = run_dir or new_run_dir()
     say(f"run dir {run_dir} (component logs in {run_dir / 'logs'})")
@@ -296,6 +300,8 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True) -
                          "kafka": kafka_part["broker"].proc, "kafka-connect": kafka_part["connect"].proc})
     env.save()
     _start_emulator(env, with_emulator, timer)
+    if with_spark_cluster:
+        _start_spark_cluster(env, timer)
     timer.mark("total")
     env.timings = timer.timings
     env.save()
@@ -316,3 +322,16 @@ def _start_emulator(env: Env, wanted: bool, timer: _Timer) -> None:
         env.stop()
         raise
     timer.mark("strimzi-emulator")
+
+
+def _start_spark_cluster(env: Env, timer: _Timer) -> None:
+    """After the rest: the cluster is optional and only the compute cluster tests use it."""
+    try:
+        cluster = spark.start_cluster(Path(env.run_dir))
+    except BaseException:
+        env.stop()
+        raise
+    env.processes.update(cluster.processes)
+    env.spark_master_url = cluster.master_url
+    env.save()
+    timer.mark("spark-cluster")
