@@ -73,6 +73,10 @@ source_options = _add(
                                                              "are poison.")
 @click.option("--invalid-against", metavar="SCHEMA_FILE", type=click.Path(dir_okay=False),
               help="With --skip-poison: values that do not match this JSON Schema are poison.")
+@click.option("--count-all", is_flag=True,
+              help="With --skip-poison on a live topic: read every partition to its end, so that the report counts "
+                   "every poison record (by default a partition is read in growing offset windows and no further "
+                   "than the window holding its first poison record).")
 @click.option("--report", metavar="FILE", help="Write the poison report there (.json, .yaml or .csv by extension).")
 @click.option("--report-limit", type=int, default=10_000, show_default=True,
               help="At most this many poison records in the report (all are counted).")
@@ -145,7 +149,7 @@ def _request(flags: dict[str, Any], progress) -> Any:
     return compute.ComputeRequest(
         source=source, operation=operation, kind=kind, source_alias=alias, at_ms=_at(flags, operation),
         shift_by=flags["shift_by"], poison=_poison(flags, operation), find=flags["find_sql"], current=current,
-        scan=flags["scan"], report_limit=flags["report_limit"])
+        scan=flags["scan"], report_limit=flags["report_limit"], count_all=flags["count_all"])
 
 
 def _operation(flags: dict[str, Any]):
@@ -164,9 +168,10 @@ def _operation(flags: dict[str, Any]):
                          "--skip-poison, --find" + (f" (got {', '.join('--' + o.value for o in chosen)})"
                                                      if chosen else ""),
                          advice="kubectl offsets compute --help")
-    criteria_given = flags["where"] or flags["invalid"] or flags["invalid_against"] or flags["report"]
+    criteria_given = flags["where"] or flags["invalid"] or flags["invalid_against"] or flags["report"] \
+        or flags["count_all"]
     if criteria_given and chosen[0] is not Operation.SKIP_POISON:
-        raise InputError("--where, --invalid, --invalid-against and --report go with --skip-poison")
+        raise InputError("--where, --invalid, --invalid-against, --report and --count-all go with --skip-poison")
     return chosen[0]
 
 
@@ -316,6 +321,9 @@ def _report_table(report: dict[str, Any]) -> str:
         return "No poison records found."
     rows = [[r["topic"], r["partition"], r["offset"], r["timestamp"] or "", r["reason"]] for r in report["records"]]
     more = f"\n... {report['total'] - len(rows)} more (raise --report-limit)" if report["truncated"] else ""
+    if not report.get("complete", True):
+        more += ("\nPartitions with poison were read only up to the window holding their first poison record "
+                 "(scannedUntil in --report); --count-all reads them to the end.")
     return table(["TOPIC", "PARTITION", "OFFSET", "TIMESTAMP", "REASON"], rows) + more
 
 

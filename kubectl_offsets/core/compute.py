@@ -8,7 +8,9 @@ Where the answer comes from:
 - timestamps and bounds on a live topic (``--to-datetime``, ``--by-duration``, ``--to-earliest``, ``--to-latest``,
   ``--shift-by``): the broker's own index, one ListOffsets request (``adapters/kafka.py``), O(partitions);
 - anything that looks at content (``--skip-poison``, ``--find``) or archived data: a Spark scan
-  (``adapters/spark/``) that aggregates per partition on the executors.
+  (``adapters/spark/``) that aggregates per partition on the executors. A time question on an archive reads the
+  late records through a pushed filter (the reader skips row groups by their statistics) and the earlier ones
+  only for partitions without a late record.
 
 Also here: ``connect-offsets`` (Connect's offsets topic -> latest offsets per connector) and ``lag``.
 """
@@ -32,6 +34,10 @@ from ..adapters.spark.jobs import ConnectRecord, PoisonCriteria, PoisonScan, Rec
 from ..adapters.spark.sources import LiveTopics, Source
 
 TopicPartition = tuple[str, int]
+# A live poison scan reads each partition in offset windows of this many records, four times larger each round,
+# and stops reading a partition after the window that holds its first poison record: the answer needs no more.
+POISON_WINDOW = 50_000
+POISON_WINDOW_GROWTH = 4
 SparkFactory = Callable[[bool], Any]  # needs_kafka -> SparkSession; called only when a scan is needed
 BrokerFactory = Callable[[str, tuple[tuple[str, str], ...]], Any]
 
@@ -64,6 +70,8 @@ class ComputeRequest:
     current: OffsetsDocument | None = None  # where the connector stands (--current FILE or the cluster)
     scan: bool = False  # force a Spark scan on a live topic, even for timestamps
     report_limit: int = 10_000
+    count_all: bool = False  # --count-all: a poison scan of a live topic reads to the end of every partition
+    poison_window: int = POISON_WINDOW  # records per partition in a live poison scan's first window
 
 
 @dataclass(frozen=True)
@@ -249,6 +257,13 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
 
     starts = _scan_starts(request, live, client)
     source = request.source
+    if request.operation is Operation.SKIP_POISON and isinstance(source, LiveTopics) and not request.count_all:
+        with TaskMonitor(session, lambda text: progress.waiting(f"Spark: {text}")):
+            scan = _poison_in_windows(request, session, live, client, starts)
+        result = _result(request, _poison_positions(scan), "scan")
+        result.poison = scan
+        progress.done()
+        return result
     if isinstance(source, LiveTopics) and starts:
         source = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
                             starts=_all_partition_starts(live, starts))
@@ -263,6 +278,8 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
             result = _result(request, [Position(m.topic, m.partition, m.offset, "first match", m.ts_ms)
                                        for m in matches], "scan")
             result.matches = matches
+        elif request.at_ms is not None and not isinstance(source, LiveTopics):
+            result = _result(request, _time_positions(jobs.scan_times(frame, request.at_ms)), "scan")
         else:
             scanned = jobs.scan_positions(frame, request.at_ms)
             bounds = {(s.topic, s.partition): (s.earliest, s.end) for s in scanned}
@@ -271,6 +288,13 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
             result = _result(request, _bounded_positions(request, bounds, found, found_ms), "scan")
     progress.done()
     return result
+
+
+def _time_positions(scanned: Iterable[Any]) -> list[Position]:
+    """--to-datetime / --by-duration from an archive's scan_times: the same answers as _bounded_positions."""
+    return [Position(s.topic, s.partition, s.end, "no record at or after the time: the end") if s.first_at is None
+            else Position(s.topic, s.partition, s.first_at, "first record at or after the time", s.first_at_ms)
+            for s in scanned]
 
 
 def _needed_columns(request: ComputeRequest) -> tuple[str, ...]:
@@ -303,13 +327,51 @@ def _all_partition_starts(live: Mapping[str, list[int]], starts: Mapping[TopicPa
     return {t: {p: starts.get((t, p), -2) for p in ps} for t, ps in live.items()}
 
 
+def _poison_in_windows(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], client: Any,
+                       starts: Mapping[TopicPartition, int]) -> PoisonScan:
+    """A live topic's poison scan, one offset window per partition at a time (Spark's Kafka source reads exact
+    per-partition ranges): a partition whose window held a poison record is answered and not read further; the
+    others go on with a window four times larger, up to the end offsets asked for before the first window."""
+    from ..adapters.spark import jobs, sources
+
+    source = request.source
+    partitions = [(t, p) for t, ps in live.items() for p in ps]
+    earliest, end = client.earliest(partitions), client.end(partitions)
+    position = {tp: max(starts.get(tp, earliest[tp]), earliest[tp]) for tp in partitions}
+    pending = [tp for tp in partitions if position[tp] < end[tp]]
+    size, scans, stopped = request.poison_window, [], {}
+    while pending:
+        window_end = {tp: min(position[tp] + size, end[tp]) for tp in pending}
+        window = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
+                            starts=_by_topic(position, pending), ends=_by_topic(window_end, pending))
+        scan = jobs.scan_poison(sources.load(session, window, _needed_columns(request)), request.poison,
+                                request.report_limit)
+        scans.append(scan)
+        position.update(window_end)
+        stopped.update({tp: position[tp] for tp in scan.first if position[tp] < end[tp]})
+        pending = [tp for tp in pending if tp not in scan.first and position[tp] < end[tp]]
+        size *= POISON_WINDOW_GROWTH
+    return jobs.merge_poison_scans(scans, request.report_limit, stopped)
+
+
+def _by_topic(offsets: Mapping[TopicPartition, int], partitions: Iterable[TopicPartition]) -> dict[str, dict[int, int]]:
+    nested: dict[str, dict[int, int]] = {}
+    for topic, partition in partitions:
+        nested.setdefault(topic, {})[partition] = offsets[(topic, partition)]
+    return nested
+
+
 def _poison_positions(scan: PoisonScan) -> list[Position]:
     """Just past the first poison record per partition; the report lists the others."""
     positions = []
-    for (topic, partition), first in sorted(scan.first.items()):
-        count = scan.counts[(topic, partition)]
-        basis = f"past poison record {first}" + (f" ({count - 1} more poison after it)" if count > 1 else "")
-        positions.append(Position(topic, partition, first + 1, basis))
+    for tp, first in sorted(scan.first.items()):
+        more, until = scan.counts[tp] - 1, scan.scanned_until.get(tp)
+        if until is None:
+            basis = f"past poison record {first}" + (f" ({more} more poison after it)" if more else "")
+        else:
+            basis = f"past poison record {first} (read up to offset {until}" + \
+                    (f", {more} more poison before it)" if more else ")")
+        positions.append(Position(*tp, first + 1, basis))
     return positions
 
 
@@ -330,8 +392,11 @@ def poison_report(scan: PoisonScan, criteria: PoisonCriteria) -> dict[str, Any]:
         "criteria": _criteria_text(criteria),
         "total": scan.total,
         "truncated": scan.truncated,
+        "complete": scan.complete,
         "partitions": [{"topic": t, "partition": p, "firstPoisonOffset": scan.first[(t, p)],
-                        "poisonRecords": scan.counts[(t, p)]} for t, p in sorted(scan.first)],
+                        "poisonRecords": scan.counts[(t, p)],
+                        **({"scannedUntil": scan.scanned_until[(t, p)]} if (t, p) in scan.scanned_until else {})}
+                       for t, p in sorted(scan.first)],
         "records": [{"topic": r.topic, "partition": r.partition, "offset": r.offset,
                      "timestamp": iso_ms(r.ts_ms), "reason": r.reason} for r in scan.records],
     }
