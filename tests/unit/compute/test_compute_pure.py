@@ -264,3 +264,22 @@ def test_help_imports_neither_pyspark_nor_confluent_kafka(command):
             "print([m for m in sys.modules if m.split('.')[0] in ('pyspark', 'confluent_kafka', 'py4j')])" % command)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+
+
+# --- poison scans in windows ----------------------------------------------------------------------------------
+
+def test_poison_windows_merge_into_one_scan_that_says_where_it_stopped():
+    from kubectl_offsets.adapters.spark.jobs import PoisonScan, Record, merge_poison_scans
+
+    first = PoisonScan({("t", 1): 3}, {("t", 1): 2}, [Record("t", 1, 3, None, "x"), Record("t", 1, 4, None, "x")], 2)
+    second = PoisonScan({("t", 0): 90}, {("t", 0): 1}, [Record("t", 0, 90, None, "x")], 1)
+    merged = merge_poison_scans([first, second], limit=2, scanned_until={("t", 1): 10, ("t", 0): 200})
+    assert merged.first == {("t", 1): 3, ("t", 0): 90} and merged.total == 3 and merged.truncated
+    assert [(r.partition, r.offset) for r in merged.records] == [(0, 90), (1, 3)]  # ordered, then cut
+    assert not merged.complete
+    positions = {p.partition: p for p in c._poison_positions(merged)}
+    assert positions[1].resume_at == 4 and positions[1].basis == \
+        "past poison record 3 (read up to offset 10, 1 more poison before it)"
+    assert positions[0].basis == "past poison record 90 (read up to offset 200)"
+    report = c.poison_report(merged, PoisonCriteria(invalid_json=True))  # validates against the schema
+    assert report["complete"] is False and [p.get("scannedUntil") for p in report["partitions"]] == [200, 10]
