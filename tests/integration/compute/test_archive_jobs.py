@@ -189,10 +189,12 @@ def test_cli_on_an_archive_yaml_report_and_csv_output(spark, recs, parquet_archi
 
 def _records_read(spark, action) -> int:
     """Records the scans of ``action`` read from the files (the stages' input metrics), beside its result."""
-    store = spark.sparkContext._jsc.sc().statusStore()
+    context, gateway = spark.sparkContext._jsc.sc(), spark.sparkContext._gateway
 
     def stages():
-        listed = store.stageList(None)
+        context.listenerBus().waitUntilEmpty(60_000)  # the status store learns of finished tasks asynchronously
+        listed = context.statusStore().stageList(None, False, False, gateway.new_array(gateway.jvm.double, 0),
+                                                 gateway.jvm.java.util.ArrayList())
         return {listed.apply(i).stageId(): listed.apply(i) for i in range(listed.size())}
 
     before = set(stages())

@@ -72,7 +72,8 @@ def test_cluster_answers_equal_local_spark_and_a_plain_scan(env, spark, spark_cl
         assert _resume_points(answers[f"{name} skip-poison"]["document"]) == \
             data.past_first_poison(tp_recs, data.invalid_json, starts)
         assert answers[f"{name} skip-poison"]["poison"] == sorted(
-            [r.partition, r.offset] for r in tp_recs if data.invalid_json(r) and r.offset >= starts.get((tp, r.partition), 0))
+            [r.partition, r.offset] for r in tp_recs
+            if data.invalid_json(r) and r.offset >= starts.get((tp, r.partition), 0))
         expected = data.first_match(tp_recs, lambda r: r.key == b"key-3"
                                     and (r.json_or_none() or {}).get("amount", 0) > 30)
         assert _resume_points(answers[f"{name} find"]["document"]) == {k: v for k, v in expected.items()}
