@@ -287,12 +287,23 @@ def main() -> None:
                 print(f"{records:,} records: running {name} ({', '.join(questions)}) ...", flush=True)
                 runs[name] = child_with({**spec, "data": str(data), "records": records, "questions": questions},
                                         args.partitions)
+                print(f"  {name}: {_brief(runs[name])}", flush=True)  # kept even if a later run is cut short
             report(records, runs)
             by_size[records] = runs
         memory_growth(by_size)
     finally:
         if cluster:
             cluster[2]()
+
+
+def _brief(run: dict) -> str:
+    parts = [f"{q} {run[q]['seconds']:.1f}s" for q in QUESTIONS if q in run]
+    parts.append(f"Python peak {run['python_peak_rss_mb']:.0f} MB")
+    if "jvm" in run:
+        parts.append(f"JVM peak RSS {run['jvm']['rss_peak_mb']:.0f} MB, heap {run['jvm']['heap_peak_mb']:.0f} MB")
+    if "startup_s" in run:
+        parts.append(f"start-up {run['startup_s']:.1f}s")
+    return ", ".join(parts)
 
 
 def child_with(spec: dict, partitions: int) -> dict:
