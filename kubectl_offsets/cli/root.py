@@ -19,6 +19,8 @@ COMMANDS = {
     "reset": "cmd_reset:reset_command",
     "undo": "cmd_undo:undo_command",
     "recover": "cmd_recover:recover_command",
+    "create": "cmd_create:create_command",
+    "delete": "cmd_delete:delete_command",
     "trigger": "cmd_trigger:trigger_command",
     "gitops": "cmd_gitops:gitops_group",
     "compute": "cmd_compute:compute_group",
