@@ -49,7 +49,8 @@ def _pairs(ctx, param, values):
 @output_option()
 @quiet_option
 def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+                  to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options, no_resume, force,
+                  namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator

@@ -105,9 +105,10 @@ def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets,
                              "--to-offset", advice="use one way of saying the offsets")
         travel = lifecycle.travel_with_default_topics(travel, document)
         travel.check_combination()
+        at_ms = travel.at_ms()  # a bad time is refused before the broker is asked
         ns = document.namespace(namespace, kube.namespace)
         broker = timetravel.open_broker_for_connect(kube, lifecycle.connect_name(document), ns, travel, progress)
-        return timetravel.TimeTravelRequest(travel, broker, travel.at_ms(), print_positions)
+        return timetravel.TimeTravelRequest(travel, broker, at_ms, print_positions)
     if bootstrap_server or kafka_options:
         raise InputError("--bootstrap-server and --kafka-option only apply to the time-travel flags")
     if not plain:

@@ -11,6 +11,7 @@ one (a port-forward). MirrorMaker 2 semantics as everywhere: "resume at record N
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -147,11 +148,14 @@ def resolve_positions(broker, partitions: list[TopicPartition], travel: TimeTrav
     return positions
 
 
+_TOPIC = re.compile(r"^(?P<topic>[^:]+)(?::(?P<partitions>\d+(?:,\d+)*))?$")
+
+
 def _parse_topic(text: str) -> tuple[str, list[int] | None]:
-    topic, _, numbers = text.partition(":")
-    if not topic or (numbers and not all(n.isdigit() for n in numbers.split(","))):
+    m = _TOPIC.match(text)
+    if not m:
         raise InputError(f"--topic '{text}' is not of the form TOPIC or TOPIC:P1,P2")
-    return topic, [int(n) for n in numbers.split(",")] if numbers else None
+    return m["topic"], [int(n) for n in m["partitions"].split(",")] if m["partitions"] else None
 
 
 # --- the broker ----------------------------------------------------------------------------------------------------
