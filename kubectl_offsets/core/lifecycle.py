@@ -325,7 +325,8 @@ def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument,
     try:
         return flow.run(operation, leftovers, change)
     except OffsetsError as error:
-        if error.next_command:  # past the hand-over: the flow kept its journal; the connector stays stopped
+        handed_over = flow.journal is not None and flow.journal.past_point_of_no_return
+        if handed_over or error.next_command:  # the offsets may have changed: keep it (stopped) and say how on
             advice = f"{error.advice + '; ' if error.advice else ''}the new connector stays STOPPED; once " \
                      f"recovered, give it the state of its manifest: {_state_command(plan)}"
             raise type(error)(error.message, advice=advice, next_command=error.next_command) from None
