@@ -83,6 +83,21 @@ def wait_gone(lab, name: str) -> None:
     eventually(f"kafkaconnector/{name} gone", lambda: not exists(lab, name), timeout=30)
 
 
+def settled(lab, conn: Connector, quiet: float = 4.0, timeout: float = 60.0):
+    """A snapshot once the resource's resourceVersion stayed put for ``quiet`` seconds: a new connector's status is
+    written a few times (tasks, topics) after it first reports RUNNING."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        version = lab.cr(conn)["metadata"]["resourceVersion"]
+        if version != last:
+            last, since = version, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return snapshot(lab.cluster, conn)
+        time.sleep(0.5)
+    pytest.fail(f"kafkaconnector/{conn.name} never stopped changing")
+
+
 def emulator_log(env) -> str:
     return Path(env.emulator_log).read_text()
 
@@ -268,7 +283,7 @@ def test_bad_create_input_changes_nothing(lab12, cli, tmp_path):
         (["-f", str(twice), "--set", f"{existing.topic}:0=1"], "already exists"),
         (["-f", str(path), "-n", "elsewhere", "--set", f"{topic}:0=1"], ""),
     ]
-    before = snapshot(lab.cluster, existing)
+    before = settled(lab, existing)
     for args, needle in cases:
         result = cli("create", *args, *([] if "-n" in args else ["-n", lab.ns]), "--yes")
         assert result.exit_code != 0, f"{args}: {result}"
@@ -280,7 +295,7 @@ def test_bad_create_input_changes_nothing(lab12, cli, tmp_path):
 def test_bad_time_travel_changes_nothing(lab12, cli):
     lab = lab12
     conn = lab.sink("ttbad", records=2)
-    before = snapshot(lab.cluster, conn)
+    before = settled(lab, conn)
     cases = [
         (["--to-datetime", "2026-13-45"], "not an ISO-8601"),
         (["--by-duration", "2 hours"], "not an ISO-8601 duration"),
