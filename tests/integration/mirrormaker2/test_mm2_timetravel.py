@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from tests.env.clients import create_topic, kafka_conf
+from tests.env.clients import ConnectRest, create_topic, kafka_conf
 
 from .conftest import GROUP, PLURAL, SOURCE_CONFIG, wait_for
 
@@ -82,6 +82,13 @@ def timed_mirror(env, kube_api, kafka_admin):
     target_topic = f"{src}.{topic}"
     wait_for("all 9 records replicated", lambda: partition_counts(env.bootstrap_servers, target_topic) == {0: 6, 1: 3},
              timeout=120)
+    connect, connector = ConnectRest(env.connect_url), f"{src}->{tgt}.MirrorSourceConnector"
+
+    def committed():  # the worker flushes source offsets periodically; time travel starts from what is stored
+        status, body = connect.get(ConnectRest.connector_path(connector, "/offsets"))
+        return status == 200 and {o["partition"]["partition"]: o["offset"]["offset"]
+                                  for o in body["offsets"]} == {0: 5, 1: 2}
+    wait_for("the replicated positions stored", committed, timeout=120)
     yield {"ns": ns, "name": name, "src": src, "tgt": tgt, "topic": topic, "target_topic": target_topic, "t0": t0}
     try:
         custom.delete_namespaced_custom_object(GROUP, "v1", ns, PLURAL, name)
