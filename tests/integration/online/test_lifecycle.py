@@ -389,3 +389,21 @@ def test_create_with_time_travel_starts_at_the_record_of_that_time(lab12, cli, t
 
     assert result.exit_code == 0, str(result)
     eventually("r2..r4 written", lambda: conn.file_lines() == ["r2", "r3", "r4"] or None)
+
+
+# ---- failures ------------------------------------------------------------------------------------------------------
+
+def test_a_create_that_fails_before_the_hand_over_deletes_the_new_connector_again(lab12, cli, emulator, tmp_path):
+    """Listing the leftovers fails (Connect answers 500): nothing but the new resource exists, so it is deleted."""
+    lab = lab12
+    name, topic = unique_name("cfail"), unique_name("cfail-topic")
+    create_topic(lab.admin, topic)
+    path, _ = sink_manifest(lab, tmp_path, name, topic)
+    emulator.write_faults({"connect_failures": [{"method": "GET", "path_regex": f"/{name}/offsets$", "status": 500}]})
+
+    result = cli("create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=1", "--yes", "--timeout", "90s")
+
+    assert result.exit_code == 6, str(result)
+    assert f"kafkaconnector/{name} was deleted again" in result.stderr
+    assert "ListOffsets" in result.stderr
+    assert not exists(lab, name)
