@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from .. import strimzi
 from ..connect import ConnectorKind, connector_kind
-from ..conventions import ANNOTATION_CREATING
+from ..conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL
 from ..errors import InputError, NotFoundError, OffsetsError, PreconditionError
 from ..model import OffsetEntry, OffsetsDocument, Options
 from ..output.progress import Progress, SilentProgress
@@ -201,9 +201,19 @@ def plan_create(kube, manifest: Manifest, offsets: AlterRequest | Any | None, *,
 
 def _check_absent(kube, target: strimzi.ConnectorTarget) -> None:
     try:
-        kube.get(target.kind, target.resource_name, target.namespace)
+        existing = kube.get(target.kind, target.resource_name, target.namespace)
     except NotFoundError:
         return
+    annotations = (existing.get("metadata") or {}).get("annotations") or {}
+    if ANNOTATION_CREATING in annotations:
+        wanted = (json.loads(annotations[ANNOTATION_CREATING]).get("requestedState") or strimzi.DEFAULT_STATE)
+        recover = f"finish its offsets with kubectl offsets recover {target.resource_name} -n {target.namespace}, " \
+            if ANNOTATION_JOURNAL in annotations else ""
+        raise PreconditionError(
+            f"kafkaconnector/{target.resource_name} was created by a kubectl offsets create that did not finish; it "
+            f"is kept STOPPED ({ANNOTATION_CREATING})",
+            advice=f"{recover}check its offsets (kubectl offsets list {target.resource_name}), then give it its state "
+            f"and remove the mark: {finish_command(target, wanted)}")
     raise PreconditionError(f"kafkaconnector/{target.resource_name} already exists in namespace {target.namespace}",
                             advice=f"change its offsets with kubectl offsets alter {target.resource_name}, or delete "
                             f"it first: kubectl offsets delete {target.resource_name} --reset-offsets")
@@ -267,7 +277,8 @@ def _stopped_body(body: dict[str, Any], requested: str | None) -> dict[str, Any]
 
 def create_connector(kube, manifest: Manifest, offsets: AlterRequest | Any | None = None, *, from_scratch: bool = False,
                      accept_start_window: bool = False, namespace: str | None = None, options: Options | None = None,
-                     confirm: Confirm | None = None, progress: Progress | None = None) -> CreateOutcome | CreatePlan:
+                     confirm: Confirm | None = None, progress: Progress | None = None,
+                     crash_after: str | None = None) -> CreateOutcome | CreatePlan:
     """Create the KafkaConnector stopped, show its leftover offsets, apply ``offsets`` (and with ``from_scratch``
     reset every leftover), verify, then give it the state the manifest asks for. A dry run returns the plan."""
     options, progress = options or Options(), progress or SilentProgress()
@@ -291,7 +302,7 @@ def create_connector(kube, manifest: Manifest, offsets: AlterRequest | Any | Non
     if change is None and not len(leftovers):
         progress.step("no leftover offsets: nothing to reset")
         return _finish(kube, client, plan, live.kind, leftovers, None, leftovers, None, progress)
-    outcome = _apply(kube, plan, live, leftovers, change, options, confirm, progress)
+    outcome = _apply(kube, plan, live, leftovers, change, options, confirm, progress, crash_after)
     return _finish(kube, client, plan, live.kind, leftovers, outcome.change, outcome.after, outcome.backup, progress)
 
 
@@ -313,7 +324,7 @@ def _with_reset_of_leftovers(change: OffsetsDocument | None, leftovers: OffsetsD
 
 
 def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
-           options: Options, confirm, progress: Progress):
+           options: Options, confirm, progress: Progress, crash_after: str | None = None):
     from .operations import Preview
     from .steps import AlterFlow
 
@@ -321,7 +332,8 @@ def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument,
     preview = Preview(f"create ({operation})", live.target, live.kind, leftovers, change)
     if not options.yes and (confirm is None or not confirm(preview)):
         raise _rolled_back(kube, live.target, InputError("create cancelled"), progress)
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=True)
+    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=True,
+                     crash_after=crash_after)
     try:
         return flow.run(operation, leftovers, change)
     except OffsetsError as error:
@@ -347,9 +359,14 @@ def _finish(kube, client: OperatorClient, plan: CreatePlan, kind: ConnectorKind,
 
 
 def _state_command(plan: CreatePlan) -> str:
-    wanted = plan.manifest.requested_state or strimzi.DEFAULT_STATE
-    return (f"kubectl patch kafkaconnector {plan.target.resource_name} -n {plan.target.namespace} --type merge "
-            f"-p '{{\"spec\":{{\"state\":\"{wanted}\"}}}}'")
+    return finish_command(plan.target, plan.manifest.requested_state or strimzi.DEFAULT_STATE)
+
+
+def finish_command(target: strimzi.ConnectorTarget, state: str) -> str:
+    """The kubectl command that does create's last step by hand: the state, and our creating mark removed."""
+    patch = json.dumps({"spec": {strimzi.FIELD_STATE: state}, "metadata": {"annotations": {ANNOTATION_CREATING: None}}},
+                       separators=(",", ":"))
+    return f"kubectl patch kafkaconnector {target.resource_name} -n {target.namespace} --type merge -p '{patch}'"
 
 
 def _rolled_back(kube, target: strimzi.ConnectorTarget, failure: BaseException, progress: Progress) -> OffsetsError:
@@ -380,7 +397,7 @@ class DeleteOutcome:
 
 def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, namespace: str | None = None,
                      options: Options | None = None, confirm: Confirm | None = None,
-                     progress: Progress | None = None):
+                     progress: Progress | None = None, crash_after: str | None = None):
     """Delete a KafkaConnector. With ``reset_offsets``: first stop it, back up and reset its offsets (the alter
     flow: journaled, recoverable), so a connector created later under the same name starts from scratch."""
     from . import operations
@@ -398,7 +415,7 @@ def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, nam
             if reset_offsets else None
     if reset_offsets:
         outcome = operations.reset_offsets(kube, spec, namespace=namespace, options=replace(options, resume=False),
-                                           confirm=_as_delete(confirm), progress=progress)
+                                           confirm=_as_delete(confirm), progress=progress, crash_after=crash_after)
         offsets, backup = outcome.before, outcome.backup
     else:
         progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")

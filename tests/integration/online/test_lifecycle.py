@@ -414,3 +414,65 @@ def test_a_create_that_fails_before_the_hand_over_deletes_the_new_connector_agai
     assert f"kafkaconnector/{name} was deleted again" in result.stderr
     assert "ListOffsets" in result.stderr
     assert not exists(lab, name)
+
+
+def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_printed_patch(lab12, cli, kube,
+                                                                                          tmp_path):
+    """The process dies right after the operator got the offsets: the journal finishes them (recover), the
+    connector stays STOPPED and marked; a second create says so and prints the patch that sets its state."""
+    import subprocess
+
+    from kubectl_offsets.core import lifecycle
+    from kubectl_offsets.core.inputs import AlterRequest
+    from kubectl_offsets.core.steps import SimulatedCrash
+    from kubectl_offsets.model import Options, WaitSettings
+
+    lab = lab12
+    name, topic = unique_name("ckill"), unique_name("ckill-topic")
+    create_topic(lab.admin, topic)
+    lab.produce(topic, ["r0", "r1", "r2", "r3"])
+    path, conn = sink_manifest(lab, tmp_path, name, topic)
+    with pytest.raises(SimulatedCrash):
+        lifecycle.create_connector(kube, lifecycle.read_manifest(str(path)), AlterRequest(sets=(f"{topic}:0=2",)),
+                                   namespace=lab.ns, options=Options(yes=True, wait=WaitSettings(timeout=90)),
+                                   crash_after="annotate")
+    obj = lab.cr(conn)
+    assert JOURNAL in annotations(obj) and CREATING in annotations(obj) and spec_state(obj) == "stopped"
+
+    again = cli("create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=2", "--yes")
+    assert again.exit_code == 5 and "did not finish" in again.stderr and "kubectl offsets recover" in again.stderr
+    recovered = cli("recover", name, "-n", lab.ns)
+    assert recovered.exit_code == 0, str(recovered)
+    assert sink_offsets(cli, lab, name) == {0: 2} and live_state(lab.cr(conn)) == "STOPPED"
+    assert conn.file_lines() == []  # nothing ran: created stopped, kept stopped
+
+    patch = cli("create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=2", "--yes").stderr
+    command = patch[patch.index("kubectl patch"):].split("\n")[0]
+    subprocess.run(command.replace("kubectl", f"/usr/bin/kubectl --kubeconfig {lab.env.kubeconfig}", 1), shell=True,
+                   check=True, capture_output=True)
+    eventually("r2, r3 written", lambda: conn.file_lines() == ["r2", "r3"] or None, timeout=RECORDS_TIMEOUT)
+    assert CREATING not in annotations(lab.cr(conn))
+
+
+def test_a_delete_killed_during_the_reset_is_recoverable_and_the_delete_can_be_repeated(lab12, cli, kube):
+    from kubectl_offsets.core import lifecycle
+    from kubectl_offsets.core.steps import SimulatedCrash
+    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.model import Options, WaitSettings
+
+    lab = lab12
+    old = lab.sink("dkill", records=3)
+    eventually("3 committed", lambda: sink_offsets(cli, lab, old.name) == {0: 3}, timeout=60, interval=1.0)
+    with pytest.raises(SimulatedCrash):
+        lifecycle.delete_connector(kube, TargetSpec(old.name), reset_offsets=True, namespace=lab.ns,
+                                   options=Options(yes=True, wait=WaitSettings(timeout=90)), crash_after="annotate")
+    assert exists(lab, old.name) and JOURNAL in annotations(lab.cr(old))
+
+    refused = cli("delete", old.name, "-n", lab.ns, "--reset-offsets", "--yes")
+    assert refused.exit_code == 5 and "kubectl offsets recover" in refused.stderr
+    assert cli("recover", old.name, "-n", lab.ns).exit_code == 0
+    assert sink_offsets(cli, lab, old.name) == {}  # the reset was finished from the journal
+
+    result = cli("delete", old.name, "-n", lab.ns, "--reset-offsets", "--yes")
+    assert result.exit_code == 0, str(result)
+    wait_gone(lab, old.name)
