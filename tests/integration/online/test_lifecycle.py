@@ -476,3 +476,30 @@ def test_a_delete_killed_during_the_reset_is_recoverable_and_the_delete_can_be_r
     result = cli("delete", old.name, "-n", lab.ns, "--reset-offsets", "--yes")
     assert result.exit_code == 0, str(result)
     wait_gone(lab, old.name)
+
+
+def test_time_travel_with_an_unreachable_spec_address_says_how_to_pass_one_and_changes_nothing(lab12, cli):
+    """The KafkaConnect's bootstrap address is cluster-internal (here: a port nobody listens on)."""
+    lab = lab12
+    far = f"far-{unique_name('c')[-6:]}"
+    lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+                        "metadata": {"name": far, "namespace": lab.ns,
+                                     "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                        "spec": {"replicas": 1, "bootstrapServers": "127.0.0.1:1", "groupId": f"{far}-g",
+                                 "configStorageTopic": f"{far}-c", "statusStorageTopic": f"{far}-s",
+                                 "offsetStorageTopic": f"{far}-o"}})
+    name, topic = unique_name("far"), unique_name("far-topic")
+    create_topic(lab.admin, topic)
+    body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
+    body["metadata"]["labels"]["strimzi.io/cluster"] = far
+    lab.cluster.create(body)
+    conn = Connector(lab.ns, name, topic, lab.workdir / f"{name}.out")
+    lab.wait_state(conn, "RUNNING")
+    before = settled(lab, conn)
+
+    result = cli("alter", name, "-n", lab.ns, "--to-latest", "--topic", topic, "--yes")
+
+    assert result.exit_code == 2, str(result)
+    assert "127.0.0.1:1 (from the KafkaConnect spec)" in result.stderr
+    assert "kubectl port-forward" in result.stderr and "--bootstrap-server localhost:9092" in result.stderr
+    assert_unchanged(lab.cluster, conn, before)
