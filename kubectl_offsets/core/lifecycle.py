@@ -413,15 +413,13 @@ def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, nam
     if options.dry_run:
         return operations._dry_run_preview("reset", live, operations.peek_listed(kube, live), None) \
             if reset_offsets else None
+    client = OperatorClient(kube, live.target, options.wait, progress)
+    progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")
+    offsets, backup = client.list_offsets(), None
+    if not options.yes and (confirm is None or not confirm(_delete_preview(live, offsets, reset_offsets))):
+        raise InputError("delete cancelled; nothing was changed")
     if reset_offsets:
-        outcome = operations.reset_offsets(kube, spec, namespace=namespace, options=replace(options, resume=False),
-                                           confirm=_as_delete(confirm), progress=progress, crash_after=crash_after)
-        offsets, backup = outcome.before, outcome.backup
-    else:
-        progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")
-        offsets, backup = OperatorClient(kube, live.target, options.wait, progress).list_offsets(), None
-        if not options.yes and (confirm is None or not confirm(_delete_preview(live, offsets))):
-            raise InputError("delete cancelled; nothing was changed")
+        offsets, backup = _stop_and_reset(kube, spec, namespace, live, client, options, progress, crash_after)
     _delete(kube, live.target, progress, reset_offsets)
     if not reset_offsets and len(offsets):
         progress.warn(f"Connect keeps the offsets of '{live.target.connector_name}': a connector created later "
@@ -439,20 +437,32 @@ def _check_delete_permission(kube, target: strimzi.ConnectorTarget) -> None:
                              advice="ask for a Role with delete on kafkaconnectors")
 
 
-def _as_delete(confirm: Confirm | None) -> Confirm | None:
-    if confirm is None:
-        return None
+def _stop_and_reset(kube, spec: TargetSpec, namespace, live: LiveTarget, client: OperatorClient, options: Options,
+                    progress: Progress, crash_after: str | None):
+    """Stop the connector first, so that the reset's journal records "stopped" as the state to go back to: an
+    interrupted delete finished with ``recover`` leaves it stopped, instead of running it from the beginning."""
+    from . import operations
 
-    def ask(preview) -> bool:
-        preview.operation = "delete (after resetting these offsets)"
-        return confirm(preview)
-    return ask
+    was = live.target.spec_state(live.resource)
+    progress.step(f"stopping connector '{live.target.connector_name}' for the delete (spec.state: stopped)")
+    resource = client.read()
+    client.patch(client.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}, resource))
+    try:
+        client.wait_for_connect_state("STOPPED")
+        outcome = operations.reset_offsets(kube, spec, namespace=namespace, options=replace(options, yes=True),
+                                           progress=progress, crash_after=crash_after)
+    except OffsetsError as error:
+        advice = f"{error.advice + '; ' if error.advice else ''}the delete stopped the connector (it was {was}) " \
+                 "and did not delete it; run the same delete again, or set spec.state back"
+        raise type(error)(error.message, advice=advice, next_command=error.next_command) from None
+    return outcome.before, outcome.backup
 
 
-def _delete_preview(live: LiveTarget, offsets: OffsetsDocument):
+def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
     from .operations import Preview
 
-    return Preview("delete (offsets kept in Connect)", live.target, live.kind, offsets, OffsetsDocument())
+    what = "delete (after resetting these offsets)" if reset else "delete (offsets kept in Connect)"
+    return Preview(what, live.target, live.kind, offsets, OffsetsDocument())
 
 
 def _delete(kube, target: strimzi.ConnectorTarget, progress: Progress, after_reset: bool) -> None:
