@@ -2,15 +2,18 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_result,
-                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options)
 from .exits import guarded
+from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
 
 @click.command("alter")
-@target_argument
+@optional_target_argument
 @with_connector_options
+@selection_options
+@parallel_options
 @click.option("-f", "--filename", "file", metavar="FILE|-",
               help='Offsets as {"offsets": [...]} JSON or YAML (what list -o json prints), or topic,partition,offset '
                    'CSV as kafka-consumer-groups --export writes it (offset = next record to read).')
@@ -29,8 +32,9 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @mutation_options
 @output_option()
 @quiet_option
-def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+def alter_command(target, connector, source_cluster, selector, all_, all_namespaces, parallel, skip_invalid, file, sets,
+                  skip_records, to_offset, shift_by, topics, no_resume, force, namespace, context, kubeconfig, timeout,
+                  yes, dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
@@ -45,6 +49,7 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
       kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
       kubectl offsets alter my-sink -f offsets.json --dry-run
       kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
+      kubectl offsets alter -l team=payments --shift-by -100 --topic orders   # many connectors at once
 
     \b
     MirrorMaker 2 (kafkamirrormaker2/NAME --connector source|'east->west.MirrorSourceConnector'):
@@ -58,11 +63,22 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
     def work():
         from ..core import operations
         from ..core.inputs import AlterRequest
+        from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "alter")
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
+        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+            from ..core.fleet import check_request
+            from .fleet import run_fleet_command
+
+            check_request(request)
+            run_fleet_command("alter", lambda fleet, cluster, members, options, progress: fleet.plan_alter(
+                cluster, members, request, options, parallel=parallel, progress=progress),
+                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
+                all_namespaces, parallel, skip_invalid)
+            return
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force)
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
