@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -94,12 +95,18 @@ def measure(env, count: int) -> dict:
     return figures
 
 
+def _interrupt(signum, _frame):
+    # SIGTERM unwinds like Ctrl-C, so the environment this run started is stopped, not leaked.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env-json", help="reuse a running environment (python -m tests.env up --json)")
     parser.add_argument("--connectors", type=int, default=40)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
     sys.path.insert(0, str(ROOT))
     from tests.env import Env, start_environment
 
