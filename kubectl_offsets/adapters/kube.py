@@ -106,6 +106,7 @@ class Kube:
             raise ClusterError(f"cannot load the kubeconfig: {error}",
                                advice="pass --kubeconfig/--context, or set KUBECONFIG") from None
         self.server = configuration.host
+        self.context = active.get("name")  # recorded by `export`; the name only, never credentials
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         self.request_timeout = request_timeout
@@ -178,6 +179,20 @@ class Kube:
     def list(self, kind: str, namespace: str, *, timeout: float | None = None) -> list[Resource]:
         result = self.custom.list_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
                                                            _request_timeout=timeout or self.request_timeout)
+        return result.get("items", [])
+
+    @_guard(lambda kind, namespace, **k: f"{kind} in " + (f"namespace {namespace}" if namespace else "all namespaces"))
+    def list_selected(self, kind: str, namespace: str | None, selector: str | None = None) -> list[Resource]:
+        """Resources of ``kind`` matching a label ``selector`` (kubectl's -l), in one namespace or, with
+        ``namespace`` None, in all of them (kubectl's -A)."""
+        version, plural = self.served_version(kind), PLURALS[kind]
+        query = {"label_selector": selector} if selector else {}
+        if namespace is None:
+            result = self.custom.list_cluster_custom_object(GROUP, version, plural, _request_timeout=self.request_timeout,
+                                                            **query)
+        else:
+            result = self.custom.list_namespaced_custom_object(GROUP, version, namespace, plural,
+                                                               _request_timeout=self.request_timeout, **query)
         return result.get("items", [])
 
     @_guard(_cr)
