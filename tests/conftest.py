@@ -47,12 +47,16 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Keep unit tests independent of the environment: using `env` outside tests/integration is an error."""
+    """Keep unit tests independent of the environment: using `env` outside tests/integration is an error. A test
+    that turns the emulator's knobs (the `emulator` fixture) is `exclusive` whether or not it says so."""
     offenders = [item.nodeid for item in items
                  if "env" in getattr(item, "fixturenames", ()) and INTEGRATION_DIR not in Path(item.path).parents]
     if offenders:
         raise pytest.UsageError("only tests under tests/integration/ may use the `env` fixture: "
                                 + ", ".join(offenders))
+    for item in items:
+        if "emulator" in getattr(item, "fixturenames", ()) and item.get_closest_marker("exclusive") is None:
+            item.add_marker(pytest.mark.exclusive)
 
 
 # ---- the environment -------------------------------------------------------------------------------------------
@@ -151,6 +155,9 @@ def connect(env):
 def emulator(env):
     """The environment, for emulator control in a test: env.write_faults({...}), env.stop_emulator(),
     env.restart_emulator(interval=...). Teardown clears the faults and makes sure the emulator runs again."""
+    if env.operator != "emulator":
+        pytest.fail(f"this test turns the emulator's knobs, and {env.run_dir} runs a real Strimzi "
+                    f"({env.operator}); deselect such tests with -m 'not exclusive'")
     yield env
     env.clear_faults()
     env.ensure_emulator_running()
