@@ -350,11 +350,17 @@ def connect_cluster_of(resource: Mapping[str, Any]) -> str | None:
     return ((resource.get("metadata") or {}).get("labels") or {}).get(LABEL_CLUSTER)
 
 
+def boolean_annotation(resource: Mapping[str, Any], key: str) -> bool:
+    """Strimzi reads its boolean annotations with Java's ``Boolean.parseBoolean`` (``Annotations#booleanAnnotation``):
+    "true" in any letter case is true, anything else (absent, "yes", "1") false."""
+    value = ((resource.get("metadata") or {}).get("annotations") or {}).get(key)
+    return isinstance(value, str) and value.lower() == "true"
+
+
 def reconciliation_paused(resource: Mapping[str, Any]) -> bool:
-    annotations = (resource.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(ANNOTATION_PAUSE_RECONCILIATION) == "true"
+    return boolean_annotation(resource, ANNOTATION_PAUSE_RECONCILIATION)
 
 
 def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
-    annotations = (connect.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(ANNOTATION_USE_CONNECTOR_RESOURCES) == "true"
+    return boolean_annotation(connect, ANNOTATION_USE_CONNECTOR_RESOURCES)
+
