@@ -86,3 +86,25 @@ def test_pause_reconciliation_is_read_in_any_letter_case(lab, cli):
     after = lab.cr(conn)
     assert annotations(after) == annotations(before) and after["spec"] == before["spec"]
 
+
+# --- defect 1: the deprecated spec.pause ---------------------------------------------------------------------------
+
+
+def test_alter_of_a_connector_paused_with_the_deprecated_pause_field_restores_paused(lab, cli):
+    """Strimzi 0.44-0.51: ``pause: true`` without ``state`` means paused. After the alter the connector must be
+    PAUSED again (pause kept, no state), and the flow must wait for PAUSED, not for a RUNNING that never comes."""
+    if not _served(lab, "v1beta2"):
+        pytest.skip("spec.pause exists only in v1beta2 (Strimzi 0.38-0.51); this cluster serves only v1")
+    name = _sink_on(lab, "connect", "pause", version="v1beta2", extra={"pause": True})
+    _ready_in(lab, name, "PAUSED")
+    topic = lab.cluster.get(lab.ns, name)["spec"]["config"]["topics"]
+
+    result = cli("alter", name, "-n", lab.ns, "--set", f"{topic}:0=4", "--yes", "--timeout", "60s")
+
+    assert result.exit_code == 0, str(result)
+    assert "restoring the previous state: paused" in result.stderr
+    obj = lab.cluster.custom.get_namespaced_custom_object(GROUP, "v1beta2", lab.ns, "kafkaconnectors", name)
+    assert obj["spec"].get("pause") is True and "state" not in obj["spec"]
+    assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+    assert live_state(obj) == "PAUSED"
+
