@@ -48,3 +48,50 @@ def test_journal_without_previous_pause_still_reads():
     data = json.loads(_journal().to_annotation())
     del data["previous_pause"]
     assert Journal.from_annotation(json.dumps(data)).previous_effective_state == "running"
+
+
+@pytest.mark.parametrize("message, outlook", [
+    ("Failed to alter the connector offsets due to missing property alterOffsets in KafkaConnector CR.", "final"),
+    ("Encountered error altering connector offsets. Encountered error fetching offsets to use in alter operation. "
+     "ConfigMap ns/cm does not exist.", "final"),
+    ("Encountered error altering connector offsets. io.strimzi.operator.cluster.operator.assembly."
+     "ConnectRestException: PATCH /connectors/c/offsets returned 409 (409): Unexpected status code", "retry"),
+    ("Encountered error altering connector offsets. PATCH /connectors/c/offsets returned 500 (Internal Server "
+     "Error): Unexpected status code", "unsure"),
+    ("Encountered error altering connector offsets. Connector is not in STOPPED state", "unsure"),
+])
+def test_warning_outlook(message, outlook):
+    assert strimzi.warning_outlook(message) == outlook
+
+
+def _not_ready(reason, message):
+    return {"type": "NotReady", "status": "True", "reason": reason, "message": message}
+
+
+@pytest.mark.parametrize("condition, lasting, advice", [
+    (_not_ready("RuntimeException", "Kafka Connect cluster 'c' in namespace n has 0 replicas."), True, "replicas: 0"),
+    (_not_ready("NoSuchResourceException", "KafkaConnect c is not configured with annotation "
+                "strimzi.io/use-connector-resources"), True, "use-connector-resources"),
+    (_not_ready("RuntimeException", "Connector c cannot be paused since it is in failed state."), True, "restart"),
+    (_not_ready("ConnectRestException", "PUT /connectors/c/stop returned 500 (500): Unexpected status code"),
+     False, "stop call"),
+    (_not_ready("ConnectException", "Connection refused: c-connect-api.n.svc/10.0.0.1:8083"), False, "REST API"),
+    ({"type": "ReconciliationPaused", "status": "True", "reason": "ReconciliationPaused"}, True, "paused"),
+])
+def test_reconcile_blocks_are_recognised(condition, lasting, advice):
+    block = strimzi.reconcile_block(condition)
+    assert block is not None and block.lasting is lasting and advice in block.advice
+
+
+def test_a_ready_condition_is_no_block():
+    assert strimzi.reconcile_block({"type": "Ready", "status": "True"}) is None
+    assert strimzi.reconcile_block(_not_ready("Throwable", "Connector has failed, see connectorStatus")) is None
+
+
+@pytest.mark.parametrize("resource, behind", [
+    ({"metadata": {"generation": 3}}, True),
+    ({"metadata": {"generation": 3}, "status": {"observedGeneration": 2}}, True),
+    ({"metadata": {"generation": 3}, "status": {"observedGeneration": 3}}, False),
+])
+def test_observed_generation_behind(resource, behind):
+    assert strimzi.observed_generation_behind(resource) is behind

@@ -108,3 +108,130 @@ def test_alter_of_a_connector_paused_with_the_deprecated_pause_field_restores_pa
     assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
     assert live_state(obj) == "PAUSED"
 
+
+# --- defect 3: reconcile failures that only show as NotReady ------------------------------------------------------
+
+
+def _scale(lab, connect: str, replicas: int) -> None:
+    lab.cluster.custom.patch_namespaced_custom_object(GROUP, "v1", lab.ns, "kafkaconnects", connect,
+                                                      {"spec": {"replicas": replicas}},
+                                                      _content_type="application/merge-patch+json")
+
+
+def test_kafka_connect_scaled_to_zero_is_refused_in_preflight(lab, cli):
+    connect = _connect(lab, unique_name("connect-zero"))
+    name = _sink_on(lab, connect, "zero")
+    _ready_in(lab, name, "RUNNING")
+    _scale(lab, connect, 0)
+    eventually("the operator's NotReady for 0 replicas", lambda: any(
+        "0 replicas" in str(c.get("message")) for c in (lab.cluster.get(lab.ns, name).get("status") or {}).get(
+            "conditions") or []))
+    before = lab.cluster.get(lab.ns, name)
+
+    result = cli("alter", name, "-n", lab.ns, "--to-offset", "earliest", "--yes", "--timeout", "30s")
+
+    assert result.exit_code == ExitStatus.PRECONDITION, str(result)
+    assert f"KafkaConnect '{connect}' has replicas: 0" in result.stderr
+    assert "hint: scale the KafkaConnect up" in result.stderr
+    after = lab.cluster.get(lab.ns, name)
+    assert annotations(after) == annotations(before) and after["spec"] == before["spec"]
+
+
+@pytest.mark.exclusive
+def test_kafka_connect_scaled_to_zero_while_we_wait_ends_the_wait_with_advice(lab, cli, emulator, hooks):
+    """The operator reports NotReady "has 0 replicas" and never reaches the offsets step: we say so at once instead
+    of waiting for the whole --timeout and then asking whether the operator runs."""
+    connect = _connect(lab, unique_name("connect-scaled"))
+    name = _sink_on(lab, connect, "scaled")
+    _ready_in(lab, name, "RUNNING")
+    emulator.write_faults({"ignore_offsets": True})  # our request waits until the cluster is scaled down
+
+    def scale_down_then_release():
+        _scale(lab, connect, 0)
+        emulator.clear_faults()
+
+    hooks["waiting for the operator to list"] = scale_down_then_release
+
+    result = cli("list", name, "-n", lab.ns, "--timeout", "90s")
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert f"the operator cannot reconcile kafkaconnector/{name}" in result.stderr
+    assert "has 0 replicas" in result.stderr
+    assert "hint: the operator manages no connectors of a cluster scaled to replicas: 0" in result.stderr
+    assert OFFSETS_ANNOTATION not in annotations(lab.cluster.get(lab.ns, name)), "the list request was left behind"
+
+
+@pytest.mark.exclusive
+def test_reconciliation_paused_while_we_wait_ends_the_wait(lab, cli, emulator, hooks):
+    conn = lab.sink("midpause")
+    emulator.write_faults({"ignore_offsets": True})
+
+    def pause_then_release():
+        lab.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": "true"}}})
+        emulator.clear_faults()
+
+    hooks["waiting for the operator to list"] = pause_then_release
+
+    result = cli("list", conn.name, "-n", conn.ns, "--timeout", "90s")
+
+    assert result.exit_code == ExitStatus.PRECONDITION, str(result)
+    assert f"reconciliation of kafkaconnector/{conn.name} was paused (strimzi.io/pause-reconciliation)" \
+        in result.stderr
+    assert OFFSETS_ANNOTATION not in annotations(lab.cr(conn))
+    lab.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": None}}})
+
+
+@pytest.mark.exclusive
+def test_connect_refusing_the_stop_is_named_when_the_wait_times_out(lab, cli, emulator):
+    """PUT /stop fails on every pass: the connector never stops, the operator only says so in NotReady. The timeout
+    names that cause and its advice; the connector ends as it was."""
+    conn = lab.sink("nostop", records=2)
+    emulator.write_faults({"connect_failures": [{"method": "PUT", "path_regex": "/stop$", "status": 500}]})
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--to-offset", "earliest", "--yes", "--timeout", "25s")
+
+    assert result.exit_code == ExitStatus.TIMEOUT, str(result)
+    assert "waiting for the connector to be STOPPED" in result.stderr
+    assert "the operator reports ConnectRestException" in result.stderr and "/stop returned 500" in result.stderr
+    assert "hint: Connect refused the operator's stop call" in result.stderr
+    emulator.clear_faults()
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and "state" not in obj["spec"]
+    eventually("back to RUNNING", lambda: live_state(lab.cr(conn)) == "RUNNING")
+
+
+# --- the real cadence: a failure the operator's next pass gets past -----------------------------------------------
+
+
+@pytest.mark.exclusive
+def test_a_failed_alter_the_next_pass_completes_is_not_rolled_back(lab, cli, emulator):
+    """Connect fails the first PATCH and its immediate retry (a sink whose tasks had not stopped yet). With the
+    operator's real cadence the next attempt is its periodic pass, minutes away: the plugin must not roll back,
+    but bring that pass forward (a nudge) and finish."""
+    emulator.restart_emulator(interval=300)  # no periodic pass within the test: only events drive the operator
+    conn = lab.sink("retry", records=5)
+    emulator.write_faults({"connect_failures": [{"method": "PATCH", "path_regex": "/offsets$", "status": 500,
+                                                 "times": 2}]})
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=2", "--yes", "--timeout", "120s")
+
+    assert result.exit_code == 0, str(result)
+    listed = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+    assert json.loads(listed.stdout)["offsets"][0]["offset"] == {"kafka_offset": 2}
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and "kubectl-offsets.io/nudge" not in annotations(obj)
+
+
+@pytest.mark.exclusive
+def test_a_stop_the_next_pass_completes_is_waited_for(lab, cli, emulator):
+    """PUT /stop fails on the first pass and its immediate retry; without a later event the connector would stay
+    RUNNING until the periodic pass. The wait for STOPPED nudges the operator and goes on."""
+    emulator.restart_emulator(interval=300)
+    conn = lab.sink("latestop", records=3)
+    emulator.write_faults({"connect_failures": [{"method": "PUT", "path_regex": "/stop$", "status": 500,
+                                                 "times": 2}]})
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--yes", "--timeout", "120s")
+
+    assert result.exit_code == 0, str(result)
+    eventually("back to RUNNING", lambda: live_state(lab.cr(conn)) == "RUNNING")
