@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_offsets import strimzi
+from kubectl_offsets import connect, strimzi
 from kubectl_offsets.core.journal import Journal
 
 
@@ -23,31 +23,6 @@ def test_boolean_annotations_read_like_java_parse_boolean(value, expected):
 def test_absent_annotations_are_false():
     assert not strimzi.uses_connector_resources({"metadata": {}})
     assert not strimzi.reconciliation_paused({})
-
-
-
-def _journal(**changes):
-    fields = dict(operation="alter", id="abcdef12", started="2026-11-23T22:00:00Z", kind="KafkaConnector",
-                  resource="r", connector="r", previous_state=None, previous_alter_offsets=None, backup="b",
-                  offsets_configmap="o")
-    return Journal(**{**fields, **changes})
-
-
-@pytest.mark.parametrize("state, pause, effective", [(None, None, "running"), (None, True, "paused"),
-                                                     ("running", True, "running"), ("stopped", None, "stopped")])
-def test_journal_previous_effective_state_honours_the_deprecated_pause(state, pause, effective):
-    journal = _journal(previous_state=state, previous_pause=pause)
-    assert journal.previous_effective_state == effective
-    assert Journal.from_annotation(journal.to_annotation()) == journal
-
-
-def test_journal_without_previous_pause_still_reads():
-    """Journals written before previous_pause existed are still understood (recover after an upgrade)."""
-    import json
-
-    data = json.loads(_journal().to_annotation())
-    del data["previous_pause"]
-    assert Journal.from_annotation(json.dumps(data)).previous_effective_state == "running"
 
 
 @pytest.mark.parametrize("message, outlook", [
@@ -95,3 +70,37 @@ def test_a_ready_condition_is_no_block():
 ])
 def test_observed_generation_behind(resource, behind):
     assert strimzi.observed_generation_behind(resource) is behind
+
+
+def _journal(**changes):
+    fields = dict(operation="alter", id="abcdef12", started="2026-11-23T22:00:00Z", kind="KafkaConnector",
+                  resource="r", connector="r", previous_state=None, previous_alter_offsets=None, backup="b",
+                  offsets_configmap="o")
+    return Journal(**{**fields, **changes})
+
+
+@pytest.mark.parametrize("state, pause, effective", [(None, None, "running"), (None, True, "paused"),
+                                                     ("running", True, "running"), ("stopped", None, "stopped")])
+def test_journal_previous_effective_state_honours_the_deprecated_pause(state, pause, effective):
+    journal = _journal(previous_state=state, previous_pause=pause)
+    assert journal.previous_effective_state == effective
+    assert Journal.from_annotation(journal.to_annotation()) == journal
+
+
+def test_journal_without_previous_pause_still_reads():
+    """Journals written before previous_pause existed are still understood (recover after an upgrade)."""
+    import json
+
+    data = json.loads(_journal().to_annotation())
+    del data["previous_pause"]
+    assert Journal.from_annotation(json.dumps(data)).previous_effective_state == "running"
+
+
+def test_external_offsets_warning_by_class():
+    assert connect.external_offsets_warning("org.apache.kafka.connect.file.FileStreamSinkConnector") is None
+    assert connect.external_offsets_warning("org.apache.kafka.connect.mirror.MirrorSourceConnector") is None
+    assert connect.external_offsets_warning(None) is None
+    known = connect.external_offsets_warning("io.confluent.connect.hdfs.HdfsSinkConnector")
+    assert "HDFS" in known and "only the offsets Connect stores" in known
+    unknown = connect.external_offsets_warning("com.example.MySourceConnector")
+    assert "com.example.MySourceConnector" in unknown and "outside Connect" in unknown
