@@ -622,6 +622,17 @@ def test_pause_reconciliation_freezes_everything(kube, h, connect_ns, tmp_path):
 
 # --------------------------------------------------------------------------------------------- realistic cadence
 
+def connect_status(emu_env, name):
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{emu_env.connect_url}/connectors/{name}/status", timeout=10) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError:
+        return None
+
+
 def interval_of(emu_env):
     return float(emu_env.emulator_setting("--interval"))
 
@@ -637,11 +648,12 @@ def test_failed_alter_retries_once_then_status_is_not_rewritten(kube, h, emu_env
     assert emu_env.emulator_setting("--cadence") == "realistic"
     assert interval_of(emu_env) >= 60, "this test needs the default (long) periodic interval"
     name = h.unique("retry")
-    write_lines(tmp_path / "in.txt", 2)
     kube.create_configmap(connect_ns, f"{name}-in", {"offsets.json": '{"offsets": []}'})
-    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+    # No input file: the task idles, so nothing in the connector's status (tasks, topics) moves on its own.
+    kube.create(file_source(connect_ns, name, tmp_path / "absent.txt", h.unique("t"),
                             alterOffsets={"fromConfigMap": {"name": f"{name}-in"}}))
-    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    h.wait_for("the task RUNNING in Connect", lambda: [t for t in (connect_status(emu_env, name) or {}).get(
+        "tasks") or [] if t.get("state") == "RUNNING"])
 
     kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})  # not stopped: the alter must fail
     h.wait_for("the immediate retry", lambda: attempts(emu_env, connect_ns, name, "AlterOffsets") >= 2, timeout=30)
