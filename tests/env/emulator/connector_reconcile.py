@@ -2,7 +2,8 @@
 
 Order of REST calls per connector (strimzi-offsets.md §2.1):
 1. ``GET /config`` (409 retried with back-off);
-2. 404 -> ``POST /connectors`` with ``initial_state`` (1.2.0) -> status -> topics; **no offsets handling**;
+2. 404 -> create: 1.2.0+ ``POST /connectors`` with ``initial_state`` -> status (``#createConnector``); before,
+   ``PUT /config`` -> status -> updateState -> status (``#createOrUpdateConnector``); then topics; **no offsets**;
 3. config differs -> ``PUT /config`` -> state update -> status -> topics; **no offsets handling**;
 4. exists with matching config -> ``GET /status`` -> updateState -> manageConnectorOffsets -> ``GET /status``
    (retried on 404) -> ``GET /topics``.
@@ -38,7 +39,12 @@ def maybe_create_or_update(ctx, cr, name, desired, spec, offsets_fn):
 
 
 def _create(ctx, cr, name, desired, spec):
-    state = initial_state(spec)
+    if not ctx.profile.creates_with_initial_state:
+        ctx.decide(cr, f"connector {name}: does not exist -> PUT /config, then the state update")
+        ctx.connect.put_config(name, desired)
+        update_state(ctx, cr, name, spec, ctx.connect.status_with_backoff(name))
+        return ConnectorResult(ctx.connect.status(name), ctx.connect.topics(name))
+    state = initial_state(spec, ctx.profile)
     ctx.decide(cr, f"connector {name}: does not exist -> POST /connectors (initial_state={state})")
     ctx.connect.create(name, desired, state)
     status = ctx.connect.status_with_backoff(name)
