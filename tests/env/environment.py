@@ -59,7 +59,6 @@ class Env:
     # What runs the connectors' reconcile: "emulator" (tests/env/emulator, with its fault knobs) or "strimzi" (a
     # real operator, tests/env/kind; no knobs, so tests marked `exclusive` cannot run against it).
     operator: str = "emulator"
-    strimzi: str = ""  # the Strimzi profile (kind environments)
     kind_cluster: str = ""
     # Where the custom resources' pods reach Kafka, when not where the test process does (kind: in-cluster DNS).
     cluster_bootstrap_servers: str = ""

@@ -16,7 +16,8 @@ from kubectl_offsets.errors import ExitStatus
 from tests.env.clients import unique_name
 from tests.env.kind.shared import connect_spec_for
 
-from .conftest import FILE_SINK, GROUP, JOURNAL, OFFSETS_ANNOTATION, STRING, annotations, eventually, live_state
+from .conftest import (FILE_SINK, GROUP, JOURNAL, OFFSETS_ANNOTATION, STRING, VERSION, annotations, eventually,
+                       live_state)
 from .test_operator_failures import hooks  # noqa: F401 - a fixture, used by name
 
 
@@ -26,12 +27,12 @@ def _connect(lab, name: str, *, annotation: str | None = "true", replicas: int =
     if annotation is not None:
         meta["annotations"] = {"strimzi.io/use-connector-resources": annotation}
     spec = {**connect_spec_for(lab.env, lab.cluster.core, lab.ns, name), "replicas": replicas}
-    lab.cluster.custom.create_namespaced_custom_object(GROUP, "v1", lab.ns, "kafkaconnects", {
-        "apiVersion": f"{GROUP}/v1", "kind": "KafkaConnect", "metadata": meta, "spec": spec})
+    lab.cluster.custom.create_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects", {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect", "metadata": meta, "spec": spec})
     return name
 
 
-def _sink_on(lab, connect: str, prefix: str, *, version: str = "v1", extra: dict | None = None) -> str:
+def _sink_on(lab, connect: str, prefix: str, *, version: str = VERSION, extra: dict | None = None) -> str:
     name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
     from tests.env.clients import create_topic
 
@@ -113,7 +114,7 @@ def test_alter_of_a_connector_paused_with_the_deprecated_pause_field_restores_pa
 
 
 def _scale(lab, connect: str, replicas: int) -> None:
-    lab.cluster.custom.patch_namespaced_custom_object(GROUP, "v1", lab.ns, "kafkaconnects", connect,
+    lab.cluster.custom.patch_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects", connect,
                                                       {"spec": {"replicas": replicas}},
                                                       _content_type="application/merge-patch+json")
 
