@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client as k8s
 
-from kubectl_offsets.errors import ClusterError
+from kubectl_offsets.errors import NotFoundError
 from kubectl_offsets.model import ClusterConfig
 from tests.env.kind import manifests
 
@@ -63,5 +63,5 @@ def test_another_eras_manifests_are_refused_where_their_version_is_not_served(en
     if not foreign:
         pytest.skip(f"this cluster serves {sorted(served)}: every profile's API version is served")
     connect = next(d for d in manifests.all_manifests(foreign[0]) if d["kind"] == "KafkaConnect")
-    with pytest.raises(ClusterError):
+    with pytest.raises(NotFoundError, match=f"does not serve KafkaConnect in {connect['apiVersion']}"):
         kube.server_dry_run(_in(namespace, connect), namespace)
