@@ -104,3 +104,9 @@ def test_external_offsets_warning_by_class():
     assert "HDFS" in known and "only the offsets Connect stores" in known
     unknown = connect.external_offsets_warning("com.example.MySourceConnector")
     assert "com.example.MySourceConnector" in unknown and "outside Connect" in unknown
+
+
+@pytest.mark.parametrize("spec, zero", [({"replicas": 0}, True), ({"replicas": 1}, False), ({}, False)])
+def test_replicas_zero(spec, zero):
+    """KafkaConnect and KafkaMirrorMaker2 scaled to 0 (an absent replicas is Strimzi's default, 3: not zero)."""
+    assert strimzi.replicas_zero({"spec": spec}) is zero
