@@ -8,8 +8,6 @@ namespace, in the pod; run pytest with ``--basetemp`` under it).
 """
 from __future__ import annotations
 
-import copy
-
 from . import manifests
 
 
@@ -19,14 +17,13 @@ def cluster_bootstrap(env) -> str:
 
 
 def connect_spec_for(env, core_api, namespace: str, name: str) -> dict:
-    """The ``spec`` of a KafkaConnect ``name`` in ``namespace`` (v1 layout), ready for this environment."""
-    topics = {"groupId": f"{namespace}-{name}-g", "configStorageTopic": f"{namespace}-{name}-c",
-              "statusStorageTopic": f"{namespace}-{name}-s", "offsetStorageTopic": f"{namespace}-{name}-o"}
+    """The ``spec`` of a KafkaConnect ``name`` in ``namespace``, ready for this environment (on kind in the layout of
+    the profile's API version: Strimzi 0.45's v1beta2 keeps the group and topics in ``config``)."""
     if getattr(env, "operator", "emulator") != "strimzi":
-        return {"replicas": 1, "bootstrapServers": env.bootstrap_servers, **topics}
-    spec = copy.deepcopy(env.connect_spec)
-    spec.update(topics)
-    spec["bootstrapServers"] = cluster_bootstrap(env)
+        return {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{namespace}-{name}-g",
+                "configStorageTopic": f"{namespace}-{name}-c", "statusStorageTopic": f"{namespace}-{name}-s",
+                "offsetStorageTopic": f"{namespace}-{name}-o"}
+    spec = manifests.connect_spec(manifests.profile(env.strimzi), name=f"{namespace}-{name}")
     claim = _shared_volume(core_api, namespace, env.shared_dir)
     spec["template"] = {"pod": {"volumes": [{"name": "shared", "persistentVolumeClaim": {"claimName": claim}}]},
                         "connectContainer": {"volumeMounts": [{"name": "shared", "mountPath": env.shared_dir}]}}
