@@ -11,7 +11,7 @@ from kubectl_offsets.model import ClusterConfig, WaitSettings
 from kubectl_offsets.output.progress import SilentProgress
 
 
-@pytest.mark.exclusive  # the faults file is global to the environment
+@pytest.mark.exclusive  # flips the shared emulator's ignore_offsets knob
 def test_withdraw_removes_our_pending_mm2_request_only(mirror, env):
     kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=mirror.ns))
     live = resolve(kube, TargetSpec(mirror.target_arg, connector=mirror.connector()))
