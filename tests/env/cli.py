@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="operator reconcile semantics (default realistic; fast = the old re-queueing work queue)")
     up.add_argument("--interval", type=float, default=None,
                     help=f"periodic reconcile interval in seconds (default {emulator_process.DEFAULT_INTERVAL:g})")
+    up.add_argument("--kind", action="store_true",
+                    help="a kind cluster with the real Strimzi release of --strimzi instead (needs Docker, kind, "
+                    "kubectl; tests/env/kind)")
     for name in ("down", "status", "emulator", "faults"):
         s = sub.add_parser(name)
         s.add_argument("--run-dir", help="the environment's run dir (default: the one `up` started last)")
@@ -71,6 +74,8 @@ def _env_json_path(args) -> Path:
 
 
 def cmd_up(args) -> int:
+    if args.kind:
+        return cmd_up_kind(args)
     run_dir = None
     if args.run_dir:
         run_dir = Path(args.run_dir).resolve()
@@ -95,8 +100,30 @@ def cmd_up(args) -> int:
     return 0
 
 
+def cmd_up_kind(args) -> int:
+    from .environment import new_run_dir
+    from .kind import up as kind
+
+    kind.check_tools()  # one line and exit 1 without Docker, before a run dir is made
+    document = kind.up(args.strimzi, new_run_dir())
+    say(f"kind cluster {document['kind_cluster']} with Strimzi {document['versions']['strimzi']} is up; "
+        f"stop with: python -m tests.env down --run-dir {document['run_dir']}")
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print(f"export KUBECONFIG={document['kubeconfig']} KO_ENV_JSON={document['run_dir']}/env.json")
+    return 0
+
+
 def cmd_down(args) -> int:
     path = _env_json_path(args)
+    document = json.loads(path.read_text())
+    if document.get("kind_cluster"):
+        from .kind import up as kind
+
+        kind.down(document)
+        say(f"deleted kind cluster {document['kind_cluster']}")
+        return 0
     env = Env.load(path)
     say(f"stopping {', '.join(env.processes) or 'nothing'} in {env.run_dir}")
     env.stop(purge=args.purge)

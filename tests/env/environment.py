@@ -56,6 +56,16 @@ class Env:
     crds: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     processes: dict[str, Proc] = field(default_factory=dict)
+    # What runs the connectors' reconcile: "emulator" (tests/env/emulator, with its fault knobs) or "strimzi" (a
+    # real operator, tests/env/kind; no knobs, so tests marked `exclusive` cannot run against it).
+    operator: str = "emulator"
+    kind_cluster: str = ""
+    # Where the custom resources' pods reach Kafka, when not where the test process does (kind: in-cluster DNS).
+    cluster_bootstrap_servers: str = ""
+    # kind: the directory shared by the host and the Connect pods (FileStream files must live there).
+    shared_dir: str = ""
+    # kind: what a test's own KafkaConnect spec needs on this cluster (the image with the FileStream connectors).
+    connect_spec: dict = field(default_factory=dict)
 
     # ---- persistence -------------------------------------------------------------------------------------
     @property

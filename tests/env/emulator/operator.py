@@ -50,6 +50,12 @@ class Context:
         meta = (cr or {}).get("metadata") or {}
         LOG.info("%s %s/%s: %s", (cr or {}).get("kind", "?"), meta.get("namespace"), meta.get("name"), message)
 
+    def operator_version(self, namespace):
+        """The Strimzi version this namespace's operator emulates: the image tag of a pod labelled
+        ``strimzi.io/kind=cluster-operator`` in the namespace (how a real installation shows its version), else
+        the profile's release. Lets tests run one namespace as an older operator would."""
+        return self.kube.operator_version(namespace) or tuple(int(p) for p in self.profile.release.split(".")[:3])
+
     def remember(self, kind, obj):
         meta = obj["metadata"]
         with self._seen_lock:

@@ -65,18 +65,19 @@ def controller(env, namespace):
 
 
 @pytest.fixture
-def connect_cluster(kube_api, namespace):
-    """KafkaConnect ``connect`` with connector resources enabled (the emulator drives the real Connect)."""
+def connect_cluster(env, kube_api, namespace):
+    """KafkaConnect ``connect`` with connector resources enabled (the emulator drives the real Connect; on kind it
+    is a real Connect pod)."""
     from kubernetes import client
+
+    from tests.env.kind.shared import connect_spec_for
 
     client.CustomObjectsApi(kube_api).create_namespaced_custom_object(
         "kafka.strimzi.io", API_VERSION.split("/")[1], namespace, "kafkaconnects",
         {"apiVersion": API_VERSION, "kind": "KafkaConnect",
          "metadata": {"name": "connect", "namespace": namespace,
                       "annotations": {"strimzi.io/use-connector-resources": "true"}},
-         "spec": {"replicas": 1, "bootstrapServers": "unused:9092", "groupId": f"{namespace}-g",
-                  "configStorageTopic": f"{namespace}-c", "statusStorageTopic": f"{namespace}-s",
-                  "offsetStorageTopic": f"{namespace}-o"}})
+         "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "connect")})
     return "connect"
 
 

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from tests.env.clients import create_topic, kafka_conf, produce
 from tests.env.emulator import profiles
+from tests.env.kind.shared import cluster_bootstrap
 
 PROFILE = profiles.selected()
 # Read and patched through the version whose schema shows every stored field (v1beta2 while it is served: a write
@@ -266,7 +267,7 @@ def mirror(request, env, kube_api, kafka_admin):
     consumer.commit(offsets=[TopicPartition(topic, 0, 3)], asynchronous=False)
     consumer.close()
 
-    obj = build_mm2(layout, ns, name, env.bootstrap_servers, src, src2, tgt, topic, topic2, group)
+    obj = build_mm2(layout, ns, name, cluster_bootstrap(env), src, src2, tgt, topic, topic2, group)
     custom.create_namespaced_custom_object(GROUP, layout, ns, PLURAL, obj)
     expected = sorted([m.connector(), m.connector("MirrorCheckpointConnector"), m.connector(src=src2)]
                       + ([m.connector("MirrorHeartbeatConnector")] if layout == "v1beta2" else []))
