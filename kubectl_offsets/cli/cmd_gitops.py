@@ -162,23 +162,25 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
       kubectl offsets gitops next my-sink --repo ./deploy --pr
     """
     def work():
-        from ..core import gitops
+        from ..core.gitops import phases
+        from ..core.gitops.plan import GitopsRequest
 
-        request = gitops.GitopsRequest("alter", target, kw["namespace"], connector, source_cluster)
-        _run(lambda root, scope, base: gitops.plan_phase2(root, scope, request, keep_record), kw)
+        request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster)
+        _run(lambda root, scope, base: phases.plan_phase2(root, scope, request, keep_record), kw)
 
     guarded(work)
 
 
 def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> None:
-    from ..core import gitops
+    from ..core.gitops import phases
+    from ..core.gitops.plan import GitopsRequest
 
     current = _current(target, connector, source_cluster, kw)
 
     def planner(root, scope, base):
-        request = gitops.GitopsRequest(operation, target, kw["namespace"], connector, source_cluster, alter_request,
+        request = GitopsRequest(operation, target, kw["namespace"], connector, source_cluster, alter_request,
                                        current, kw["trigger"], kw["trigger_image"], base, kw["force"])
-        return gitops.plan_phase1(root, scope, request)
+        return phases.plan_phase1(root, scope, request)
 
     _run(planner, kw)
 
@@ -234,7 +236,7 @@ def _has_commits(git) -> bool:
 def _finish_offline(plan, root, kw) -> None:
     from pathlib import Path
 
-    from ..core import gitops
+    from ..core.gitops import output
 
     _report(plan, kw)
     if plan.already:
@@ -242,16 +244,16 @@ def _finish_offline(plan, root, kw) -> None:
         return
     _check(plan, root, kw)
     if kw["output"] == "diff":
-        click.echo(gitops.unified_diff(plan), nl=False)
+        click.echo(output.unified_diff(plan), nl=False)
         return
-    written = gitops.write(plan, root, Path(kw["out_dir"]) if kw["out_dir"] else None)
+    written = output.write(plan, root, Path(kw["out_dir"]) if kw["out_dir"] else None)
     for rel in written:
         click.echo(rel)
     _steps(plan, kw)
 
 
 def _publish(git, root, scope_rel, planner, kw) -> None:
-    from ..core import gitops_publish
+    from ..core.gitops import publish
     from ..errors import PreconditionError
 
     if git is None:
@@ -266,12 +268,12 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
         _check(plan, work / rel, kw)
         return plan
 
-    request = gitops_publish.PublishRequest(
+    request = publish.PublishRequest(
         branch=kw["branch"], base_ref=kw["base_ref"], push=kw["push"], remote=kw["remote"],
         pull_request=kw["pull_request"], target_branch=kw["target_branch"], forge=kw["forge"],
         forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"], repo_arg=kw["repo"],
         path_arg=kw["path"])
-    plan, result = gitops_publish.publish(git, scope_rel, in_worktree, request)
+    plan, result = publish.publish(git, scope_rel, in_worktree, request)
     click.echo(f"branch {result.branch} at {result.commit[:12]}"
                + ("" if result.created_commit else " (unchanged: same input as before)"))
     if result.pushed or kw["push"]:
@@ -284,38 +286,38 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
 
 
 def _report(plan, kw) -> None:
-    from ..core import gitops
+    from ..core.gitops import output
 
     if not kw["quiet"]:
-        click.echo(f"==> {gitops.describe(plan)}", err=True)
+        click.echo(f"==> {output.describe(plan)}", err=True)
     for warning in plan.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 
 def _steps(plan, kw) -> None:
-    from ..core import gitops
+    from ..core.gitops import output
 
     if kw["quiet"]:
         return
     click.echo("next steps:", err=True)
-    for i, step in enumerate(gitops.follow_up(plan, kw["repo"], kw["path"]), 1):
+    for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"]), 1):
         click.echo(f"  {i}. {step}", err=True)
 
 
 def _check(plan, root, kw) -> None:
     """The built result against the schemas, and with --server-dry-run against the API server; before writing."""
-    from ..core import gitops_validate
+    from ..core.gitops import validation
 
-    for warning in gitops_validate.check_built(plan, root):
+    for warning in validation.check_built(plan, root):
         click.echo(f"warning: {warning}", err=True)
     if kw["server_dry_run"]:
         _server_dry_run(plan, root, kw)
 
 
 def _server_dry_run(plan, root, kw) -> None:
-    from ..core import gitops_validate
+    from ..core.gitops import validation
 
     namespace = kw["namespace"] or plan.target.namespace or None
-    checked = gitops_validate.server_dry_run(plan, root, namespace, kw["kubeconfig"], kw["context"])
+    checked = validation.server_dry_run(plan, root, namespace, kw["kubeconfig"], kw["context"])
     if not kw["quiet"]:
         click.echo(f"==> server-side dry run accepted {checked} manifest(s)", err=True)

@@ -5,20 +5,51 @@ written here."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from .. import schemas
-from ..adapters import kustomize, yamlfiles
-from . import gitops
+from ... import schemas, strimzi
+from ...adapters import kustomize, yamlfiles
+from . import locate as manifests
+from .output import write
+from .plan import PATCH_SUFFIX, FileChange, Plan
+
+SCHEMA_FOR = {strimzi.KIND_CONNECTOR: "kafkaconnector", strimzi.KIND_MM2: "kafkamirrormaker2"}
 
 
-def built_documents(plan: "gitops.Plan", root: Path) -> list[dict[str, Any]]:
+def validate(repo: manifests.Repository, location: manifests.Location, changes: list[FileChange]) -> None:
+    """Every full Strimzi resource and ConfigMap in the changed files must parse and match its schema; the
+    resource as built through its patches too. Raises InputError before anything is written."""
+    for change in changes:
+        if change.after is None:
+            continue
+        loaded = yamlfiles.load_text(change.after, repo.root / change.rel, change.rel)
+        for doc in loaded.documents:
+            data = yamlfiles.to_plain(doc.data)
+            if isinstance(data, dict) and data.get("kind") in SCHEMA_FOR and "apiVersion" in data \
+                    and not change.rel.endswith(PATCH_SUFFIX) and _is_full_resource(repo, change.rel):
+                schemas.validate(SCHEMA_FOR[data["kind"]], data, what=f"the edited {change.rel}")
+            elif isinstance(data, dict) and data.get("kind") == "ConfigMap" and _ours(data):
+                for key, value in (data.get("data") or {}).items():
+                    schemas.validate("offsets", json.loads(value), what=f"{change.rel} key {key}")
+
+
+def _ours(data: dict[str, Any]) -> bool:
+    return ((data.get("metadata") or {}).get("labels") or {}).get("kubectl-offsets.io/role") == "gitops-offsets"
+
+
+def _is_full_resource(repo: manifests.Repository, rel: str) -> bool:
+    path = (repo.root / rel).resolve()
+    return not any(path in k.patch_files for k in repo.kustomizations.values())
+
+
+def built_documents(plan: Plan, root: Path) -> list[dict[str, Any]]:
     """The manifests after the change: ``kubectl kustomize`` of the root kustomization, or the changed files."""
     with tempfile.TemporaryDirectory(prefix="kubectl-offsets-check-") as scratch:
         copy = Path(scratch) / "repo"
-        gitops.write(plan, root, copy)
+        write(plan, root, copy)
         if plan.build_dir is not None:
             text = kustomize.build(copy / plan.build_dir)
             return _plain_documents(text, copy / plan.build_dir)
@@ -37,18 +68,18 @@ def _plain_documents(text: str, where: Path) -> list[dict[str, Any]]:
 def check_schemas(documents: list[dict[str, Any]]) -> int:
     checked = 0
     for doc in documents:
-        name = gitops.SCHEMA_FOR.get(doc.get("kind"))
+        name = SCHEMA_FOR.get(doc.get("kind"))
         if name and str(doc.get("apiVersion", "")).startswith("kafka.strimzi.io/"):
             schemas.validate(name, doc, what=f"the built {doc['kind']}/{doc['metadata'].get('name')}")
             checked += 1
     return checked
 
 
-def check_built(plan: "gitops.Plan", root: Path) -> list[str]:
+def check_built(plan: Plan, root: Path) -> list[str]:
     """Build the result (kustomize, when the resource comes from a kustomization) and check every Strimzi resource
     in it against its schema: this is where overlay patches are checked as part of the whole. Returns warnings
     (kubectl missing means the build cannot run; the per-file checks still ran)."""
-    from ..errors import PreconditionError
+    from ...errors import PreconditionError
 
     try:
         documents = built_documents(plan, root)
@@ -59,11 +90,10 @@ def check_built(plan: "gitops.Plan", root: Path) -> list[str]:
     return []
 
 
-def check_effect(plan: "gitops.Plan", documents: list[dict[str, Any]]) -> None:
+def check_effect(plan: Plan, documents: list[dict[str, Any]]) -> None:
     """The built resource must say what phase 1 means (stopped, our ConfigMap): a patch we could not see (an
     inline strategic-merge patch, a component) could otherwise silently override the edit."""
-    from .. import strimzi
-    from ..errors import PreconditionError
+    from ...errors import PreconditionError
 
     if plan.phase != 1:
         return
@@ -81,11 +111,11 @@ def check_effect(plan: "gitops.Plan", documents: list[dict[str, Any]]) -> None:
                                 advice="move that override into a patch file or remove it; nothing was written")
 
 
-def server_dry_run(plan: "gitops.Plan", root: Path, namespace: str | None, kubeconfig: str | None,
+def server_dry_run(plan: Plan, root: Path, namespace: str | None, kubeconfig: str | None,
                    context: str | None) -> int:
     """Server-side apply with dryRun=All of every built manifest; returns how many were accepted."""
-    from ..model import ClusterConfig
-    from . import operations
+    from ...model import ClusterConfig
+    from .. import operations
 
     documents = built_documents(plan, root)
     check_schemas(documents)

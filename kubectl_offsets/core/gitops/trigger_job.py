@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import strimzi
-from ..conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, trigger_job_name
+from ... import strimzi
+from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, trigger_job_name
 
 DEFAULT_IMAGE = "bitnami/kubectl:latest"
 TTL_SECONDS = 86400  # the finished Job disappears after a day; a re-created one finds the marker and exits

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .. import strimzi
-from ..adapters import yamlfiles
-from ..errors import InputError, NotFoundError, PreconditionError
+from ... import strimzi
+from ...adapters import yamlfiles
+from ...errors import InputError, NotFoundError, PreconditionError
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 YAML_SUFFIXES = (".yaml", ".yml")

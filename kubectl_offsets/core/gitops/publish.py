@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..adapters import forge
-from ..adapters.gitrepo import GitRepo
-from ..connect import ConnectorKind, position_of, topic_partition_of
-from ..errors import PreconditionError
-from . import gitops
+from ...adapters import forge
+from ...adapters.gitrepo import GitRepo
+from ...connect import ConnectorKind, position_of, topic_partition_of
+from ...errors import PreconditionError
+from . import output
+from .plan import FileChange, Plan
 
-Planner = Callable[[Path, str], "gitops.Plan"]  # (worktree root, base commit) -> plan
+Planner = Callable[[Path, str], Plan]  # (worktree root, base commit) -> plan
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Published:
     notes: list[str] = field(default_factory=list)
 
 
-def branch_name(plan: "gitops.Plan") -> str:
+def branch_name(plan: Plan) -> str:
     target = plan.target
     connector = "" if target.mm2_type is None else "-" + (target.source_alias or "") + "-" + \
         target.mm2_type.replace("Mirror", "").replace("Connector", "").lower()
@@ -59,14 +60,14 @@ def branch_name(plan: "gitops.Plan") -> str:
 
 
 def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: PublishRequest
-            ) -> tuple["gitops.Plan", Published]:
+            ) -> tuple[Plan, Published]:
     base = repo.rev(request.base_ref)
     with repo.worktree(base) as work:
         plan = planner(work, base)
         if not plan.files:
             raise PreconditionError("nothing to commit: the repository already holds this phase",
                                            advice="merge the existing branch, or run the next phase")
-        gitops.write(plan, work)
+        output.write(plan, work)
         message = commit_message(plan, request.reason)
         commit = repo.commit_in(work, [c.rel for c in plan.files], message)
     branch = request.branch or branch_name(plan)
@@ -85,7 +86,7 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
     return plan, result
 
 
-def _pull_request(repo: GitRepo, plan: "gitops.Plan", request: PublishRequest, result: Published) -> None:
+def _pull_request(repo: GitRepo, plan: Plan, request: PublishRequest, result: Published) -> None:
     remote = _remote(repo, request)
     target_branch = request.target_branch or repo.current_branch() or "main"
     result.compare_url = forge.compare_url(remote, target_branch, result.branch)
@@ -109,7 +110,7 @@ def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
 # --- texts ----------------------------------------------------------------------------------------------------
 
 
-def pr_title(plan: "gitops.Plan") -> str:
+def pr_title(plan: Plan) -> str:
     target = plan.target
     if plan.phase == 1:
         verb = "alter" if plan.operation == "alter" else "reset"
@@ -117,7 +118,7 @@ def pr_title(plan: "gitops.Plan") -> str:
     return f"offsets: resume {target.connector_name} after the {plan.operation} (phase 2 of 2)"
 
 
-def commit_message(plan: "gitops.Plan", reason: str) -> str:
+def commit_message(plan: Plan, reason: str) -> str:
     why = reason.strip() or "requested with kubectl offsets gitops"
     if plan.phase == 1:
         body = (f"Why: {why}.\n\nPhase 1 sets spec.state: stopped"
@@ -133,22 +134,22 @@ def commit_message(plan: "gitops.Plan", reason: str) -> str:
     return f"{pr_title(plan)}\n\n{body}\n\n{trailers}\n"
 
 
-def pr_body(plan: "gitops.Plan", reason: str, repo_arg: str = ".", path_arg: str | None = None) -> str:
-    lines = [f"**{gitops.describe(plan)}**", ""]
+def pr_body(plan: Plan, reason: str, repo_arg: str = ".", path_arg: str | None = None) -> str:
+    lines = [f"**{output.describe(plan)}**", ""]
     if reason:
         lines += [f"Why: {reason}", ""]
     lines += [f"Phase: **{plan.phase} of 2**", ""]
     lines += _offsets_section(plan)
     lines += ["### Files", ""] + [f"- `{c.rel}` ({_verb(c)})" for c in plan.files] + [""]
     lines += ["### Next steps", ""] + [f"{i}. {step}" for i, step in
-                                       enumerate(gitops.follow_up(plan, repo_arg, path_arg), 1)]
+                                       enumerate(output.follow_up(plan, repo_arg, path_arg), 1)]
     lines += ["", "The one-shot `strimzi.io/connector-offsets` annotation is never committed: a GitOps sync would "
                   "re-apply it after the operator removes it and fire the operation again.",
               "", f"<sub>kubectl-offsets operation `{plan.operation_id}`</sub>"]
     return "\n".join(lines) + "\n"
 
 
-def _offsets_section(plan: "gitops.Plan") -> list[str]:
+def _offsets_section(plan: Plan) -> list[str]:
     if plan.phase == 2:
         return []
     if plan.before is None:
@@ -158,7 +159,7 @@ def _offsets_section(plan: "gitops.Plan") -> list[str]:
     return ["### Offsets (before → after)", "", _markdown_table(plan), ""]
 
 
-def _markdown_table(plan: "gitops.Plan") -> str:
+def _markdown_table(plan: Plan) -> str:
     """The before/after rows as a Markdown table (forges render it; a terminal table would not survive)."""
     topic_partitioned = plan.kind.topic_partitioned
     headers = ["TOPIC", "PARTITION"] if topic_partitioned else ["PARTITION"]
@@ -188,7 +189,7 @@ def _offset(kind: ConnectorKind, offset) -> str:
     return f"`{json.dumps(dict(offset), sort_keys=True)}`"
 
 
-def _verb(change: "gitops.FileChange") -> str:
+def _verb(change: FileChange) -> str:
     return "new" if change.before is None else "deleted" if change.after is None else "edited"
 
 
