@@ -45,7 +45,11 @@ git_options = _add(
     click.option("--pr", "pull_request", is_flag=True,
                  help="Open a pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, GITLAB_TOKEN); implies "
                       "--push. Without a token the compare URL is printed."),
-    click.option("--pr-base", "target_branch", help="The branch the request merges into (default: current branch)."),
+    click.option("--pr-base", "target_branch", help="The branch the request merges into (default: the branch "
+                                                       "checked out in --repo; required when HEAD is detached)."),
+    click.option("--allow-default-branch", is_flag=True,
+                 help="Allow --branch to name the remote's default branch or --pr-base (a direct push that bypasses "
+                      "review; only as a fast-forward)."),
     click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
     click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
                  help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),
@@ -165,7 +169,7 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
         from ..core.gitops import phases
         from ..core.gitops.plan import GitopsRequest
 
-        request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster)
+        request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
         _run(lambda root, scope, base: phases.plan_phase2(root, scope, request, keep_record), kw)
 
     guarded(work)
@@ -179,7 +183,8 @@ def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> 
 
     def planner(root, scope, base):
         request = GitopsRequest(operation, target, kw["namespace"], connector, source_cluster, alter_request,
-                                       current, kw["trigger"], kw["trigger_image"], base, kw["force"])
+                                       current, kw["trigger"], kw["trigger_image"], base, kw["force"],
+                                       repo_arg=kw["repo"])
         return phases.plan_phase1(root, scope, request)
 
     _run(planner, kw)
@@ -271,8 +276,8 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
     request = publish.PublishRequest(
         branch=kw["branch"], base_ref=kw["base_ref"], push=kw["push"], remote=kw["remote"],
         pull_request=kw["pull_request"], target_branch=kw["target_branch"], forge=kw["forge"],
-        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"], repo_arg=kw["repo"],
-        path_arg=kw["path"])
+        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"],
+        repo_in_git=rel.as_posix() or ".", path_arg=kw["path"], allow_default_branch=kw["allow_default_branch"])
     plan, result = publish.publish(git, scope_rel, in_worktree, request)
     click.echo(f"branch {result.branch} at {result.commit[:12]}"
                + ("" if result.created_commit else " (unchanged: same input as before)"))

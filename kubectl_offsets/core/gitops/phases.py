@@ -65,7 +65,8 @@ def _already(plan: Plan, record: dict[str, Any], request: GitopsRequest, root: P
         return plan
     raise PreconditionError(f"{plan.target.display} is already in GitOps phase {record.get('phase')} of operation "
                             f"{record.get('id')} ({record.get('operation')})", advice="finish it first",
-                            next_command=f"kubectl offsets gitops next {request.target} --repo {root}")
+                            next_command=f"kubectl offsets gitops next {request.target} --repo "
+                                         f"{request.repo_arg or root}")
 
 
 def _edit_phase1(plan: Plan, repo, location: manifests.Location, request: GitopsRequest) -> None:

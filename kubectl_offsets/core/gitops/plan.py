@@ -32,6 +32,7 @@ class GitopsRequest:
     trigger_image: str = trigger_job.DEFAULT_IMAGE
     base: str = ""  # the commit the change is based on; part of the operation id
     force: bool = False
+    repo_arg: str | None = None  # --repo as the user typed it, for hints (the plan may run in a temporary worktree)
 
 
 @dataclass

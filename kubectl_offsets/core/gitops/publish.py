@@ -21,6 +21,8 @@ from . import output
 from .plan import FileChange, Plan
 
 Planner = Callable[[Path, str], Plan]  # (worktree root, base commit) -> plan
+# The trailer on every commit we make: a branch whose tip has none is someone else's and is never moved.
+TRAILER_OPERATION = "Offsets-Operation"
 
 
 @dataclass
@@ -35,8 +37,9 @@ class PublishRequest:
     forge_url: str | None = None
     forge_project: str | None = None
     reason: str = ""
-    repo_arg: str = "."  # how the user named --repo and --path, for the exact follow-up commands
+    repo_in_git: str = "."  # --repo relative to the checkout's top: the pull request names no local path
     path_arg: str | None = None
+    allow_default_branch: bool = False  # may update the remote's default branch or the request's base
 
 
 @dataclass
@@ -61,43 +64,119 @@ def branch_name(plan: Plan) -> str:
 
 def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: PublishRequest
             ) -> tuple[Plan, Published]:
+    """Validate every name first, build and commit in a temporary worktree, then move the branch (only ours, or a
+    fast-forward of the default branch with --allow-default-branch), push with the lease seen before, and open the
+    request. Nothing on a branch or remote changes before every check has passed."""
+    pushing = request.push or request.pull_request
+    _check_request(repo, request, pushing)
     base = repo.rev(request.base_ref)
+    pr_base = _pr_base(repo, request) if request.pull_request else None
+    # The push lease: the remote's commit as seen now, before anything is built. Whatever lands there later (someone
+    # else's push while we work) makes our push fail instead of being overwritten.
+    early_lease = repo.remote_branch_commit(request.remote, request.branch) if pushing and request.branch else None
     with repo.worktree(base) as work:
         plan = planner(work, base)
         if not plan.files:
             raise PreconditionError("nothing to commit: the repository already holds this phase",
-                                           advice="merge the existing branch, or run the next phase")
+                                    advice="merge the existing branch, or run the next phase")
         output.write(plan, work)
         message = commit_message(plan, request.reason)
         commit = repo.commit_in(work, [c.rel for c in plan.files], message)
     branch = request.branch or branch_name(plan)
+    repo.check_branch_name(branch, "--branch")
+    protected = _protected_branches(repo, request, pr_base) if pushing else set()
     existing = repo.branch_commit(branch)
+    lease = early_lease if request.branch else repo.remote_branch_commit(request.remote, branch) if pushing else None
+    fast_forward = _check_ours(repo, branch, existing, lease, base, protected, request)
     created = True
     if existing and repo.parent_of(existing) == base and repo.tree_of(existing) == repo.tree_of(commit):
         commit, created = existing, False  # same input: keep the commit we made before
-    else:
-        repo.point_branch(branch, commit)
+    elif branch != repo.current_branch():
+        repo.point_branch(branch, commit, existing)
+    # else: the branch checked out in --repo (a fast-forward of it, allowed above) stays where it is locally, or
+    # the user's working tree would silently fall behind it; the commit is pushed directly.
     result = Published(branch, commit, created)
-    if request.push or request.pull_request:
-        before = repo.push(request.remote, branch)
-        result.pushed = before != commit
+    if fast_forward:
+        result.notes.append(f"{branch} is a protected branch; --allow-default-branch adds one commit on top of it")
+    if pushing:
+        repo.push(request.remote, branch, lease, source=commit)
+        result.pushed = lease != commit
     if request.pull_request:
-        _pull_request(repo, plan, request, result)
+        _pull_request(repo, plan, request, result, pr_base)
     return plan, result
 
 
-def _pull_request(repo: GitRepo, plan: Plan, request: PublishRequest, result: Published) -> None:
+def _check_request(repo: GitRepo, request: PublishRequest, pushing: bool) -> None:
+    """Every name that reaches git's command line, and the forge URL, before anything is built."""
+    if request.branch is not None:
+        repo.check_branch_name(request.branch, "--branch")
+    if request.target_branch is not None:
+        repo.check_branch_name(request.target_branch, "--pr-base")
+    if pushing:
+        repo.check_remote(request.remote)
+    if request.forge_url:
+        forge.check_api_url(request.forge_url)
+
+
+def _pr_base(repo: GitRepo, request: PublishRequest) -> str:
+    """The branch the request merges into: --pr-base, else the branch checked out in --repo. A detached HEAD has
+    none, and guessing 'main' could send the change for review against the wrong branch."""
+    if request.target_branch:
+        return request.target_branch
+    current = repo.current_branch()
+    if current is None:
+        raise PreconditionError("HEAD is detached in the repository, so there is no current branch to open the "
+                                "pull request against", advice="name the base branch with --pr-base BRANCH")
+    return current
+
+
+def _protected_branches(repo: GitRepo, request: PublishRequest, pr_base: str | None) -> set[str]:
+    """Branches a push must not update without --allow-default-branch: the remote's default branch and the
+    request's base (they are what review protects)."""
+    names = {request.target_branch, pr_base, repo.remote_default_branch(request.remote)}
+    return {n for n in names if n}
+
+
+def _check_ours(repo: GitRepo, branch: str, existing: str | None, remote: str | None, base: str,
+                protected: set[str], request: PublishRequest) -> bool:
+    """Refuse to move a branch kubectl-offsets did not make (its tip carries no Offsets-Operation trailer), here
+    or on the remote. With --allow-default-branch the default/base branch may only be fast-forwarded: our commit
+    goes on top of its tip, nothing is lost. Returns True for such a fast-forward."""
+    if branch in protected and not request.allow_default_branch:
+        raise PreconditionError(f"--branch {branch} is the remote's default branch or the pull request's base: "
+                                "pushing there would bypass review",
+                                advice="drop --branch (a kubectl-offsets/... branch is made), or add "
+                                       "--allow-default-branch if this repository takes direct pushes")
+    allowed_ff = branch in protected and request.allow_default_branch
+    for where, tip in (("", existing), (f" on {request.remote}", remote)):
+        if tip is None or tip == existing and where:
+            continue
+        if allowed_ff and tip == base:
+            continue
+        if repo.has_commit(tip) and repo.trailer(tip, TRAILER_OPERATION):
+            continue
+        raise PreconditionError(f"branch {branch}{where} exists and its last commit was not made by "
+                                "kubectl-offsets: refusing to overwrite it",
+                                advice="choose another --branch, or drop --branch for a kubectl-offsets/... branch"
+                                + (f"; to add on top of {branch}, build on it: --base {branch}" if allowed_ff
+                                   else ""))
+    return allowed_ff and (existing == base or remote == base)
+
+
+def _pull_request(repo: GitRepo, plan: Plan, request: PublishRequest, result: Published, pr_base: str) -> None:
     remote = _remote(repo, request)
-    target_branch = request.target_branch or repo.current_branch() or "main"
-    result.compare_url = forge.compare_url(remote, target_branch, result.branch)
+    if not request.target_branch:
+        result.notes.append(f"the pull request's base is {pr_base}, the branch checked out in --repo "
+                            "(choose another with --pr-base)")
+    result.compare_url = forge.compare_url(remote, pr_base, result.branch)
     token = forge.token_for(remote)
     if token is None:
         result.notes.append(f"no {forge.TOKEN_ENV[remote.forge]} in the environment: open the request at "
                             f"{result.compare_url}")
         return
     result.pr_url, result.pr_created = forge.open_request(
-        remote, token, base=target_branch, branch=result.branch, title=pr_title(plan),
-        body=pr_body(plan, request.reason, request.repo_arg, request.path_arg), api=request.forge_url)
+        remote, token, base=pr_base, branch=result.branch, title=pr_title(plan),
+        body=pr_body(plan, request.reason, request.repo_in_git, request.path_arg), api=request.forge_url)
 
 
 def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
@@ -130,7 +209,7 @@ def commit_message(plan: Plan, reason: str) -> str:
     else:
         body = (f"Why: {why}.\n\nPhase 2 restores the previous spec.state and removes alterOffsets"
                 + (", the ConfigMap" if plan.configmap else "") + " and the kubectl-offsets record.")
-    trailers = f"Offsets-Operation: {plan.operation_id}\nOffsets-Phase: {plan.phase}"
+    trailers = f"{TRAILER_OPERATION}: {plan.operation_id}\nOffsets-Phase: {plan.phase}"
     return f"{pr_title(plan)}\n\n{body}\n\n{trailers}\n"
 
 
