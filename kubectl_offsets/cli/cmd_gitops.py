@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..conventions import DEFAULT_TRIGGER_IMAGE
 from .common import target_argument, with_connector_options
 from .exits import guarded
 from .options import Duration, _add, quiet_option
@@ -95,8 +96,8 @@ phase1_options = _add(
     click.option("--trigger", type=click.Choice(TRIGGERS), default="command", show_default=True,
                  help="command: you run 'kubectl offsets trigger'; job: a one-shot Job in phase 1; argocd: the same "
                       "Job as an Argo CD PostSync hook."),
-    click.option("--trigger-image", default="bitnami/kubectl:latest", show_default=True,
-                 help="Image of the trigger Job (needs sh and kubectl)."),
+    click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, show_default=True,
+                 help="Image of the trigger Job (needs sh and kubectl). Pin a digest with IMAGE:TAG@sha256:..."),
     click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint/heartbeat connectors."),
 )
 
