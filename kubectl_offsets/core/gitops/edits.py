@@ -21,7 +21,7 @@ class Editor:
 
     def __init__(self, repo: manifests.Repository, location: manifests.Location, target):
         self.repo, self.location, self.target = repo, location, target
-        self.new_files: dict[Path, str | None] = {}  # path -> text, None = delete
+        self.new_files: dict[Path, str | None] = {}  # path -> text (written as UTF-8), None = delete
         self.touched: set[Path] = set()
         self.warnings: list[str] = []
         self.new_loaded: dict[Path, yamlfiles.YamlFile] = {}  # new files we edit as YAML (our overlay patch)
@@ -227,13 +227,14 @@ class Editor:
                 (k.file for k in self.repo.kustomizations.values() if k.file.path == path), None)
             if loaded is None or path in self.new_files:
                 continue
-            after = loaded.render()
+            after = loaded.render_bytes()
             self.warnings += loaded.warnings
-            if after != loaded.original:
-                changes.append(FileChange(self.repo.rel(path), loaded.original, after))
+            if after != loaded.original_bytes:
+                changes.append(FileChange(self.repo.rel(path), loaded.original_bytes, after))
         for path, text in sorted(self.new_files.items()):
-            before = path.read_text() if path.exists() else None
-            if before != text:
-                changes.append(FileChange(self.repo.rel(path), before, text))
+            before = path.read_bytes() if path.exists() else None
+            after = None if text is None else text.encode("utf-8")
+            if before != after:
+                changes.append(FileChange(self.repo.rel(path), before, after))
         validate(self.repo, self.location, changes)
         return changes

@@ -159,7 +159,8 @@ def _yaml_files(scope: Path) -> Iterable[Path]:
 
 def _load(repo: Repository, path: Path) -> None:
     chart = _helm_chart_of(path, repo.scope)
-    text = path.read_text(errors="replace")
+    data = path.read_bytes()
+    text, _ = yamlfiles.decode(data)
     if chart is not None:
         repo.templated[path] = f"part of the Helm chart in {repo.rel(chart)}"
         return
@@ -167,7 +168,7 @@ def _load(repo: Repository, path: Path) -> None:
         repo.templated[path] = "a template ('{{ ... }}' placeholders)"
         return
     try:
-        loaded = yamlfiles.load_text(text, path, repo.rel(path))
+        loaded = yamlfiles.load_bytes(data, path, repo.rel(path))
     except yamlfiles.YamlParseError as error:
         repo.broken[path] = error
         return

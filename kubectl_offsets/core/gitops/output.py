@@ -8,18 +8,29 @@ import shutil
 from pathlib import Path
 
 from ... import strimzi
+from ...adapters import yamlfiles
 from ...errors import InputError
 from .plan import Plan
 
 def unified_diff(plan: Plan) -> str:
     parts = []
     for change in plan.files:
-        before = (change.before or "").splitlines(keepends=True)
-        after = (change.after or "").splitlines(keepends=True)
+        (before_text, before_encoding), (after_text, after_encoding) = (
+            yamlfiles.decode(data) if data is not None else ("", None) for data in (change.before, change.after))
         old = "/dev/null" if change.before is None else f"a/{change.rel}"
         new = "/dev/null" if change.after is None else f"b/{change.rel}"
-        parts.extend(_ensure_newlines(difflib.unified_diff(before, after, old, new)))
+        if before_encoding and after_encoding and before_encoding != after_encoding:
+            parts.append(f"# {change.rel}: {before_encoding.describe()} -> {after_encoding.describe()}\n")
+        # Lines keep their own endings (a CRLF file's lines end in "\r\n" in the diff too), so the diff applies
+        # to the bytes as they are and shows a line-ending change as a changed line.
+        parts.extend(_ensure_newlines(difflib.unified_diff(_lines(before_text), _lines(after_text), old, new)))
     return "".join(parts)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at "\n" only (str.splitlines would also split at form feeds and other separators)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def _ensure_newlines(lines):
@@ -43,7 +54,7 @@ def write(plan: Plan, root: Path, out: Path | None = None) -> list[str]:
                 path.unlink()
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(change.after)
+            path.write_bytes(change.after)
         written.append(change.rel)
     return written
 

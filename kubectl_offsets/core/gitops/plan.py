@@ -37,9 +37,11 @@ class GitopsRequest:
 
 @dataclass
 class FileChange:
+    """One file's bytes before and after (exactly what is read and written: encoding, BOM, line endings)."""
+
     rel: str
-    before: str | None  # None: a new file
-    after: str | None  # None: the file is deleted
+    before: bytes | None  # None: a new file
+    after: bytes | None  # None: the file is deleted
 
 
 @dataclass

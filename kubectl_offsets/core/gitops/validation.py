@@ -25,7 +25,7 @@ def validate(repo: manifests.Repository, location: manifests.Location, changes: 
     for change in changes:
         if change.after is None:
             continue
-        loaded = yamlfiles.load_text(change.after, repo.root / change.rel, change.rel)
+        loaded = yamlfiles.load_bytes(change.after, repo.root / change.rel, change.rel)
         for doc in loaded.documents:
             data = yamlfiles.to_plain(doc.data)
             if isinstance(data, dict) and data.get("kind") in SCHEMA_FOR and "apiVersion" in data \
@@ -56,7 +56,7 @@ def built_documents(plan: Plan, root: Path) -> list[dict[str, Any]]:
         docs: list[dict[str, Any]] = []
         for change in plan.files:
             if change.after is not None:
-                docs += _plain_documents(change.after, copy / change.rel)
+                docs += _plain_documents(yamlfiles.decode(change.after)[0], copy / change.rel)
         return docs
 
 
