@@ -81,6 +81,13 @@ class GitRepo:
         out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path, capture_output=True, text=True)
         return cls(Path(out.stdout.strip())) if out.returncode == 0 else None
 
+    def listed_files(self, directory: Path) -> list[str]:
+        """Files below ``directory`` that git tracks, or could (untracked and not ignored), relative to it. Git
+        lists a symlink as itself and never enters it."""
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+                             cwd=directory, capture_output=True, check=True).stdout
+        return sorted({name for name in out.decode("utf-8", "surrogateescape").split("\0") if name})
+
     def rev(self, ref: str) -> str:
         check_name(ref, "--base")
         out = _run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], self.root,

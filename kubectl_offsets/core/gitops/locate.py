@@ -93,10 +93,13 @@ class Location:
     def root(self) -> Kustomization | None:
         return self.chain[-1] if self.chain else None
 
+    linked_to: Path | None = None  # the definition's file is a symlink to this file
+
     @property
     def in_overlay(self) -> bool:
-        """True when the definition sits in a base that the root overlays: edits go to the root."""
-        return len(self.chain) > 1
+        """True when the definition sits in a base that the root overlays: edits go to the root. A symlinked
+        manifest counts as the file it points to, which other places may use: a shared base too."""
+        return len(self.chain) > 1 or self.linked_to is not None
 
     def name_in_root_inputs(self) -> str:
         """The resource's name as the root kustomization's patches see it (inner prefixes applied)."""
@@ -159,7 +162,13 @@ def _yaml_files(scope: Path) -> Iterable[Path]:
 
 def _load(repo: Repository, path: Path) -> None:
     chart = _helm_chart_of(path, repo.scope)
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as error:  # a dangling symlink, a file we may not read
+        why = "a symlink to nothing" if path.is_symlink() and not path.exists() else error.strerror
+        repo.broken[path] = yamlfiles.YamlParseError(f"cannot read {repo.rel(path)}: {why}",
+                                                     advice="fix or remove it, or narrow the search with --path")
+        return
     text, _ = yamlfiles.decode(data)
     if chart is not None:
         repo.templated[path] = f"part of the Helm chart in {repo.rel(chart)}"
@@ -191,7 +200,10 @@ def _link(repo: Repository, k: Kustomization) -> None:
     data = k.data
     for entry in list(data.get("resources") or []) + list(data.get("components") or []):
         if isinstance(entry, str) and "://" not in entry:
-            target = (k.dir / entry).resolve()
+            # A symlinked manifest is kept under its own name (not the file it points to), so that it is found
+            # as the link and check_links can apply the shared-base rule to it.
+            raw = k.dir / entry
+            target = Path(os.path.normpath(raw)) if raw.is_symlink() else raw.resolve()
             k.resources.append(target)
             if target in repo.kustomizations:
                 repo.kustomizations[target].parents.append(k)
@@ -219,6 +231,10 @@ def locate(repo: Repository, kind: str, name: str, namespace: str | None) -> Loc
                 ref = DocRef(loaded, index, repo.rel(path))
                 candidates += _placements(repo, ref, path)
     candidates = [c for c in candidates if _in_scope(repo, c)]
+    # A file reached through a symlink is one definition, not two: its plain placement goes.
+    linked = {c.linked_to for c in candidates if c.linked_to is not None}
+    candidates = [c for c in candidates if c.root is not None or c.linked_to is not None
+                  or (repo.root / c.definition.rel).resolve() not in linked]
     matches = [c for c in candidates if c.cluster_name == name and (namespace is None or c.namespace in
                                                                      (None, namespace))]
     if len(matches) == 1:
@@ -243,14 +259,34 @@ def _declares(data: Any, kind: str) -> bool:
 def _placements(repo: Repository, ref: DocRef, path: Path) -> list[Location]:
     """One Location per root kustomization that builds this document (or one plain Location)."""
     owners = [k for k in repo.kustomizations.values() if path in k.resources]
+    linked_to = path.resolve() if path.is_symlink() else None
     if not owners:
         meta = ref.data["metadata"]
-        return [Location(ref, [], [], meta["name"], meta.get("namespace"))]
+        return [Location(ref, [], [], meta["name"], meta.get("namespace"), linked_to)]
     locations = []
     for owner in owners:
         for chain in _chains_to_roots(owner):
-            locations.append(_location(repo, ref, chain))
+            locations.append(_location(repo, ref, chain, linked_to))
     return locations
+
+
+def check_links(repo: Repository, location: Location) -> None:
+    """Never write outside the repository, never through a link into a file other places use: a symlinked
+    definition is edited only through a patch in its root kustomization; with none, it is refused."""
+    target = location.linked_to
+    if target is None:
+        return
+    rel = location.definition.rel
+    if repo.root not in target.parents:
+        raise NotEditableError(f"{rel} is a symlink to a file outside the repository; refusing to edit it "
+                               "(nothing was written)",
+                               advice="copy the file into the repository, or change offsets online "
+                                      "(kubectl offsets alter/reset)")
+    if location.root is None:
+        raise NotEditableError(f"{rel} is a symlink to {repo.rel(target)}: editing it would change every place "
+                               "that uses that file; refusing (nothing was written)",
+                               advice="replace the link with a copy, or build the app with a kustomization so "
+                                      "the edit can go into a patch")
 
 
 def _chains_to_roots(k: Kustomization, seen: tuple[Path, ...] = ()) -> list[list[Kustomization]]:
@@ -261,7 +297,8 @@ def _chains_to_roots(k: Kustomization, seen: tuple[Path, ...] = ()) -> list[list
     return [[k] + rest for parent in k.parents for rest in _chains_to_roots(parent, seen + (k.dir,))]
 
 
-def _location(repo: Repository, ref: DocRef, chain: list[Kustomization]) -> Location:
+def _location(repo: Repository, ref: DocRef, chain: list[Kustomization], linked_to: Path | None = None
+              ) -> Location:
     meta = ref.data["metadata"]
     name, namespace = meta["name"], meta.get("namespace")
     names = {name}
@@ -271,7 +308,7 @@ def _location(repo: Repository, ref: DocRef, chain: list[Kustomization]) -> Loca
         name = k.renamed(name)
         names.add(name)
         namespace = k.namespace or namespace
-    return Location(ref, chain, patches, name, namespace)
+    return Location(ref, chain, patches, name, namespace, linked_to)
 
 
 def _patches_touching(repo: Repository, k: Kustomization, kind: str, names: set[str]) -> list[DocRef]:

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
 from pathlib import Path
 
 from ... import strimzi
 from ...adapters import yamlfiles
-from ...errors import InputError
+from ...errors import InputError, PreconditionError
 from .plan import Plan
 
 def unified_diff(plan: Plan) -> str:
@@ -39,13 +40,16 @@ def _ensure_newlines(lines):
 
 
 def write(plan: Plan, root: Path, out: Path | None = None) -> list[str]:
-    """Write the changes in place, or into a copy of the repository at ``out``. Returns the paths written."""
+    """Write the changes in place, or into a copy of the repository at ``out``. Returns the paths written.
+    Every path is checked before the first byte is written: never through a symlink, never outside the tree."""
     base = root
     if out is not None:
         if out.exists() and any(out.iterdir()):
             raise InputError(f"--out {out} exists and is not empty", advice="name a new or empty directory")
-        shutil.copytree(root, out, ignore=shutil.ignore_patterns(".git"), dirs_exist_ok=True)
+        copy_repository(root, out)
         base = out
+    for change in plan.files:
+        _check_writable(base, change.rel)
     written = []
     for change in plan.files:
         path = base / change.rel
@@ -57,6 +61,61 @@ def write(plan: Plan, root: Path, out: Path | None = None) -> list[str]:
             path.write_bytes(change.after)
         written.append(change.rel)
     return written
+
+
+def _check_writable(base: Path, rel: str) -> None:
+    path = base / rel
+    inside = base.resolve()
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if path.is_symlink() or (parent.resolve() != inside and inside not in parent.resolve().parents):
+        raise PreconditionError(f"{rel} is a symlink or lies behind one: writing it would change a file outside "
+                                "the repository or one that other places use; nothing was written",
+                                advice="replace the link with a copy, or edit the file by hand")
+
+
+# Never copied: git's own data and directories no build reads (they can be huge).
+SKIP_DIRS = {".git", "node_modules", ".terraform", ".venv"}
+
+
+def copy_repository(root: Path, out: Path) -> int:
+    """Copy what a build can need into ``out``: the files git tracks (and untracked, not ignored ones) when ``root``
+    is in a git checkout, else every file found without following directory links. A symlink is copied as a
+    symlink when it points inside the tree and left out when it points outside, so a ``loop -> .`` or a link to a
+    large directory elsewhere costs nothing. Returns the number of files copied."""
+    root = root.resolve()
+    copied = 0
+    for rel in _listed_files(root):
+        source, target = root / rel, out / rel
+        if source.is_symlink():
+            pointed = source.resolve()
+            if pointed != root and root not in pointed.parents:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(source), target)
+        elif source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+        else:
+            continue
+        copied += 1
+    return copied
+
+
+def _listed_files(root: Path) -> list[str]:
+    from ...adapters.gitrepo import GitRepo
+
+    git = GitRepo.find(root)
+    if git is not None:
+        return git.listed_files(root)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):  # directory links are listed, not entered
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not os.path.islink(os.path.join(dirpath, d))]
+        links = [d for d in os.listdir(dirpath) if os.path.islink(os.path.join(dirpath, d))
+                 and os.path.isdir(os.path.join(dirpath, d))]
+        found += [os.path.relpath(os.path.join(dirpath, name), root) for name in filenames + links]
+    return sorted(set(found))
 
 
 def follow_up(plan: Plan, repo_arg: str, path_arg: str | None) -> list[str]:

@@ -96,7 +96,9 @@ def _locate(repo: manifests.Repository, request: GitopsRequest) -> manifests.Loc
     kind, name = strimzi.parse_target(request.target)
     if kind == strimzi.KIND_CONNECTOR and request.connector:
         raise InputError("--connector only applies to kafkamirrormaker2 targets")
-    return manifests.locate(repo, kind, name, request.namespace)
+    location = manifests.locate(repo, kind, name, request.namespace)
+    manifests.check_links(repo, location)
+    return location
 
 
 def _target(effective: dict[str, Any], request: GitopsRequest) -> strimzi.ConnectorTarget:

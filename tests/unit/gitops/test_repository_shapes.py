@@ -65,3 +65,88 @@ def test_a_file_mixing_line_endings_is_refused_and_nothing_is_written(tmp_path):
     result = cli("gitops", "alter", "crlf-sink", "--set", "orders:0=42", "--repo", str(repo))
     assert result.exit_code != 0 and "mixes" in result.stderr
     assert snapshot(repo) == before
+
+
+# --- 7: symlinked manifests ---------------------------------------------------------------------------------------
+
+def test_a_manifest_linked_to_a_file_outside_the_repository_is_refused(tmp_path):
+    fixture = copy_fixture("symlinks", tmp_path)
+    repo, outside = fixture / "repo", fixture / "outside" / "connector.yaml"
+    before, outside_before = snapshot(fixture), outside.read_bytes()
+    result = cli("gitops", "alter", "outside-sink", "--set", "orders:0=1", "--repo", str(repo))
+    assert result.exit_code != 0 and "outside the repository" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2  # one line why (and a hint)
+    assert outside.read_bytes() == outside_before and snapshot(fixture) == before
+
+
+def test_a_manifest_linked_into_a_shared_file_is_refused_without_an_overlay(tmp_path):
+    fixture = copy_fixture("symlinks", tmp_path)
+    repo = fixture / "repo"
+    before = snapshot(fixture)
+    result = cli("gitops", "alter", "shared-sink", "--set", "orders:0=1", "--repo", str(repo), "--path", "apps/prod")
+    assert result.exit_code != 0
+    assert "symlink to shared/connector.yaml" in result.stderr and "every place" in result.stderr
+    assert snapshot(fixture) == before
+
+
+def test_a_symlinked_manifest_in_a_kustomization_is_edited_through_a_patch_in_the_overlay(tmp_path):
+    """The link stays inside the kustomization root (kustomize's own rule), yet the file it points to is shared
+    by two overlays: the edit must go into a patch of the overlay being changed, never into the shared file."""
+    repo = tmp_path / "repo"
+    for env in ("prod", "dev"):
+        overlay = repo / "overlays" / env
+        (overlay / "shared").mkdir(parents=True)
+        (overlay / "kustomization.yaml").write_text(f"namespace: {env}\nresources:\n- connector.yaml\n")
+    shared = repo / "overlays" / "prod" / "shared" / "connector.yaml"
+    shutil.copy(FIXTURES / "symlinks" / "repo" / "shared" / "connector.yaml", shared)
+    os.symlink("shared/connector.yaml", repo / "overlays" / "prod" / "connector.yaml")
+    os.symlink("../../prod/shared/connector.yaml", repo / "overlays" / "dev" / "shared" / "connector.yaml")
+    os.symlink("shared/connector.yaml", repo / "overlays" / "dev" / "connector.yaml")
+    shared_before = shared.read_bytes()
+    result = cli("gitops", "alter", "shared-sink", "-n", "prod", "--set", "orders:0=1", "--repo", str(repo),
+                 "--path", "overlays/prod")
+    assert result.exit_code == 0, result.stderr
+    assert shared.read_bytes() == shared_before
+    assert (repo / "overlays" / "prod" / "shared-sink.offsets-patch.yaml").exists()
+    built = subprocess.run(["kubectl", "kustomize", str(repo / "overlays" / "prod")], capture_output=True,
+                           text=True, check=True).stdout
+    connector = next(d for d in yaml.safe_load_all(built) if d["kind"] == "KafkaConnector")
+    assert connector["spec"]["state"] == "stopped"
+
+
+# --- 8: validation copies only what the build needs ---------------------------------------------------------------
+
+def test_validation_survives_a_link_loop_and_never_follows_links_out(tmp_path):
+    repo = copy_fixture("kustomize", tmp_path)
+    elsewhere = tmp_path / "elsewhere"  # stands for a large directory outside the repository (it filled 11 GB)
+    elsewhere.mkdir()
+    for i in range(20):
+        (elsewhere / f"blob-{i}.bin").write_bytes(b"\0" * 1024)
+    os.symlink(".", repo / "loop")
+    os.symlink(elsewhere, repo / "overlays" / "prod" / "usr")
+    os.symlink(elsewhere / "blob-0.bin", repo / "hostname")
+    result = cli("gitops", "alter", "orders-sink", "-n", "prod", "--set", "orders:0=42", "--repo", str(repo),
+                 "-o", "diff")
+    assert result.exit_code == 0, result.stderr
+    assert "+++ b/overlays/prod/" in result.stdout
+
+    out = tmp_path / "out"
+    result = cli("gitops", "alter", "orders-sink", "-n", "prod", "--set", "orders:0=42", "--repo", str(repo),
+                 "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert os.readlink(out / "loop") == "." and not (out / "overlays" / "prod" / "usr").exists()
+    assert not (out / "hostname").exists()
+    assert sum(1 for _ in out.rglob("*")) < 50
+
+
+def test_validation_in_a_git_checkout_copies_the_files_git_knows(tmp_path):
+    repo = copy_fixture("kustomize", tmp_path)
+    subprocess.run(["git", "init", "--quiet"], cwd=repo, check=True)
+    (repo / ".gitignore").write_text("build/\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "huge.bin").write_bytes(b"\0" * 1024)
+    out = tmp_path / "out"
+    result = cli("gitops", "alter", "orders-sink", "-n", "prod", "--set", "orders:0=42", "--repo", str(repo),
+                 "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert not (out / "build").exists() and (out / "overlays" / "prod" / "kustomization.yaml").exists()
