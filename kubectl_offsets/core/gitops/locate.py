@@ -16,6 +16,7 @@ say so plainly (``NotEditableError``). Only the standard library and ``adapters.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +130,7 @@ class Repository:
     files: dict[Path, yamlfiles.YamlFile] = field(default_factory=dict)
     kustomizations: dict[Path, Kustomization] = field(default_factory=dict)  # by directory
     templated: dict[Path, str] = field(default_factory=dict)  # file -> why it is not editable
+    json_declared: dict[Path, list[tuple[str, str]]] = field(default_factory=dict)  # .json file -> (kind, name)
     broken: dict[Path, yamlfiles.YamlParseError] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str:
@@ -156,7 +158,7 @@ def _yaml_files(scope: Path) -> Iterable[Path]:
     for dirpath, dirnames, filenames in os.walk(scope):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if name.endswith(YAML_SUFFIXES) or name == "Kustomization":
+            if name.endswith(YAML_SUFFIXES + (".json",)) or name == "Kustomization":
                 yield Path(dirpath) / name
 
 
@@ -170,6 +172,9 @@ def _load(repo: Repository, path: Path) -> None:
                                                      advice="fix or remove it, or narrow the search with --path")
         return
     text, _ = yamlfiles.decode(data)
+    if path.suffix == ".json":
+        _note_json(repo, path, text)
+        return
     if chart is not None:
         repo.templated[path] = f"part of the Helm chart in {repo.rel(chart)}"
         return
@@ -185,6 +190,22 @@ def _load(repo: Repository, path: Path) -> None:
         repo.kustomizations[path.parent] = Kustomization(path.parent, loaded, repo.rel(path))
     else:
         repo.files[path] = loaded
+
+
+def _note_json(repo: Repository, path: Path, text: str) -> None:
+    """JSON manifests are found but never edited (our edits are YAML round-trips that keep comments and layout;
+    a JSON file has neither, and re-emitting it would rewrite every line). We remember what they declare so that a
+    target found only there is named with its file instead of reported missing."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else [data]
+    declared = [(d["kind"], d["metadata"]["name"]) for d in items or []
+                if isinstance(d, dict) and isinstance(d.get("metadata"), dict) and "name" in d["metadata"]
+                and str(d.get("apiVersion", "")).startswith(strimzi.GROUP + "/")]
+    if declared:
+        repo.json_declared[path] = declared
 
 
 def _helm_chart_of(path: Path, scope: Path) -> Path | None:
@@ -362,6 +383,12 @@ def _ambiguous(kind: str, name: str, matches: list[Location]) -> AmbiguousTarget
 
 def _not_found(repo: Repository, kind: str, name: str, namespace: str | None, candidates: list[Location]
                ) -> Exception:
+    in_json = [p for p, declared in repo.json_declared.items() if (kind, name) in declared]
+    if in_json:
+        return NotEditableError(f"{kind.lower()}/{name} is declared in {repo.rel(in_json[0])}, a .json manifest: "
+                                ".json files are not edited (nothing was written)",
+                                advice="convert that file to YAML (kustomize reads both), or change offsets "
+                                       "online (kubectl offsets alter/reset)")
     mentions = [p for p in list(repo.templated) + list(repo.broken) if name in p.read_text(errors="replace")]
     broken = [p for p in mentions if p in repo.broken]
     if broken:

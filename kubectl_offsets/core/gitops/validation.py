@@ -95,13 +95,14 @@ def check_effect(plan: Plan, documents: list[dict[str, Any]]) -> None:
     inline strategic-merge patch, a component) could otherwise silently override the edit."""
     from ...errors import PreconditionError
 
-    if plan.phase != 1:
-        return
     target = plan.target
     built = [d for d in documents if d.get("kind") == target.kind
              and (d.get("metadata") or {}).get("name") == target.resource_name]
     if len(built) != 1:
         return  # a plain directory of several apps: the per-file checks already covered it
+    _check_no_built_trigger(plan, built[0])
+    if plan.phase != 1:
+        return
     stanza = target.stanza(built[0])
     named = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
     if stanza.get(strimzi.FIELD_STATE) != strimzi.STATE_STOPPED or (plan.configmap and named != plan.configmap):
@@ -123,3 +124,19 @@ def server_dry_run(plan: Plan, root: Path, namespace: str | None, kubeconfig: st
     for doc in documents:
         kube.server_dry_run(doc, (doc.get("metadata") or {}).get("namespace") or namespace or kube.namespace)
     return len(documents)
+
+
+def _check_no_built_trigger(plan: Plan, resource: dict[str, Any]) -> None:
+    """Strimzi's one-shot annotations must not be in what the controller applies, wherever they come from: a
+    kustomization's commonAnnotations or a patch adds them after the source file, and a self-healing sync would
+    re-apply them every time the operator removes them, firing the operation over and over."""
+    from ...errors import PreconditionError
+
+    annotations = (resource.get("metadata") or {}).get("annotations") or {}
+    found = [k for k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)
+             if k in annotations]
+    if found:
+        raise PreconditionError(f"{plan.target.display} as built by kustomize carries {', '.join(found)} (from "
+                                "commonAnnotations or a patch): a sync would re-apply it after every operator run, "
+                                "so nothing was written",
+                                advice="remove that annotation from the kustomization chain first")
