@@ -401,6 +401,73 @@ def set_key(mapping: Any, key: str, value: Any, before: Iterable[str] = ()) -> N
         mapping[key] = value
 
 
+def _references(root: Any, node: Any) -> int:
+    """How many times ``node`` is reached from ``root``: more than once means YAML aliases share it."""
+    count, seen, stack = 0, set(), [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            count += 1
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return count
+
+
+def is_shared(root: Any, node: Any) -> bool:
+    return _references(root, node) > 1
+
+
+def unshare(parent: Any, key: Any, root: Any) -> str | None:
+    """When ``parent[key]`` is shared through an anchor and its aliases, give this one place its own copy (without
+    the anchor), so that editing it leaves the others' values alone. Returns the anchor's name, or None when the
+    node was not shared. The anchor stays on the original, which keeps being written as before."""
+    import copy
+
+    node = parent[key]
+    if not is_shared(root, node):
+        return None
+    name = getattr(getattr(node, "anchor", None), "value", None)
+    if name is None:
+        return None  # shared without an anchor cannot come from a YAML file
+    own = copy.deepcopy(node)
+    own.yaml_set_anchor(None)
+    node.yaml_set_anchor(name, always_dump=True)
+    parent[key] = own
+    return name
+
+
+def reshare(parent: Any, key: Any, root: Any, anchor: str) -> bool:
+    """Undo ``unshare``: point ``parent[key]`` at the node carrying ``anchor`` again, if it holds the same values."""
+    stack, seen = [root], set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current is not parent[key] and getattr(getattr(current, "anchor", None), "value", None) == anchor:
+            if to_plain(current) != to_plain(parent[key]):
+                return False
+            current.yaml_set_anchor(anchor, always_dump=False)
+            parent[key] = current
+            return True
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
+def is_flow_style(node: Any) -> bool:
+    """Whether a loaded mapping or sequence was written in flow style (``{...}`` / ``[...]``)."""
+    fa = getattr(node, "fa", None)
+    return bool(fa is not None and fa.flow_style())
+
+
 def delete_key(mapping: Any, key: str) -> None:
     """Remove ``mapping[key]``; full-line comments ruamel attached to it (they describe the next key) move to
     the key in front of it."""

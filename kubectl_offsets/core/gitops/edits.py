@@ -30,6 +30,12 @@ class Editor:
     # -- phase 1 --
     def phase1(self, record: dict[str, Any], configmap: str | None) -> None:
         doc, stanza = self._edit_place()
+        if yamlfiles.is_flow_style(doc.data):
+            raise PreconditionError(f"{doc.where} is written in flow style (JSON-like braces): an edit would "
+                                    "re-emit it in another style; refusing, nothing was written",
+                                    advice="write the resource in block style YAML, or change offsets online "
+                                           "(kubectl offsets alter/reset)")
+        stanza = self._own_stanza(doc, stanza, record)
         state_before = stanza.get(strimzi.FIELD_STATE)
         record["previousState"] = None if state_before is None else str(state_before)
         if configmap:
@@ -42,6 +48,37 @@ class Editor:
                               {strimzi.FIELD_FROM_CONFIGMAP: {"name": configmap}}, before=("config",))
         self._set_record(doc, record)
         self._touch(doc)
+
+    def _own_stanza(self, doc: manifests.DocRef, stanza: Any, record: dict[str, Any]) -> Any:
+        """A stanza shared with another connector through a YAML alias (two mirrors' ``sourceConnector: *same``)
+        gets its own copy before the edit: stopping one connector must not stop the other. The record keeps the
+        anchor's name so that phase 2 makes it an alias again. A whole mirror that is an alias is refused: its
+        source alias is the other mirror's too, so it cannot be told apart."""
+        slot = self._slot(doc.data)
+        if slot is None:
+            return stanza
+        parent, key = slot
+        if parent is not doc.data and yamlfiles.is_shared(doc.data, parent):
+            raise PreconditionError(f"in {doc.where} the connector's mirror is a YAML alias of another mirror; "
+                                    "refusing to edit it (nothing was written)",
+                                    advice="write the mirrors out separately, or change offsets online")
+        anchor = yamlfiles.unshare(parent, key, doc.data)
+        if anchor is None:
+            return stanza
+        record["aliasOf"] = anchor
+        self.warnings.append(f"{doc.rel}: the {key} stanza was an alias of &{anchor}; it gets its own copy so the "
+                             "other connector keeps its values (phase 2 makes it an alias again)")
+        return parent[key]
+
+    def _slot(self, data: Any) -> tuple[Any, Any] | None:
+        """(container, key) of the connector's stanza in ``data``."""
+        if self.target.kind == strimzi.KIND_CONNECTOR:
+            return (data, "spec") if isinstance(data.get("spec"), dict) else None
+        _, _, index, field_name = self.target.stanza_path
+        mirrors = (data.get("spec") or {}).get("mirrors") or []
+        if index >= len(mirrors) or not isinstance(mirrors[index].get(field_name), dict):
+            return None
+        return mirrors[index], field_name
 
     def _edit_place(self):
         """The document and stanza to edit: the definition, or (in an overlay) a strategic-merge patch of the
@@ -204,6 +241,11 @@ class Editor:
                 yamlfiles.delete_key(stanza, strimzi.FIELD_ALTER_OFFSETS)
             else:
                 yamlfiles.set_key(stanza, strimzi.FIELD_ALTER_OFFSETS, record["previousAlterOffsets"])
+        if record.get("aliasOf"):
+            slot = self._slot(doc.data)
+            if slot is None or not yamlfiles.reshare(*slot, doc.data, record["aliasOf"]):
+                self.warnings.append(f"{doc.rel}: the stanza no longer matches &{record['aliasOf']}, so it stays a "
+                                     "copy instead of an alias")
         meta = doc.data["metadata"]
         yamlfiles.delete_key(meta["annotations"], ANNOTATION_GITOPS)
         if record.get("annotationsCreated") and not meta["annotations"]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,35 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
     if record is not None:
         return _already(plan, record, request, root)
     _edit_phase1(plan, repo, location, request)
+    _check_phase2_restores(root, scope, request, plan)
     return plan
+
+
+def _check_phase2_restores(root: Path, scope: Path | None, request: GitopsRequest, plan: Plan) -> None:
+    """Phase 2 must give back the original bytes of every file phase 1 touches. Some layouts cannot be edited and
+    restored exactly (a document written as JSON, a comment whose spacing the YAML library re-aligns): we find out
+    by running phase 2 on a scratch copy of the phase-1 result, and refuse phase 1 rather than leave a repository
+    that the operation changes for good."""
+    import tempfile
+
+    from .output import copy_repository, write
+
+    with tempfile.TemporaryDirectory(prefix="kubectl-offsets-undo-") as scratch:
+        copy = Path(scratch) / "repo"
+        copy_repository(root, copy)
+        write(plan, copy)
+        inner = copy / os.path.relpath(scope, root) if scope is not None else None
+        undo = plan_phase2(copy, inner, GitopsRequest(request.operation, request.target, request.namespace,
+                                                      request.connector, request.source_cluster))
+        write(undo, copy)
+        for change in plan.files:
+            path = copy / change.rel
+            if (path.read_bytes() if path.exists() else None) != change.before:
+                raise PreconditionError(f"{change.rel}: phase 2 could not give back this file's original bytes "
+                                        "after the edit (its layout does not survive a YAML round-trip); refusing, "
+                                        "nothing was written",
+                                        advice="write the resource in block style YAML, or change offsets online "
+                                               "(kubectl offsets alter/reset)")
 
 
 def _effective(location: manifests.Location, request: GitopsRequest) -> dict[str, Any]:

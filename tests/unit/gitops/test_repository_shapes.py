@@ -150,3 +150,76 @@ def test_validation_in_a_git_checkout_copies_the_files_git_knows(tmp_path):
                  "--out", str(out))
     assert result.exit_code == 0, result.stderr
     assert not (out / "build").exists() and (out / "overlays" / "prod" / "kustomization.yaml").exists()
+
+
+# --- 10: anchors and aliases --------------------------------------------------------------------------------------
+
+def _built_mirrors(repo) -> dict[str, str]:
+    """Each mirror of the built KafkaMirrorMaker2, as its own YAML text (what the operator sees per connector)."""
+    built = subprocess.run(["kubectl", "kustomize", str(repo)], capture_output=True, text=True, check=True).stdout
+    mirror = next(d for d in yaml.safe_load_all(built) if d["kind"] == "KafkaMirrorMaker2")
+    return {m["source"]["alias"]: yaml.safe_dump(m, sort_keys=True) for m in mirror["spec"]["mirrors"]}
+
+
+@pytest.mark.parametrize("edited, untouched", [("central", "east"), ("east", "central")])
+def test_an_aliased_stanza_is_edited_for_one_mirror_only(tmp_path, edited, untouched):
+    repo = copy_fixture("anchors", tmp_path)
+    before = _built_mirrors(repo)
+    original, phase1, phase2 = None, None, None
+    result = cli("gitops", "alter", "kmm2/mirror", "--connector", "source", "--source-cluster", edited,
+                 "--set", "orders:0=5", "--repo", str(repo))
+    if result.exit_code != 0:  # refusing is allowed, but then nothing may have changed
+        assert "alias" in result.stderr and snapshot(repo) == snapshot(copy_fixture("anchors", tmp_path / "again"))
+        return
+    after = _built_mirrors(repo)
+    assert after[untouched] == before[untouched]  # byte-identical: nobody asked to stop it
+    assert "state: stopped" in after[edited] and "alterOffsets" in after[edited]
+    result = cli("gitops", "next", "kmm2/mirror", "--connector", "source", "--source-cluster", edited,
+                 "--repo", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert _built_mirrors(repo) == before
+
+
+# --- 11: flow style and JSON inside YAML files --------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["flow-sink", "comment-sink"])
+def test_flow_style_documents_are_restored_exactly_or_refused(tmp_path, name):
+    repo = copy_fixture("flow-json", tmp_path)
+    original = snapshot(repo)
+    result = cli("gitops", "alter", name, "--set", "orders:0=5", "--repo", str(repo))
+    if result.exit_code != 0:
+        assert snapshot(repo) == original and "nothing was written" in result.stderr
+        assert len(result.stderr.strip().splitlines()) <= 2
+        return
+    edited = next(rel for rel in original if snapshot(repo)[rel] != original[rel])
+    text = snapshot(repo)[edited].decode()
+    if name == "flow-sink":
+        assert text.lstrip().startswith("{") and '"state": "stopped"' in text  # still JSON
+    result = cli("gitops", "next", name, "--repo", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert snapshot(repo) == original
+
+
+# --- 12: one-shot annotations injected by kustomize ---------------------------------------------------------------
+
+@pytest.mark.parametrize("overlay, namespace", [("common", "common"), ("patched", "patched")])
+def test_a_one_shot_annotation_in_the_built_output_is_refused(tmp_path, overlay, namespace):
+    repo = copy_fixture("injected-annotation", tmp_path)
+    original = snapshot(repo)
+    result = cli("gitops", "alter", "orders-sink", "-n", namespace, "--set", "orders:0=5", "--repo", str(repo),
+                 "--path", f"overlays/{overlay}")
+    assert result.exit_code != 0
+    assert "strimzi.io/connector-offsets" in result.stderr and "built" in result.stderr
+    assert snapshot(repo) == original
+
+
+# --- 13: JSON manifests -------------------------------------------------------------------------------------------
+
+def test_a_connector_in_a_json_manifest_is_named_and_not_edited(tmp_path):
+    repo = copy_fixture("json-manifest", tmp_path)
+    original = snapshot(repo)
+    result = cli("gitops", "alter", "json-sink", "--set", "orders:0=5", "--repo", str(repo))
+    assert result.exit_code != 0
+    assert "connector.json" in result.stderr and ".json" in result.stderr and "not edited" in result.stderr
+    assert "no KafkaConnector" not in result.stderr
+    assert snapshot(repo) == original
