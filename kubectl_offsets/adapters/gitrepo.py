@@ -51,7 +51,7 @@ def _quoted(value: str) -> str:
 
 
 @contextlib.contextmanager
-def _terminations_raise() -> Iterator[None]:
+def terminations_raise() -> Iterator[None]:
     """SIGTERM and SIGHUP end the process through Python's exit path, so every ``finally`` (the worktree removal)
     runs; by default they kill the interpreter where it stands. Only the main thread may install handlers."""
     if threading.current_thread() is not threading.main_thread():
@@ -151,7 +151,7 @@ class GitRepo:
     @contextlib.contextmanager
     def worktree(self, base: str) -> Iterator[Path]:
         """A detached temporary worktree at ``base``; removed afterwards whatever happens."""
-        with _terminations_raise():
+        with terminations_raise():
             parent = Path(tempfile.mkdtemp(prefix="kubectl-offsets-"))
             path = parent / "work"
             try:

@@ -217,9 +217,15 @@ def _run(planner, kw) -> None:
     """Plan (in place, or in a worktree for git), validate, then print or write, then commit/push/PR."""
     from pathlib import Path
 
+    from ..adapters.gitrepo import terminations_raise
+
+    with terminations_raise():  # SIGTERM/SIGHUP run the cleanup of scratch copies and worktrees too
+        _run_in(planner, kw, Path(kw["repo"]).resolve())
+
+
+def _run_in(planner, kw, root) -> None:
     from ..adapters.gitrepo import GitRepo
 
-    root = Path(kw["repo"]).resolve()
     scope_rel = kw["path"]
     git = GitRepo.find(root)
     wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]

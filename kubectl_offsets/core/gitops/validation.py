@@ -13,6 +13,7 @@ from typing import Any
 from ... import schemas, strimzi
 from ...adapters import kustomize, yamlfiles
 from . import locate as manifests
+from ...errors import InputError
 from .output import write
 from .plan import PATCH_SUFFIX, FileChange, Plan
 
@@ -51,7 +52,11 @@ def built_documents(plan: Plan, root: Path) -> list[dict[str, Any]]:
         copy = Path(scratch) / "repo"
         write(plan, root, copy)
         if plan.build_dir is not None:
-            text = kustomize.build(copy / plan.build_dir)
+            try:
+                text = kustomize.build(copy / plan.build_dir)
+            except InputError as error:  # name the user's paths, not the scratch copy's
+                raise InputError(error.message.replace(str(copy) + "/", "").replace(str(copy), "."),
+                                 advice=error.advice) from None
             return _plain_documents(text, copy / plan.build_dir)
         docs: list[dict[str, Any]] = []
         for change in plan.files:

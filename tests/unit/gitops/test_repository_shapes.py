@@ -223,3 +223,13 @@ def test_a_connector_in_a_json_manifest_is_named_and_not_edited(tmp_path):
     assert "connector.json" in result.stderr and ".json" in result.stderr and "not edited" in result.stderr
     assert "no KafkaConnector" not in result.stderr
     assert snapshot(repo) == original
+
+
+def test_a_failing_build_names_the_users_paths_not_the_scratch_copy(tmp_path):
+    repo = copy_fixture("kustomize", tmp_path)
+    kustomization = repo / "overlays" / "prod" / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("resources:\n", "resources:\n  - missing.yaml\n", 1))
+    result = cli("gitops", "alter", "orders-sink", "-n", "prod", "--set", "orders:0=42", "--repo", str(repo),
+                 "-o", "diff")
+    assert result.exit_code != 0 and "kubectl kustomize" in result.stderr
+    assert "kubectl-offsets-check-" not in result.stderr and "missing.yaml" in result.stderr
