@@ -194,6 +194,16 @@ class Kube:
             GROUP, self.served_version(kind), namespace, PLURALS[kind], body, field_manager=FIELD_MANAGER,
             dry_run="All" if dry_run else None, _request_timeout=self.request_timeout)
 
+    @_guard(_cr)
+    def delete(self, kind: str, name: str, namespace: str, *, resource_version: str | None = None) -> None:
+        """Delete a custom resource; with ``resource_version`` only the object as we last read it (a precondition:
+        a 409 when it changed since)."""
+        body = {"apiVersion": "v1", "kind": "DeleteOptions"}
+        if resource_version:
+            body["preconditions"] = {"resourceVersion": resource_version}
+        self.custom.delete_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind], name,
+                                                    body=body, _request_timeout=self.request_timeout)
+
     def get_connect(self, name: str, namespace: str) -> Resource:
         return self.get(KIND_CONNECT, name, namespace)
 
@@ -279,6 +289,13 @@ class Kube:
         result = self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps",
                             query={"labelSelector": selector})
         return result.get("items") or []
+
+    @_guard(lambda selector, namespace=None: f"pods with {selector}" + (f" in namespace {namespace}" if namespace
+                                                                        else " in any namespace"))
+    def list_pods(self, selector: str, namespace: str | None = None) -> list[Resource]:
+        """Pods by label, in one namespace or (``namespace`` None) in all the caller may list."""
+        path = f"/api/v1/namespaces/{quote(namespace)}/pods" if namespace else "/api/v1/pods"
+        return self._json("GET", path, query={"labelSelector": selector}).get("items") or []
 
     @_guard(lambda namespace, **k: f"namespace {namespace}")
     def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
