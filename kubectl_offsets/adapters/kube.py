@@ -105,6 +105,7 @@ class Kube:
         except Exception as error:  # noqa: BLE001 - every kubeconfig mistake must become a message
             raise kubeconfig_error(error, cluster.kubeconfig) from None
         self.server = configuration.host
+        self.context = active.get("name")  # recorded by `export`; the name only, never credentials
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         self.request_timeout = request_timeout
@@ -177,6 +178,20 @@ class Kube:
     def list(self, kind: str, namespace: str, *, timeout: float | None = None) -> list[Resource]:
         result = self.custom.list_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
                                                            _request_timeout=timeout or self.request_timeout)
+        return result.get("items", [])
+
+    @_guard(lambda kind, namespace, **k: f"{kind} in " + (f"namespace {namespace}" if namespace else "all namespaces"))
+    def list_selected(self, kind: str, namespace: str | None, selector: str | None = None) -> list[Resource]:
+        """Resources of ``kind`` matching a label ``selector`` (kubectl's -l), in one namespace or, with
+        ``namespace`` None, in all of them (kubectl's -A)."""
+        version, plural = self.served_version(kind), PLURALS[kind]
+        query = {"label_selector": selector} if selector else {}
+        if namespace is None:
+            result = self.custom.list_cluster_custom_object(GROUP, version, plural, _request_timeout=self.request_timeout,
+                                                            **query)
+        else:
+            result = self.custom.list_namespaced_custom_object(GROUP, version, namespace, plural,
+                                                               _request_timeout=self.request_timeout, **query)
         return result.get("items", [])
 
     @_guard(_cr)
@@ -308,9 +323,16 @@ class Kube:
         """Server-side apply of any manifest with ``dryRun=All``: the API server runs defaulting, schema validation
         and admission exactly as for a real apply, and stores nothing (``gitops --server-dry-run``)."""
         from kubernetes import dynamic  # discovery client; only GitOps validation needs arbitrary kinds
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError
 
         dyn = dynamic.DynamicClient(self.api)
-        resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        try:
+            resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        except ResourceNotFoundError:
+            # E.g. a v1beta2 Strimzi manifest against Strimzi 1.x, which serves only v1: a finding, not a crash.
+            raise NotFoundError(f"this cluster does not serve {body['kind']} in {body['apiVersion']}",
+                                advice="the manifest's apiVersion must be one the cluster serves (Strimzi 1.0 and "
+                                "later serve only kafka.strimzi.io/v1; 0.48 and earlier only v1beta2)") from None
         result = dyn.server_side_apply(resource, body=dict(body), name=body["metadata"]["name"],
                                        namespace=namespace if resource.namespaced else None,
                                        field_manager=FIELD_MANAGER, force_conflicts=True, dry_run="All",

@@ -2,9 +2,10 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_result,
-                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options)
 from .exits import guarded
+from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
 
@@ -15,8 +16,10 @@ def _pairs(ctx, param, values):
 
 
 @click.command("alter")
-@target_argument
+@optional_target_argument
 @with_connector_options
+@selection_options
+@parallel_options
 @click.option("-f", "--filename", "file", metavar="FILE|-",
               help='Offsets as {"offsets": [...]} JSON or YAML (what list -o json prints), or topic,partition,offset '
                    'CSV as kafka-consumer-groups --export writes it (offset = next record to read).')
@@ -48,9 +51,10 @@ def _pairs(ctx, param, values):
 @mutation_options
 @output_option()
 @quiet_option
-def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options, no_resume, force,
-                  namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+def alter_command(target, connector, source_cluster, selector, all_, all_namespaces, parallel, skip_invalid, file, sets,
+                  skip_records, to_offset, shift_by, topics, to_datetime, by_duration, to_earliest, to_latest,
+                  bootstrap_server, kafka_options, no_resume, force, namespace, context, kubeconfig, timeout, yes,
+                  dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
@@ -65,6 +69,7 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
       kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
       kubectl offsets alter my-sink -f offsets.json --dry-run
       kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
+      kubectl offsets alter -l team=payments --shift-by -100 --topic orders   # many connectors at once
       kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z       # every partition it has offsets for
       kubectl offsets alter my-sink --by-duration PT2H --topic orders:0,1 --bootstrap-server localhost:9092
       kubectl offsets alter my-sink --to-latest --topic orders                # skip the backlog
@@ -89,17 +94,33 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
         from ..core import operations
         from ..core.inputs import AlterRequest
         from ..core.timetravel import TimeTravel
+        from ..errors import InputError
+        from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "alter")
         travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
                             kafka_options=kafka_options)
         if travel.requested or bootstrap_server or kafka_options:
+            if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+                raise InputError("time travel (--to-datetime, --by-duration, --to-earliest, --to-latest) works on one "
+                                 "connector at a time", advice="run it per connector, or use --shift-by/--to-offset "
+                                 "with -l")
             return _time_travel(travel, file or sets or skip_records or shift_by is not None
                                 or to_offset is not None)
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
+        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+            from ..core.fleet import check_request
+            from .fleet import run_fleet_command
+
+            check_request(request)
+            run_fleet_command("alter", lambda fleet, cluster, members, options, progress: fleet.plan_alter(
+                cluster, members, request, options, parallel=parallel, progress=progress),
+                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
+                all_namespaces, parallel, skip_invalid)
+            return
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force)
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,

@@ -18,6 +18,8 @@ COMMANDS = {
     "alter": "cmd_alter:alter_command",
     "reset": "cmd_reset:reset_command",
     "undo": "cmd_undo:undo_command",
+    "export": "cmd_export:export_command",
+    "import": "cmd_import:import_command",
     "recover": "cmd_recover:recover_command",
     "create": "cmd_create:create_command",
     "delete": "cmd_delete:delete_command",
