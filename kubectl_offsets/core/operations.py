@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import strimzi
-from ..connect import ConnectorKind
+from ..connect import ConnectorKind, in_listing_order
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
@@ -78,7 +78,7 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
         progress.warn(f"{journal.describe()} has not finished; finish or roll it back with: "
                       f"{journal.recover_command(live.target.namespace)}")
     client = OperatorClient(kube, live.target, options.wait, progress)
-    return ListResult(live.target, live.kind, client.list_offsets())
+    return ListResult(live.target, live.kind, in_listing_order(live.kind, client.list_offsets()))
 
 
 # --- alter / reset / undo ----------------------------------------------------------------------------------------
