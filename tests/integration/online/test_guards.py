@@ -1,0 +1,136 @@
+"""Issue 10's guards: what the online commands refuse before the first change, and what they leave behind.
+
+- trigger fires only what a GitOps phase 1 record asks for, and then backs up and journals like alter (defect 2);
+- undo --backup accepts only a backup of the same connector (defect 5).
+
+Every test makes its own connectors (unique names) in the module's namespace (the ``lab`` fixture).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kubectl_offsets.core import gitops_trigger
+from kubectl_offsets.core.steps import SimulatedCrash
+from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.model import Options, WaitSettings
+
+from .conftest import FILE_SINK, JOURNAL, annotations, assert_unchanged, eventually, snapshot, spec_state
+
+GITOPS = "kubectl-offsets.io/gitops"
+TRIGGERED = "kubectl-offsets.io/triggered"
+
+
+def sink_offsets(cli, conn) -> dict[int, int]:
+    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+    assert result.exit_code == 0, str(result)
+    return {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"]
+            for e in json.loads(result.stdout)["offsets"]}
+
+
+def consumed(cli, conn, wanted: dict[int, int]) -> None:
+    """Wait until the sink has committed ``wanted`` (Connect commits sink offsets periodically)."""
+    eventually(f"offsets {wanted} committed", lambda: sink_offsets(cli, conn) == wanted, interval=1.0)
+
+
+def sink_document(topic: str, offsets: dict[int, int]) -> str:
+    return json.dumps({"offsets": [{"partition": {"kafka_topic": topic, "kafka_partition": p},
+                                    "offset": {"kafka_offset": o}} for p, o in offsets.items()]})
+
+
+def stop(lab, conn, **spec) -> None:
+    lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "stopped", **spec}})
+    lab.wait_state(conn, "STOPPED")
+
+
+def backups_of(lab, conn) -> list[dict]:
+    return [cm for name, cm in lab.cluster.configmaps(conn.ns).items()
+            if (cm["metadata"].get("labels") or {}).get("kubectl-offsets.io/role") == "backup"
+            and (cm["metadata"].get("annotations") or {}).get("kubectl-offsets.io/connector") == conn.name]
+
+
+# ---- defect 2: trigger needs the record GitOps phase 1 committed --------------------------------------------------
+
+def test_trigger_without_a_gitops_record_refuses_and_changes_nothing(lab, cli):
+    conn = lab.sink("trg-norecord", records=4)
+    consumed(cli, conn, {0: 4})
+    stop(lab, conn)
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("trigger", conn.name, "-n", conn.ns, "--timeout", "60s")
+
+    assert result.exit_code != 0, str(result)
+    assert "no kubectl-offsets.io/gitops record" in result.stderr, str(result)
+    assert "kubectl offsets alter" in result.stderr  # how to proceed
+    assert_unchanged(lab.cluster, conn, before)
+    assert sink_offsets(cli, conn) == {0: 4}  # today: reset to nothing
+
+
+def test_trigger_refuses_a_stale_alter_offsets_stanza_without_record(lab, cli):
+    conn = lab.sink("trg-stale", records=4)
+    consumed(cli, conn, {0: 4})
+    old = f"{conn.name}-old-offsets"
+    lab.cluster.put_configmap(conn.ns, old, {"offsets.json": sink_document(conn.topic, {0: 1})})
+    stop(lab, conn, alterOffsets={"fromConfigMap": {"name": old}})
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("trigger", conn.name, "-n", conn.ns, "--timeout", "60s")
+
+    assert result.exit_code != 0, str(result)
+    assert old in result.stderr, str(result)  # names the stanza it will not re-apply
+    assert_unchanged(lab.cluster, conn, before)
+    assert sink_offsets(cli, conn) == {0: 4}
+
+
+def _phase1_on_cluster(lab, conn, wanted: dict[int, int], operation_id: str) -> dict:
+    """What a synced GitOps phase 1 alter leaves on the cluster: the ConfigMap, alterOffsets, state stopped and the
+    record annotation."""
+    configmap = f"{conn.name}-offsets-{operation_id[:8]}"
+    lab.cluster.put_configmap(conn.ns, configmap, {"offsets.json": sink_document(conn.topic, wanted)})
+    record = {"id": operation_id, "phase": 1, "operation": "alter", "connector": conn.name, "configMap": configmap}
+    lab.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {GITOPS: json.dumps(record)}}})
+    stop(lab, conn, alterOffsets={"fromConfigMap": {"name": configmap}})
+    return record
+
+
+def test_trigger_with_the_record_backs_up_first_and_undo_restores(lab, cli):
+    conn = lab.sink("trg-record", records=6)
+    consumed(cli, conn, {0: 6})
+    record = _phase1_on_cluster(lab, conn, {0: 2}, "0123456789abcdef")
+
+    result = cli("trigger", conn.name, "-n", conn.ns, "--timeout", "90s")
+
+    assert result.exit_code == 0, str(result)
+    obj = lab.cr(conn)
+    assert annotations(obj)[TRIGGERED] == record["id"] and JOURNAL not in annotations(obj)
+    assert spec_state(obj) == "stopped"  # phase 2 resumes it, not the trigger
+    saved = backups_of(lab, conn)
+    assert len(saved) == 1, saved
+    assert json.loads(saved[0]["data"]["offsets.json"])["offsets"][0]["offset"] == {"kafka_offset": 6}
+    assert sink_offsets(cli, conn) == {0: 2}
+
+    # The backup makes the trigger undoable, like any alter.
+    undone = cli("undo", conn.name, "-n", conn.ns, "--yes", "--timeout", "90s")
+    assert undone.exit_code == 0, str(undone)
+    assert sink_offsets(cli, conn) == {0: 6}
+
+
+def test_an_interrupted_trigger_is_journaled_and_recover_finishes_it(lab, cli, kube):
+    conn = lab.sink("trg-crash", records=5)
+    consumed(cli, conn, {0: 5})
+    record = _phase1_on_cluster(lab, conn, {0: 1}, "fedcba9876543210")
+
+    with pytest.raises(SimulatedCrash):
+        gitops_trigger.trigger(kube, TargetSpec(conn.name), namespace=conn.ns,
+                               options=Options(wait=WaitSettings(timeout=60)), crash_after="annotate")
+    journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
+    assert journal["operation"] == "alter" and journal["offsets_configmap"] == record["configMap"]
+
+    result = cli("recover", conn.name, "-n", conn.ns, "--timeout", "90s")
+
+    assert result.exit_code == 0, str(result)
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and spec_state(obj) == "stopped"
+    assert annotations(obj)[TRIGGERED] == record["id"]
+    assert sink_offsets(cli, conn) == {0: 1}
