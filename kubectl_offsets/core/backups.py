@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import schemas, strimzi
 from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, backup_configmap_name)
-from ..errors import NotFoundError
+from ..errors import InputError, NotFoundError
 from ..model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
 
@@ -74,6 +74,29 @@ def write_local(target: strimzi.ConnectorTarget, name: str, taken_at: str, opera
 
 def load_configmap(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
     return parse_document(kube.get_configmap(name, target.namespace), BACKUP_KEY, f"configmap/{name}")
+
+
+def load_for_undo(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
+    """A backup the user named, after checking that it is one of ours and belongs to ``target``'s connector.
+
+    Two connectors that consume the same topic have backups of the same shape, so the offsets alone cannot tell
+    them apart; restoring the other connector's positions would silently skip or replay records."""
+    configmap = kube.get_configmap(name, target.namespace)
+    metadata = configmap.get("metadata") or {}
+    labels, annotations = metadata.get("labels") or {}, metadata.get("annotations") or {}
+    if labels.get(LABEL_ROLE) != "backup":
+        raise InputError(f"configmap/{name} is not a kubectl-offsets backup (no label {LABEL_ROLE}=backup)",
+                         advice=_list_hint(target))
+    owner = (labels.get(LABEL_TARGET), annotations.get(ANNOTATION_CONNECTOR))
+    if owner != (target.resource_name, target.connector_name):
+        raise InputError(f"configmap/{name} is a backup of connector '{owner[1]}' (resource {owner[0]}), not of "
+                         f"'{target.connector_name}' ({target.display})", advice=_list_hint(target))
+    return parse_document(configmap, BACKUP_KEY, f"configmap/{name}")
+
+
+def _list_hint(target: strimzi.ConnectorTarget) -> str:
+    return ("restore one of this connector's backups; list them with: kubectl get configmaps -n "
+            f"{target.namespace} -l {LABEL_ROLE}=backup,{LABEL_TARGET}={target.resource_name}")
 
 
 def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:

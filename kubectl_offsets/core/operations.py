@@ -122,7 +122,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | 
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options)
     name = backup or backups.newest(kube, live.target)
-    saved = backups.load_configmap(kube, live.target, name)
+    saved = backups.load_for_undo(kube, live.target, name)
     progress.step(f"restoring configmap/{name}")
     if options.dry_run:
         before = peek_listed(kube, live)

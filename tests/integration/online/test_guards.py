@@ -134,3 +134,28 @@ def test_an_interrupted_trigger_is_journaled_and_recover_finishes_it(lab, cli, k
     assert JOURNAL not in annotations(obj) and spec_state(obj) == "stopped"
     assert annotations(obj)[TRIGGERED] == record["id"]
     assert sink_offsets(cli, conn) == {0: 1}
+
+
+# ---- defect 5: undo --backup must be this connector's backup --------------------------------------------------------
+
+def test_undo_refuses_another_connectors_backup_of_the_same_topic(lab, cli):
+    first = lab.sink("undo-a", records=3)
+    second_name = first.name.replace("undo-a", "undo-b")
+    spec = lab._connector(second_name, FILE_SINK, {"file": str(lab.workdir / f"{second_name}.out"),
+                                                   "topics": first.topic}, None, None)
+    lab.cluster.create(spec)
+    second = type(first)(first.ns, second_name, first.topic, lab.workdir / f"{second_name}.out")
+    lab.wait_state(second, "RUNNING")
+    consumed(cli, first, {0: 3})
+    consumed(cli, second, {0: 3})
+    altered = cli("alter", first.name, "-n", first.ns, "--set", f"{first.topic}:0=1", "--yes", "-q")
+    assert altered.exit_code == 0, str(altered)
+    backup = backups_of(lab, first)[0]["metadata"]["name"]
+    before = snapshot(lab.cluster, second)
+
+    result = cli("undo", second.name, "-n", second.ns, "--backup", backup, "--yes")
+
+    assert result.exit_code != 0, str(result)
+    assert f"configmap/{backup} is a backup of connector '{first.name}'" in result.stderr, str(result)
+    assert_unchanged(lab.cluster, second, before)
+    assert sink_offsets(cli, second) == {0: 3}
