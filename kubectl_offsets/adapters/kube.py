@@ -106,6 +106,7 @@ class Kube:
             raise ClusterError(f"cannot load the kubeconfig: {error}",
                                advice="pass --kubeconfig/--context, or set KUBECONFIG") from None
         self.server = configuration.host
+        self.context = active.get("name")  # the kubeconfig context in use: local backups are kept per context
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         self.request_timeout = request_timeout

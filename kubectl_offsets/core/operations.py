@@ -21,7 +21,7 @@ from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
 from ..output.progress import Progress, SilentProgress
 from . import backups, configmaps
-from .inputs import AlterRequest, build_change, validate_change
+from .inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal
 from .operator import OperatorClient
 from .steps import AlterFlow, Outcome, expected_after
@@ -114,16 +114,24 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
     return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after)
 
 
-def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | None = None,
-         options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None
-         ) -> Outcome | Preview:
-    """Put back the offsets of a backup (the newest by default): partitions the backup has get its offsets,
-    partitions that appeared since are reset, so the connector ends exactly as the backup shows."""
+def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
+         namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
+         progress: Progress | None = None) -> Outcome | Preview:
+    """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
+    backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
+    backup shows."""
     options, progress = options or Options(), progress or SilentProgress()
+    if backup and from_file:
+        raise InputError("--backup and --from-file name two different backups", advice="give one of them")
     live = _prepare(kube, spec, namespace, options)
-    name = backup or backups.newest(kube, live.target)
-    saved = backups.load_for_undo(kube, live.target, name)
-    progress.step(f"restoring configmap/{name}")
+    if from_file:
+        backups.check_local_owner(live.target, from_file)
+        saved = read_offsets_file(from_file, live.facts())
+        progress.step(f"restoring {from_file}")
+    else:
+        name = backup or backups.newest(kube, live.target)
+        saved = backups.load_for_undo(kube, live.target, name)
+        progress.step(f"restoring configmap/{name}")
     if options.dry_run:
         before = peek_listed(kube, live)
         return _dry_run_preview("undo", live, before, restoring_change(saved, before))

@@ -1,7 +1,9 @@
 """Issue 10's guards: what the online commands refuse before the first change, and what they leave behind.
 
 - trigger fires only what a GitOps phase 1 record asks for, and then backs up and journals like alter (defect 2);
-- undo --backup accepts only a backup of the same connector (defect 5).
+- undo --backup accepts only a backup of the same connector (defect 5);
+- local backups are 0600 files in 0700 folders, one folder per context, that alter -f and undo --from-file take
+  (defect 10).
 
 Every test makes its own connectors (unique names) in the module's namespace (the ``lab`` fixture).
 """
@@ -159,3 +161,55 @@ def test_undo_refuses_another_connectors_backup_of_the_same_topic(lab, cli):
     assert f"configmap/{backup} is a backup of connector '{first.name}'" in result.stderr, str(result)
     assert_unchanged(lab.cluster, second, before)
     assert sink_offsets(cli, second) == {0: 3}
+
+
+# ---- defect 10: local backups are private, per context, and a document alter -f and undo --from-file take ---------
+
+def _current_context(kubeconfig: str) -> str:
+    from kubernetes import config
+
+    return config.list_kube_config_contexts(config_file=kubeconfig)[1]["name"]
+
+
+def test_local_backup_is_private_per_context_and_restorable(lab, cli, _local_backups):
+    conn = lab.sink("local-bak", records=5)
+    consumed(cli, conn, {0: 5})
+    altered = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=2", "--yes", "-q")
+    assert altered.exit_code == 0, str(altered)
+    assert sink_offsets(cli, conn) == {0: 2}
+
+    root = _local_backups / "kubectl-offsets" / "backups"
+    files = [p for p in root.rglob("*") if p.is_file() and conn.name in p.name]
+    assert len(files) == 1, files
+    local = files[0]
+    context = _current_context(lab.env.kubeconfig)
+    assert local.relative_to(root).parts[0] == context, local  # one folder per cluster context
+    assert local.stat().st_mode & 0o777 == 0o600
+    for folder in [root.parent, root, *local.relative_to(root).parents]:
+        path = root / folder
+        assert path.stat().st_mode & 0o777 == 0o700, path
+
+    # A document alter -f takes as it is ...
+    preview = cli("alter", conn.name, "-n", conn.ns, "-f", str(local), "--dry-run")
+    assert preview.exit_code == 0, str(preview)
+    # ... and undo --from-file restores it through the journaled flow (with a backup of its own).
+    undone = cli("undo", conn.name, "-n", conn.ns, "--from-file", str(local), "--yes", "--timeout", "90s")
+    assert undone.exit_code == 0, str(undone)
+    assert sink_offsets(cli, conn) == {0: 5}
+    assert JOURNAL not in annotations(lab.cr(conn))
+    assert len(backups_of(lab, conn)) == 2
+
+
+def test_undo_from_file_refuses_another_connectors_backup(lab, cli, _local_backups):
+    first = lab.sink("local-a", records=2)
+    other = lab.sink("local-b", records=2)
+    consumed(cli, first, {0: 2})
+    assert cli("alter", first.name, "-n", first.ns, "--set", f"{first.topic}:0=1", "--yes", "-q").exit_code == 0
+    local = next(p for p in (_local_backups / "kubectl-offsets").rglob("*") if p.is_file() and first.name in p.name)
+    before = snapshot(lab.cluster, other)
+
+    result = cli("undo", other.name, "-n", other.ns, "--from-file", str(local), "--yes")
+
+    assert result.exit_code != 0, str(result)
+    assert f"is a backup of connector '{first.name}'" in result.stderr, str(result)
+    assert_unchanged(lab.cluster, other, before)
