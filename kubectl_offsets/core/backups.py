@@ -3,7 +3,8 @@ colleague can undo) and a local file (so a deleted namespace or a lost cluster d
 --from-file`` restores it).
 
 Backup ConfigMaps are labelled ``kubectl-offsets.io/role=backup`` and ``kubectl-offsets.io/target=<resource>``
-and annotated with the connector name, so ``undo`` finds the newest one for the connector.
+(``conventions.label_value``: a long name is cut and hashed) and annotated with the connector name, so ``undo``
+finds the newest one for the connector.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import strimzi
-from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, backup_configmap_name)
+from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, backup_configmap_name,
+                           NAME_MAX, derived_name, label_value)
 from ..errors import InputError, NotFoundError
 from ..model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
@@ -72,13 +74,16 @@ _HEADER_LINE = re.compile(r"^# ([a-z-]+): (.*)$")
 
 def local_path(target: strimzi.ConnectorTarget, name: str, context: str | None) -> Path:
     parts = [context or "no-context", target.namespace, target.resource_name,
-             f"{target.connector_name.replace('->', '--')}-{name}.yaml"]
-    return state_dir().joinpath(*(_path_safe(p) for p in parts))
+             f"{target.connector_name.replace('->', '--')}-{name}"]
+    folders = [_path_safe(p) for p in parts]
+    return state_dir().joinpath(*folders[:-1], folders[-1] + ".yaml")
 
 
 def _path_safe(text: str) -> str:
-    """One path component: context names such as arn:aws:eks:...:cluster/prod contain ':' and '/'."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "_"
+    """One path component: context names such as arn:aws:eks:...:cluster/prod contain ':' and '/', and file systems
+    allow 255 bytes per component (a 253-character resource name plus the backup's name would not fit)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "_"
+    return derived_name(safe, "", room=NAME_MAX - 240)  # at most 240 characters: room for ".yaml" and more
 
 
 def write_local(target: strimzi.ConnectorTarget, name: str, taken_at: str, operation: str,
@@ -160,7 +165,7 @@ def load_for_undo(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDo
         raise InputError(f"configmap/{name} is not a kubectl-offsets backup (no label {LABEL_ROLE}=backup)",
                          advice=_list_hint(target))
     owner = (labels.get(LABEL_TARGET), annotations.get(ANNOTATION_CONNECTOR))
-    if owner != (target.resource_name, target.connector_name):
+    if owner != (label_value(target.resource_name), target.connector_name):
         raise InputError(f"configmap/{name} is a backup of connector '{owner[1]}' (resource {owner[0]}), not of "
                          f"'{target.connector_name}' ({target.display})", advice=_list_hint(target))
     return parse_document(configmap, BACKUP_KEY, f"configmap/{name}")
@@ -168,12 +173,12 @@ def load_for_undo(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDo
 
 def _list_hint(target: strimzi.ConnectorTarget) -> str:
     return ("restore one of this connector's backups; list them with: kubectl get configmaps -n "
-            f"{target.namespace} -l {LABEL_ROLE}=backup,{LABEL_TARGET}={target.resource_name}")
+            f"{target.namespace} -l {LABEL_ROLE}=backup,{LABEL_TARGET}={label_value(target.resource_name)}")
 
 
 def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:
     """The target connector's backup ConfigMaps, newest first."""
-    selector = f"{LABEL_ROLE}=backup,{LABEL_TARGET}={target.resource_name}"
+    selector = f"{LABEL_ROLE}=backup,{LABEL_TARGET}={label_value(target.resource_name)}"
     found = [cm for cm in kube.list_configmaps(target.namespace, selector)
              if (cm["metadata"].get("annotations") or {}).get(ANNOTATION_CONNECTOR) == target.connector_name]
     return sorted(found, key=_order, reverse=True)

@@ -10,14 +10,15 @@ import json
 from typing import Any
 
 from .. import schemas, strimzi
-from ..conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET
+from ..conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, label_value
 from ..errors import NotFoundError, OperatorError
 from ..model import OffsetsDocument
 
 
 def owned_metadata(target: strimzi.ConnectorTarget, name: str, role: str) -> dict[str, Any]:
     return {"name": name, "namespace": target.namespace,
-            "labels": {LABEL_MANAGED_BY: "kubectl-offsets", LABEL_ROLE: role, LABEL_TARGET: target.resource_name},
+            "labels": {LABEL_MANAGED_BY: "kubectl-offsets", LABEL_ROLE: role,
+                       LABEL_TARGET: label_value(target.resource_name)},
             "annotations": {ANNOTATION_CONNECTOR: target.connector_name}}
 
 

@@ -2,6 +2,7 @@
 
 - trigger fires only what a GitOps phase 1 record asks for, and then backs up and journals like alter (defect 2);
 - undo --backup accepts only a backup of the same connector (defect 5);
+- a connector named past 63 characters gets cut+hashed labels and can be altered and undone (defect 8);
 - local backups are 0600 files in 0700 folders, one folder per context, that alter -f and undo --from-file take
   (defect 10).
 
@@ -213,3 +214,22 @@ def test_undo_from_file_refuses_another_connectors_backup(lab, cli, _local_backu
     assert result.exit_code != 0, str(result)
     assert f"is a backup of connector '{first.name}'" in result.stderr, str(result)
     assert_unchanged(lab.cluster, other, before)
+
+
+# ---- defect 8: names past Kubernetes' limits --------------------------------------------------------------------
+
+def test_a_connector_named_past_63_characters_can_be_altered_and_undone(lab, cli):
+    conn = lab.sink("a-sink-whose-name-is-longer-than-any-kubernetes-label-value-may-be", records=4)
+    assert len(conn.name) > 63
+    consumed(cli, conn, {0: 4})
+
+    altered = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--yes", "--timeout", "90s")
+
+    assert altered.exit_code == 0, str(altered)
+    assert sink_offsets(cli, conn) == {0: 1}
+    [backup] = backups_of(lab, conn)
+    label = backup["metadata"]["labels"]["kubectl-offsets.io/target"]
+    assert len(label) <= 63 and label != conn.name and label.startswith(conn.name[:20])
+    undone = cli("undo", conn.name, "-n", conn.ns, "--yes", "--timeout", "90s")  # finds the backup by its label
+    assert undone.exit_code == 0, str(undone)
+    assert sink_offsets(cli, conn) == {0: 4}
