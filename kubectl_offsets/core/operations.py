@@ -90,6 +90,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
     live = _prepare(kube, spec, namespace, options)
+    configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     facts = live.facts()
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
@@ -132,6 +133,8 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | 
         name = backup or backups.newest(kube, live.target)
         saved = backups.load_for_undo(kube, live.target, name)
         progress.step(f"restoring configmap/{name}")
+    if len(saved):  # an empty backup is restored by a reset, which writes no ConfigMap
+        configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
         before = peek_listed(kube, live)
         return _dry_run_preview("undo", live, before, restoring_change(saved, before))

@@ -3,6 +3,7 @@
 - trigger fires only what a GitOps phase 1 record asks for, and then backs up and journals like alter (defect 2);
 - undo --backup accepts only a backup of the same connector (defect 5);
 - a connector named past 63 characters gets cut+hashed labels and can be altered and undone (defect 8);
+- list leaves no spec.listOffsets it added; alter never writes a <name>-offsets-alter it did not create (defect 9);
 - local backups are 0600 files in 0700 folders, one folder per context, that alter -f and undo --from-file take
   (defect 10).
 
@@ -233,3 +234,36 @@ def test_a_connector_named_past_63_characters_can_be_altered_and_undone(lab, cli
     undone = cli("undo", conn.name, "-n", conn.ns, "--yes", "--timeout", "90s")  # finds the backup by its label
     assert undone.exit_code == 0, str(undone)
     assert sink_offsets(cli, conn) == {0: 4}
+
+
+# ---- defect 9: no drift from list, no writes to a ConfigMap we did not create --------------------------------------
+
+def test_list_removes_the_list_offsets_stanza_it_added(lab, cli):
+    conn = lab.sink("list-drift", records=2)
+    consumed(cli, conn, {0: 2})  # lists (and adds, then should remove, the stanza) several times
+    obj = lab.cr(conn)
+    assert "listOffsets" not in obj["spec"], obj["spec"]
+    assert annotations(obj).get("strimzi.io/connector-offsets") is None
+
+
+def test_list_keeps_a_list_offsets_stanza_that_was_there(lab, cli):
+    conn = lab.sink("list-keep", records=2, extra={"listOffsets": {"toConfigMap": {"name": "my-own-list"}}})
+    consumed(cli, conn, {0: 2})
+    obj = lab.cr(conn)
+    assert obj["spec"]["listOffsets"] == {"toConfigMap": {"name": "my-own-list"}}
+    assert "my-own-list" in lab.cluster.configmaps(conn.ns)
+
+
+def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
+    conn = lab.sink("foreign-cm", records=3)
+    consumed(cli, conn, {0: 3})
+    foreign = f"{conn.name}-offsets-alter"
+    lab.cluster.put_configmap(conn.ns, foreign, {"offsets.json": "someone else's data", "other": "keep"})
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--yes", "--timeout", "60s")
+
+    assert result.exit_code != 0, str(result)
+    assert f"configmap/{foreign}" in result.stderr and "not created by kubectl-offsets" in result.stderr, str(result)
+    assert_unchanged(lab.cluster, conn, before)
+    assert sink_offsets(cli, conn) == {0: 3}
