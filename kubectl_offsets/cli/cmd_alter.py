@@ -5,7 +5,7 @@ import click
 from .common import (confirm_on_terminal, flow_options, print_result,
                      require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
 from .exits import guarded
-from .options import cluster_options, mutation_options, output_option, quiet_option
+from .options import cluster_options, key_value_pairs, mutation_options, output_option, quiet_option
 
 
 @click.command("alter")
@@ -24,13 +24,20 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @click.option("--shift-by", type=int, metavar="N", help="Move the current offsets by N; negative replays (with --topic).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
               help="Partitions for --to-offset/--shift-by; without partitions, all the connector has offsets for.")
+@click.option("--bootstrap-server", metavar="HOST:PORT",
+              help="Check that the partitions exist on these brokers before changing anything (a MirrorMaker 2 "
+                   "source connector: the source cluster). Without it, Strimzi KafkaTopic resources are used when "
+                   "present, and other partitions the connector has no offset for need confirmation.")
+@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
+              help="Kafka client setting for --bootstrap-server, e.g. security.protocol=SSL (repeatable).")
 @flow_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
 def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+                  bootstrap_server, kafka_options, no_resume, force, namespace, context, kubeconfig, timeout, yes,
+                  dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
@@ -44,6 +51,7 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
       kubectl offsets alter my-sink --skip-record orders:0:4711        # sink resumes at 4712
       kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
       kubectl offsets alter my-sink -f offsets.json --dry-run
+      kubectl offsets alter my-sink --set orders:7=0 --bootstrap-server my-cluster-kafka-bootstrap:9092
       kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
 
     \b
@@ -66,7 +74,8 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force)
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
-                                          options=options, confirm=confirm_on_terminal, progress=progress)
+                                          options=options, confirm=confirm_on_terminal, progress=progress,
+                                          bootstrap_servers=bootstrap_server, kafka_options=kafka_options)
         print_result(result, dry_run, output)
 
     guarded(work)

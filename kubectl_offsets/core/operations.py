@@ -24,6 +24,8 @@ from . import backups, configmaps
 from .inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal
 from .operator import OperatorClient
+from .partitions import PartitionChecker
+from .partitions import describe as describe_partitions
 from .steps import AlterFlow, Outcome, expected_after
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
@@ -51,6 +53,14 @@ class Preview:
     before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
     change: OffsetsDocument | None  # None for reset
     patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    # Partitions that neither the brokers nor a KafkaTopic could vouch for and the connector has no offset for yet
+    unverified: list[tuple[str, int]] = field(default_factory=list)
+
+    def unverified_note(self) -> str:
+        return (f"partitions not among the current offsets, whose existence could not be checked: "
+                f"{describe_partitions(self.unverified)} (give --bootstrap-server to check them against the brokers; "
+                "a partition that does not exist makes Connect fail the alter after the connector was stopped); "
+                "confirming, or --yes in scripts, accepts them")
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -86,22 +96,27 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
 
 def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None) -> Outcome | Preview:
+                  crash_after: str | None = None, bootstrap_servers: str | None = None,
+                  kafka_options: tuple[tuple[str, str], ...] = ()) -> Outcome | Preview:
+    """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against."""
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
     live = _prepare(kube, spec, namespace, options)
     configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     facts = live.facts()
+    partitions = PartitionChecker(kube, live, bootstrap_servers, kafka_options)
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
     early = None if request.needs_current else build_change(request, facts, None)
+    partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
         before = peek_listed(kube, live)
         change = early if early is not None else build_change(request, facts, before)
-        return _dry_run_preview("alter", live, before, change)
+        return _dry_run_preview("alter", live, before, change, partitions.check(change, before))
     before = _list_for_backup(kube, live, options, progress)
     change = early if early is not None else build_change(request, facts, before)
-    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after)
+    unverified = partitions.check(change, before)
+    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, unverified)
 
 
 def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
@@ -168,10 +183,13 @@ def _list_for_backup(kube, live: LiveTarget, options: Options, progress: Progres
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after) -> Outcome:
-    preview = Preview(operation, live.target, live.kind, before, change)
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after,
+                     unverified=()) -> Outcome:
+    preview = Preview(operation, live.target, live.kind, before, change, unverified=list(unverified))
     if not options.yes and (confirm is None or not confirm(preview)):
         raise InputError(f"{operation} cancelled; nothing was changed")
+    if unverified and options.yes:
+        progress.warn(preview.unverified_note())
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
     return flow.run(operation, before, change)
@@ -191,9 +209,9 @@ def peek_listed(kube, live: LiveTarget) -> OffsetsDocument | None:
     return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
 
 
-def _dry_run_preview(operation: str, live: LiveTarget, before, change) -> Preview:
+def _dry_run_preview(operation: str, live: LiveTarget, before, change, unverified=()) -> Preview:
     target = live.target
-    preview = Preview(operation, target, live.kind, before, change)
+    preview = Preview(operation, target, live.kind, before, change, unverified=list(unverified))
     base = target.stanza_pointer()
     stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
     preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))

@@ -332,8 +332,10 @@ _ADVICE = (
     ("Failed to parse contents", "the offsets ConfigMap does not hold valid JSON"),
     ("returned 4", "Connect rejected the request (400/404/409): the offsets do not fit this connector, or a "
      "rebalance was under way. Check the Connect worker's log"),
-    ("returned 5", "Connect failed to apply the offsets (500): connector-specific validation, e.g. negative "
-     "offsets, MirrorMaker 2 checkpoint/heartbeat offsets other than 0, or a sink whose tasks had not stopped"),
+    ("returned 5", "Connect failed to apply the offsets (5xx). Likely causes: a partition that does not exist "
+     "(check the topic's partition count, or give --bootstrap-server so alter checks it first); a sink whose tasks "
+     "had not stopped yet (retry); connector-specific validation such as negative offsets or MirrorMaker 2 "
+     "checkpoint/heartbeat offsets other than 0. Connect's worker log has the cause"),
     ("No enum constant", "the offsets annotation has a value the operator does not know; only list, alter and "
      "reset are valid (case-sensitive)"),
 )

@@ -4,6 +4,7 @@
 - undo --backup accepts only a backup of the same connector (defect 5);
 - a connector named past 63 characters gets cut+hashed labels and can be altered and undone (defect 8);
 - list leaves no spec.listOffsets it added; alter never writes a <name>-offsets-alter it did not create (defect 9);
+- a partition that does not exist is refused where the brokers or a KafkaTopic can tell, else flagged (defect 7);
 - local backups are 0600 files in 0700 folders, one folder per context, that alter -f and undo --from-file take
   (defect 10).
 
@@ -20,7 +21,10 @@ from kubectl_offsets.core.steps import SimulatedCrash
 from kubectl_offsets.core.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
-from .conftest import FILE_SINK, JOURNAL, annotations, assert_unchanged, eventually, snapshot, spec_state
+from tests.env.clients import create_topic, unique_name
+
+from .conftest import (FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged, eventually,
+                       snapshot, spec_state)
 
 GITOPS = "kubectl-offsets.io/gitops"
 TRIGGERED = "kubectl-offsets.io/triggered"
@@ -148,7 +152,7 @@ def test_undo_refuses_another_connectors_backup_of_the_same_topic(lab, cli):
     spec = lab._connector(second_name, FILE_SINK, {"file": str(lab.workdir / f"{second_name}.out"),
                                                    "topics": first.topic}, None, None)
     lab.cluster.create(spec)
-    second = type(first)(first.ns, second_name, first.topic, lab.workdir / f"{second_name}.out")
+    second = Connector(first.ns, second_name, first.topic, lab.workdir / f"{second_name}.out")
     lab.wait_state(second, "RUNNING")
     consumed(cli, first, {0: 3})
     consumed(cli, second, {0: 3})
@@ -267,3 +271,84 @@ def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
     assert f"configmap/{foreign}" in result.stderr and "not created by kubectl-offsets" in result.stderr, str(result)
     assert_unchanged(lab.cluster, conn, before)
     assert sink_offsets(cli, conn) == {0: 3}
+
+
+# ---- defect 7: a partition that does not exist ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def three_partitions(lab, cli):
+    """A running sink on a 3-partition topic, with committed offsets for all three."""
+    conn = lab.sink("parts", partitions=3)
+    for partition in range(3):
+        lab.producer.produce(conn.topic, value=f"p{partition}".encode(), partition=partition)
+    lab.producer.flush(10)
+    consumed(cli, conn, {0: 1, 1: 1, 2: 1})
+    return conn
+
+
+def test_alter_refuses_a_partition_the_brokers_do_not_have(lab, cli, three_partitions):
+    conn = three_partitions
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:7=1", "--yes",
+                 "--bootstrap-server", lab.env.bootstrap_servers)
+
+    assert result.exit_code != 0, str(result)
+    assert f"partition 7 of topic '{conn.topic}' does not exist" in result.stderr, str(result)
+    assert "has 3 partitions (0..2)" in result.stderr
+    assert_unchanged(lab.cluster, conn, before)
+    # An existing partition passes, without a warning.
+    fine = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:2=0", "--dry-run",
+               "--bootstrap-server", lab.env.bootstrap_servers)
+    assert fine.exit_code == 0 and "could not be checked" not in fine.stderr, str(fine)
+
+
+def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
+    """The connector's KafkaConnect names a Strimzi Kafka cluster ('events'), whose Topic Operator manages a
+    KafkaTopic for the topic (no Topic Operator runs here: the test writes the status it would)."""
+    connect, topic, name = unique_name("kc-events"), unique_name("events-topic"), unique_name("kt-sink")
+    create_topic(lab.admin, topic, partitions=3)
+    lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+                        "metadata": {"name": connect, "namespace": lab.ns,
+                                     "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                        "spec": {"replicas": 1, "bootstrapServers": "events-kafka-bootstrap:9092",
+                                 "groupId": f"{lab.ns}-g", "configStorageTopic": f"{lab.ns}-c",
+                                 "statusStorageTopic": f"{lab.ns}-s", "offsetStorageTopic": f"{lab.ns}-o"}})
+    body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
+    body["metadata"]["labels"]["strimzi.io/cluster"] = connect
+    lab.cluster.create(body)
+    conn = Connector(lab.ns, name, topic, lab.workdir / f"{name}.out")
+    lab.wait_state(conn, "RUNNING")
+    kt = lab.cluster.custom.create_namespaced_custom_object(GROUP, "v1beta2", lab.ns, "kafkatopics", {
+        "apiVersion": f"{GROUP}/v1beta2", "kind": "KafkaTopic",
+        "metadata": {"name": f"{topic}-kt", "labels": {"strimzi.io/cluster": "events"}},
+        "spec": {"topicName": topic, "partitions": 3, "replicas": 1}})
+    kt["status"] = {"observedGeneration": kt["metadata"]["generation"], "topicName": topic,
+                    "conditions": [{"type": "Ready", "status": "True"}]}
+    lab.cluster.custom.replace_namespaced_custom_object_status(GROUP, "v1beta2", lab.ns, "kafkatopics",
+                                                              f"{topic}-kt", kt)
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{topic}:7=1", "--yes")
+
+    assert result.exit_code != 0, str(result)
+    assert f"partition 7 of topic '{topic}' does not exist: KafkaTopic {lab.ns}/{topic}-kt says the topic has 3 " \
+           "partitions (0..2)" in result.stderr, str(result)
+    assert_unchanged(lab.cluster, conn, before)
+
+
+def test_an_unverifiable_new_partition_is_flagged_and_connects_5xx_names_the_cause(lab, cli, three_partitions):
+    conn = three_partitions
+
+    preview = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:7=1", "--dry-run")
+    assert preview.exit_code == 0, str(preview)
+    assert f"{conn.topic}:7" in preview.stderr and "--yes in scripts, accepts them" in preview.stderr, str(preview)
+
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:7=1", "--yes", "--timeout", "90s")
+
+    assert result.exit_code != 0, str(result)
+    assert "could not be checked" in result.stderr  # said before the change
+    assert "a partition that does not exist" in result.stderr, str(result)  # Connect's 5xx, explained
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and spec_state(obj) is None  # made safe: running again
+    assert sink_offsets(cli, conn) == {0: 1, 1: 1, 2: 1}
