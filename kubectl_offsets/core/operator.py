@@ -330,6 +330,10 @@ _ADVICE = (
     ("does not exist", "the offsets ConfigMap the stanza names does not exist in the resource's namespace"),
     ("is missing", "the offsets ConfigMap lacks the key the operator reads"),
     ("Failed to parse contents", "the offsets ConfigMap does not hold valid JSON"),
+    ("must be no more than 63 characters", "Strimzi 1.x labels the list ConfigMap with the resource's own name "
+     "(strimzi.io/name, strimzi.io/cluster), and Kubernetes allows at most 63 characters in a label value, so the "
+     "operator cannot list the offsets of a resource with a longer name. Recreate it with a shorter name "
+     "(63 characters or fewer)"),
     ("returned 4", "Connect rejected the request (400/404/409): the offsets do not fit this connector, or a "
      "rebalance was under way. Check the Connect worker's log"),
     ("returned 5", "Connect failed to apply the offsets (5xx). Likely causes: a partition that does not exist "

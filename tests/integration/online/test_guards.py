@@ -2,7 +2,7 @@
 
 - trigger fires only what a GitOps phase 1 record asks for, and then backs up and journals like alter (defect 2);
 - undo --backup accepts only a backup of the same connector (defect 5);
-- a connector named past 63 characters gets cut+hashed labels and can be altered and undone (defect 8);
+- a connector named past 63 characters gets cut+hashed labels the API server accepts (defect 8);
 - list leaves no spec.listOffsets it added; alter never writes a <name>-offsets-alter it did not create (defect 9);
 - a partition that does not exist is refused where the brokers or a KafkaTopic can tell, else flagged (defect 7);
 - local backups are 0600 files in 0700 folders, one folder per context, that alter -f and undo --from-file take
@@ -37,9 +37,19 @@ def sink_offsets(cli, conn) -> dict[int, int]:
             for e in json.loads(result.stdout)["offsets"]}
 
 
-def consumed(cli, conn, wanted: dict[int, int]) -> None:
-    """Wait until the sink has committed ``wanted`` (Connect commits sink offsets periodically)."""
+def consumed(cli, conn, wanted: dict[int, int], lab=None) -> None:
+    """Wait until the sink has committed ``wanted`` (Connect commits sink offsets periodically); with ``lab``, also
+    until the operator has reconciled the last spec change (list adds and removes listOffsets), so a snapshot taken
+    next is not overtaken by a late status write."""
     eventually(f"offsets {wanted} committed", lambda: sink_offsets(cli, conn) == wanted, interval=1.0)
+    if lab is not None:
+        settle(lab, conn)
+
+
+def settle(lab, conn) -> None:
+    def reconciled(obj):
+        return (obj.get("status") or {}).get("observedGeneration") == obj["metadata"]["generation"]
+    lab.cluster.watch_until(conn.ns, conn.name, reconciled, "the operator to reconcile the last spec change")
 
 
 def sink_document(topic: str, offsets: dict[int, int]) -> str:
@@ -50,6 +60,7 @@ def sink_document(topic: str, offsets: dict[int, int]) -> str:
 def stop(lab, conn, **spec) -> None:
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "stopped", **spec}})
     lab.wait_state(conn, "STOPPED")
+    settle(lab, conn)
 
 
 def backups_of(lab, conn) -> list[dict]:
@@ -155,7 +166,7 @@ def test_undo_refuses_another_connectors_backup_of_the_same_topic(lab, cli):
     second = Connector(first.ns, second_name, first.topic, lab.workdir / f"{second_name}.out")
     lab.wait_state(second, "RUNNING")
     consumed(cli, first, {0: 3})
-    consumed(cli, second, {0: 3})
+    consumed(cli, second, {0: 3}, lab)
     altered = cli("alter", first.name, "-n", first.ns, "--set", f"{first.topic}:0=1", "--yes", "-q")
     assert altered.exit_code == 0, str(altered)
     backup = backups_of(lab, first)[0]["metadata"]["name"]
@@ -212,6 +223,7 @@ def test_undo_from_file_refuses_another_connectors_backup(lab, cli, _local_backu
     consumed(cli, first, {0: 2})
     assert cli("alter", first.name, "-n", first.ns, "--set", f"{first.topic}:0=1", "--yes", "-q").exit_code == 0
     local = next(p for p in (_local_backups / "kubectl-offsets").rglob("*") if p.is_file() and first.name in p.name)
+    settle(lab, other)
     before = snapshot(lab.cluster, other)
 
     result = cli("undo", other.name, "-n", other.ns, "--from-file", str(local), "--yes")
@@ -223,21 +235,35 @@ def test_undo_from_file_refuses_another_connectors_backup(lab, cli, _local_backu
 
 # ---- defect 8: names past Kubernetes' limits --------------------------------------------------------------------
 
-def test_a_connector_named_past_63_characters_can_be_altered_and_undone(lab, cli):
-    conn = lab.sink("a-sink-whose-name-is-longer-than-any-kubernetes-label-value-may-be", records=4)
+def test_a_connector_named_past_63_characters_gets_configmaps_the_api_server_accepts(lab, cli):
+    """Our ConfigMaps for a 70-character KafkaConnector: what alter would create (printed by --dry-run) is accepted
+    by the API server (a server-side dry run), with its target label cut and hashed."""
+    import yaml
+
+    conn = lab.sink("a-sink-whose-name-is-longer-than-any-kubernetes-label-value-may-be", state="stopped")
     assert len(conn.name) > 63
-    consumed(cli, conn, {0: 4})
 
-    altered = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--yes", "--timeout", "90s")
+    preview = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--dry-run")
 
-    assert altered.exit_code == 0, str(altered)
-    assert sink_offsets(cli, conn) == {0: 1}
-    [backup] = backups_of(lab, conn)
-    label = backup["metadata"]["labels"]["kubectl-offsets.io/target"]
-    assert len(label) <= 63 and label != conn.name and label.startswith(conn.name[:20])
-    undone = cli("undo", conn.name, "-n", conn.ns, "--yes", "--timeout", "90s")  # finds the backup by its label
-    assert undone.exit_code == 0, str(undone)
-    assert sink_offsets(cli, conn) == {0: 4}
+    assert preview.exit_code == 0, str(preview)
+    documents = [d for d in yaml.safe_load_all(preview.stdout) if isinstance(d, dict)]
+    [configmap] = [d for d in documents if d.get("kind") == "ConfigMap"]
+    label = configmap["metadata"]["labels"]["kubectl-offsets.io/target"]
+    assert len(label) <= 63 and label.startswith(conn.name[:20]), label
+    lab.cluster.core.create_namespaced_config_map(conn.ns, configmap, dry_run="All")  # 422 before the fix
+
+
+def test_strimzi_cannot_list_a_connector_named_past_63_characters_and_we_say_why(lab, cli):
+    """Strimzi 1.x labels the list ConfigMap strimzi.io/name=<resource name> (research 2.6, the emulator does the
+    same), which the API server rejects past 63 characters: the list fails, and the advice says why."""
+    conn = lab.sink("another-sink-whose-name-is-longer-than-kubernetes-label-values-may-be", state="stopped")
+    before = snapshot(lab.cluster, conn)
+
+    result = cli("list", conn.name, "-n", conn.ns, "--timeout", "60s")
+
+    assert result.exit_code != 0, str(result)
+    assert "63 characters" in result.stderr and "shorter name" in result.stderr, str(result)
+    assert_unchanged(lab.cluster, conn, before, listed=True)
 
 
 # ---- defect 9: no drift from list, no writes to a ConfigMap we did not create --------------------------------------
@@ -260,7 +286,7 @@ def test_list_keeps_a_list_offsets_stanza_that_was_there(lab, cli):
 
 def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
     conn = lab.sink("foreign-cm", records=3)
-    consumed(cli, conn, {0: 3})
+    consumed(cli, conn, {0: 3}, lab)
     foreign = f"{conn.name}-offsets-alter"
     lab.cluster.put_configmap(conn.ns, foreign, {"offsets.json": "someone else's data", "other": "keep"})
     before = snapshot(lab.cluster, conn)
@@ -282,7 +308,7 @@ def three_partitions(lab, cli):
     for partition in range(3):
         lab.producer.produce(conn.topic, value=f"p{partition}".encode(), partition=partition)
     lab.producer.flush(10)
-    consumed(cli, conn, {0: 1, 1: 1, 2: 1})
+    consumed(cli, conn, {0: 1, 1: 1, 2: 1}, lab)
     return conn
 
 
@@ -327,6 +353,7 @@ def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
                     "conditions": [{"type": "Ready", "status": "True"}]}
     lab.cluster.custom.replace_namespaced_custom_object_status(GROUP, "v1beta2", lab.ns, "kafkatopics",
                                                               f"{topic}-kt", kt)
+    settle(lab, conn)
     before = snapshot(lab.cluster, conn)
 
     result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{topic}:7=1", "--yes")
@@ -334,7 +361,9 @@ def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
     assert result.exit_code != 0, str(result)
     assert f"partition 7 of topic '{topic}' does not exist: KafkaTopic {lab.ns}/{topic}-kt says the topic has 3 " \
            "partitions (0..2)" in result.stderr, str(result)
-    assert_unchanged(lab.cluster, conn, before)
+    # A freshly started connector's task status is still being written by the operator (resourceVersion moves);
+    # spec, annotations and every ConfigMap must be exactly as before.
+    assert_unchanged(lab.cluster, conn, before, listed=True)
 
 
 def test_an_unverifiable_new_partition_is_flagged_and_connects_5xx_names_the_cause(lab, cli, three_partitions):
