@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import strimzi
 from ..conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
-from ..errors import InputError, PreconditionError
+from ..errors import InputError, OffsetsError, PreconditionError
 from ..model import OffsetsDocument, Options
 from ..output.progress import Progress, SilentProgress
 from . import configmaps
@@ -108,6 +108,16 @@ def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, prog
     before = client.list_offsets()
     progress.step(f"firing GitOps operation {record['id']} ({action})")
     flow = AlterFlow(kube, target, live.kind, wait=options.wait, progress=progress, crash_after=crash_after)
-    outcome = flow.run_prepared(action, before, change, configmap=record.get("configMap"),
-                                marker={ANNOTATION_TRIGGERED: record["id"]})
+    try:
+        outcome = flow.run_prepared(action, before, change, configmap=record.get("configMap"),
+                                    marker={ANNOTATION_TRIGGERED: record["id"]})
+    except OffsetsError as error:
+        if flow.journal is None or not flow.journal.past_point_of_no_return:
+            raise
+        # The marker went on with the request and stays (it may have been acted on): a plain re-run would say
+        # "already triggered".
+        raise type(error)(error.message, advice=f"{error.advice or ''}; the resource is marked {ANNOTATION_TRIGGERED}="
+                          f"{record['id']}: once the cause is fixed (and any recover done), fire again with kubectl "
+                          f"offsets trigger {target.display} -n {target.namespace} --force".lstrip("; "),
+                          next_command=error.next_command) from None
     return TriggerResult(target, action, record["id"], live.kind, after=outcome.after, backup=outcome.backup)
