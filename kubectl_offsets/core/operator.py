@@ -167,12 +167,27 @@ class OperatorClient:
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
             try:
-                self.patch(guard + self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: None}, resource))
-                return
+                patched = self.patch(guard + self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: None}, resource))
             except InvalidError:
                 continue
+            self._await_observed(patched["metadata"].get("generation"))
+            return
         self.progress.warn(f"left spec.{strimzi.FIELD_LIST_OFFSETS} (naming configmap/{configmap}) on "
                            f"{self.target.display}: another offsets request needs it now; remove it when that is done")
+
+    def _await_observed(self, generation: int | None, timeout: float = 30.0) -> None:
+        """Wait (bounded, forgiving) until the operator has reconciled ``generation``: the removal is a spec change,
+        and returning before the operator's status write for it would let that write land in the middle of
+        whatever the user (or our next step) does next."""
+        def observed(resource: Mapping[str, Any]):
+            seen = (resource.get("status") or {}).get("observedGeneration")
+            return generation is None or (isinstance(seen, int) and seen >= generation)
+
+        with self._bounded(timeout):
+            try:
+                self._watch(observed, "the operator to observe the removal of listOffsets")
+            except OperationTimeoutError:
+                pass  # the operator is slow; the removal itself is done
 
     def _remove_list_stanza_quietly(self, configmap: str) -> None:
         try:
