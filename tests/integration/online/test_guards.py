@@ -191,7 +191,8 @@ def _current_context(kubeconfig: str) -> str:
 def test_local_backup_is_private_per_context_and_restorable(lab, cli, _local_backups):
     conn = lab.sink("local-bak", records=5)
     consumed(cli, conn, {0: 5})
-    altered = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=2", "--yes", "-q")
+    # --no-resume: a running sink would re-read records 2..4 and commit 5 again before we look.
+    altered = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=2", "--no-resume", "--yes", "-q")
     assert altered.exit_code == 0, str(altered)
     assert sink_offsets(cli, conn) == {0: 2}
 
