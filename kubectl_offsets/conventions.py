@@ -10,11 +10,16 @@ import hashlib as _hashlib
 FIELD_MANAGER = "kubectl-offsets"
 # Our mark on a custom resource while an operation is under way; holds a JSON journal (schemas/journal.schema.json).
 ANNOTATION_JOURNAL = "kubectl-offsets.io/journal"
+# Our own annotation whose new value is a watch event the operator reconciles (a "nudge", see core/operator.py).
+ANNOTATION_NUDGE = "kubectl-offsets.io/nudge"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "backup"
 LABEL_TARGET = "kubectl-offsets.io/target"  # label_value(resource name) of the resource the ConfigMap belongs to
 ANNOTATION_CONNECTOR = "kubectl-offsets.io/connector"  # the Connect connector name (may contain '->', so not a label)
 BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
+# On a KafkaConnector that `kubectl offsets create` created stopped, until it has the state its manifest asks for:
+# {"requestedState": "running"|"paused"|"stopped"|null}. Seen on a connector left stopped by an interrupted create.
+ANNOTATION_CREATING = "kubectl-offsets.io/creating"
 
 
 # Kubernetes' limits (apimachinery validation): object names are DNS subdomains of at most 253 characters, label

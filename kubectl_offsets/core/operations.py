@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import strimzi
-from ..connect import ConnectorKind, in_listing_order
+from ..connect import ConnectorKind, external_offsets_warning, in_listing_order
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
@@ -101,29 +101,36 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against."""
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     facts = live.facts()
     partitions = PartitionChecker(kube, live, bootstrap_servers, kafka_options)
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
-    early = None if request.needs_current else build_change(request, facts, None)
+    early = None if request.needs_current else _build(request, facts, None)
     partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
         before = peek_listed(kube, live)
-        change = early if early is not None else build_change(request, facts, before)
+        change = early if early is not None else _build(request, facts, before)
         return _dry_run_preview("alter", live, before, change, partitions.check(change, before))
     before = _list_for_backup(kube, live, options, progress)
-    change = early if early is not None else build_change(request, facts, before)
+    change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
     return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, unverified)
+
+
+def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
+    """The change document: an ``AlterRequest`` goes through the input checks of ``inputs``; a request that knows
+    how to build its own change (time travel, ``core/timetravel.py``) builds it and runs the same checks."""
+    own = getattr(request, "build_change", None)
+    return own(facts, current) if own is not None else build_change(request, facts, current)
 
 
 def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                   confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     if options.dry_run:
         return _dry_run_preview("reset", live, peek_listed(kube, live), None)
     before = _list_for_backup(kube, live, options, progress)
@@ -139,7 +146,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | 
     options, progress = options or Options(), progress or SilentProgress()
     if backup and from_file:
         raise InputError("--backup and --from-file name two different backups", advice="give one of them")
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     if from_file:
         backups.check_local_owner(live.target, from_file)
         saved = read_offsets_file(from_file, live.facts())
@@ -168,13 +175,16 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None) ->
     return OffsetsDocument.of([*saved, *extra])
 
 
-def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options) -> LiveTarget:
+def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options, progress: Progress) -> LiveTarget:
     live = resolve(kube, spec, namespace)
     if live.kind.offsets_ignored_by_runtime and not options.force:
         raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
                          "offsets but the task never reads them, so changing them has no effect",
                          advice="add --force if you really want to change them")
     preflight(kube, live, mutating=True)
+    warning = external_offsets_warning(live.target.connector_class(live.resource))
+    if warning:
+        progress.warn(warning)
     return live
 
 

@@ -103,15 +103,13 @@ class PartitionChecker:
         """The Strimzi Kafka cluster (name, namespace) holding the connector's partitions, if its bootstrap address
         names one."""
         target, resource = self.live.target, self.live.resource
-        if target.kind == strimzi.KIND_MM2:
-            bootstrap = strimzi.source_bootstrap_servers(resource, target)
-        else:
+        connect = None
+        if target.kind == strimzi.KIND_CONNECTOR:
             try:
                 connect = self.kube.get_connect(strimzi.connect_cluster_of(resource), target.namespace)
             except (NotFoundError, ForbiddenError):
                 return None
-            bootstrap = (connect.get("spec") or {}).get("bootstrapServers")
-        located = strimzi.kafka_cluster_of_bootstrap(bootstrap)
+        located = strimzi.kafka_cluster_of_bootstrap(strimzi.bootstrap_servers_of(target, resource, connect))
         if located is None:
             return None
         cluster, namespace = located

@@ -114,18 +114,3 @@ def test_kafkatopic_partitions_only_when_the_topic_operator_confirmed_the_spec()
     assert strimzi.kafkatopic_partitions(_kafkatopic({"partitions": 3}, ready="False")) == ("orders-kt", None)
     assert strimzi.kafkatopic_partitions(_kafkatopic({"partitions": 2}, observed=1)) == ("orders-kt", None)
     assert strimzi.kafkatopic_partitions(_kafkatopic({})) == ("orders-kt", None)  # the broker's default applies
-
-
-def test_mm2_source_bootstrap_servers_in_both_layouts():
-    v1 = {"metadata": {"name": "m", "namespace": "ns"},
-          "spec": {"target": {"alias": "west", "bootstrapServers": "west-kafka-bootstrap:9092"},
-                   "mirrors": [{"source": {"alias": "east", "bootstrapServers": "east-kafka-bootstrap:9092"},
-                                "sourceConnector": {}}]}}
-    v1beta2 = {"metadata": {"name": "m", "namespace": "ns"},
-               "spec": {"connectCluster": "west",
-                        "clusters": [{"alias": "east", "bootstrapServers": "east-kafka-bootstrap.a:9092"},
-                                     {"alias": "west", "bootstrapServers": "west-kafka-bootstrap:9092"}],
-                        "mirrors": [{"sourceCluster": "east", "targetCluster": "west", "sourceConnector": {}}]}}
-    for resource, expected in ((v1, "east-kafka-bootstrap:9092"), (v1beta2, "east-kafka-bootstrap.a:9092")):
-        [target] = strimzi.mm2_targets(resource)
-        assert strimzi.source_bootstrap_servers(resource, target) == expected

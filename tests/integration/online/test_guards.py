@@ -23,8 +23,8 @@ from kubectl_offsets.model import Options, WaitSettings
 
 from tests.env.clients import create_topic, unique_name
 
-from .conftest import (FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged, eventually,
-                       snapshot, spec_state)
+from .conftest import (CONNECT, FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
+                       eventually, snapshot, spec_state)
 
 GITOPS = "kubectl-offsets.io/gitops"
 TRIGGERED = "kubectl-offsets.io/triggered"
@@ -335,24 +335,26 @@ def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
     KafkaTopic for the topic (no Topic Operator runs here: the test writes the status it would)."""
     connect, topic, name = unique_name("kc-events"), unique_name("events-topic"), unique_name("kt-sink")
     create_topic(lab.admin, topic, partitions=3)
+    # A KafkaConnect like the module's, but naming the Strimzi Kafka cluster "events" as its bootstrap address.
+    spec = dict(lab.cluster.custom.get_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects",
+                                                                CONNECT)["spec"])
+    spec["bootstrapServers"] = "events-kafka-bootstrap:9092"
     lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                         "metadata": {"name": connect, "namespace": lab.ns,
                                      "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                        "spec": {"replicas": 1, "bootstrapServers": "events-kafka-bootstrap:9092",
-                                 "groupId": f"{lab.ns}-g", "configStorageTopic": f"{lab.ns}-c",
-                                 "statusStorageTopic": f"{lab.ns}-s", "offsetStorageTopic": f"{lab.ns}-o"}})
+                        "spec": spec})
     body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
     body["metadata"]["labels"]["strimzi.io/cluster"] = connect
     lab.cluster.create(body)
     conn = Connector(lab.ns, name, topic, lab.workdir / f"{name}.out")
     lab.wait_state(conn, "RUNNING")
-    kt = lab.cluster.custom.create_namespaced_custom_object(GROUP, "v1beta2", lab.ns, "kafkatopics", {
-        "apiVersion": f"{GROUP}/v1beta2", "kind": "KafkaTopic",
+    kt = lab.cluster.custom.create_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkatopics", {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaTopic",
         "metadata": {"name": f"{topic}-kt", "labels": {"strimzi.io/cluster": "events"}},
         "spec": {"topicName": topic, "partitions": 3, "replicas": 1}})
     kt["status"] = {"observedGeneration": kt["metadata"]["generation"], "topicName": topic,
                     "conditions": [{"type": "Ready", "status": "True"}]}
-    lab.cluster.custom.replace_namespaced_custom_object_status(GROUP, "v1beta2", lab.ns, "kafkatopics",
+    lab.cluster.custom.replace_namespaced_custom_object_status(GROUP, VERSION, lab.ns, "kafkatopics",
                                                               f"{topic}-kt", kt)
     settle(lab, conn)
     before = snapshot(lab.cluster, conn)
