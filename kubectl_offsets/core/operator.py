@@ -192,18 +192,19 @@ class OperatorClient:
                            f"{self.target.display}: another offsets request needs it now; remove it when that is done")
 
     def _await_observed(self, generation: int | None, timeout: float = 10.0) -> None:
-        """Wait (bounded, forgiving) until the operator has reconciled ``generation``: the removal is a spec change,
-        and returning before the operator's status write for it would let that write land in the middle of
+        """Wait (bounded, forgiving, without nudges: the removal is itself a spec change the operator reconciles)
+        until the operator has observed ``generation``, so its status write for it cannot land in the middle of
         whatever the user (or our next step) does next."""
         def observed(resource: Mapping[str, Any]):
             seen = (resource.get("status") or {}).get("observedGeneration")
             return generation is None or (isinstance(seen, int) and seen >= generation)
 
-        with self._bounded(timeout):
-            try:
-                _Wait(self, "the operator to observe the removal of listOffsets").run(observed)
-            except OperationTimeoutError:
-                pass  # the operator is slow; the removal itself is done
+        try:
+            self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace, observed,
+                                  timeout=min(timeout, self.wait.timeout), chunk=timeout,
+                                  what="the operator to observe the removal of listOffsets")
+        except OperationTimeoutError:
+            pass  # the operator is slow; the removal itself is done
 
     def _remove_list_stanza_quietly(self, configmap: str) -> None:
         try:
