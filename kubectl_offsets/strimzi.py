@@ -29,7 +29,9 @@ VERSIONS = ("v1beta2", "v1")
 KIND_CONNECTOR = "KafkaConnector"
 KIND_MM2 = "KafkaMirrorMaker2"
 KIND_CONNECT = "KafkaConnect"
-PLURALS = {KIND_CONNECTOR: "kafkaconnectors", KIND_MM2: "kafkamirrormaker2s", KIND_CONNECT: "kafkaconnects"}
+KIND_TOPIC = "KafkaTopic"
+PLURALS = {KIND_CONNECTOR: "kafkaconnectors", KIND_MM2: "kafkamirrormaker2s", KIND_CONNECT: "kafkaconnects",
+           KIND_TOPIC: "kafkatopics"}
 
 # What users may type before the slash in TARGET (kubectl style: kind, plural, short name, with or without group).
 KIND_ALIASES = {
@@ -515,3 +517,32 @@ def replicas_zero(resource: Mapping[str, Any]) -> bool:
     """A KafkaConnect or KafkaMirrorMaker2 scaled to 0: the operator skips (MM2) or fails (KafkaConnector) its
     connectors' reconcile."""
     return (resource.get("spec") or {}).get("replicas") == 0
+
+
+# --- Kafka clusters and KafkaTopics (where the cluster can tell which partitions exist) ---------------------------
+
+# KafkaResources.bootstrapServiceName: the Service a Strimzi Kafka cluster named C exposes is C-kafka-bootstrap,
+# reached as C-kafka-bootstrap[.NAMESPACE[.svc[.cluster.local]]]:PORT.
+_BOOTSTRAP = re.compile(r"^(?P<cluster>[a-z0-9]([-a-z0-9]*[a-z0-9])?)-kafka-bootstrap"
+                        r"(\.(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?))?(\.svc(\.[a-z0-9.-]+)?)?(:\d+)?$")
+
+
+def kafka_cluster_of_bootstrap(bootstrap_servers: str | None) -> tuple[str, str | None] | None:
+    """(Kafka cluster name, namespace or None) when ``bootstrap_servers`` names a Strimzi bootstrap Service."""
+    for server in (bootstrap_servers or "").split(","):
+        match = _BOOTSTRAP.match(server.strip())
+        if match:
+            return match.group("cluster"), match.group("namespace")
+    return None
+
+
+def kafkatopic_partitions(kafkatopic: Mapping[str, Any]) -> tuple[str, int | None]:
+    """(topic name, its partition count) as a KafkaTopic states it; the count is None when the Topic Operator has
+    not confirmed the current spec (not Ready, or an older generation observed: e.g. a refused decrease leaves more
+    partitions than spec.partitions), or when spec.partitions is absent (the broker's default applies)."""
+    meta, spec, status = kafkatopic.get("metadata") or {}, kafkatopic.get("spec") or {}, kafkatopic.get("status") or {}
+    name = spec.get("topicName") or status.get("topicName") or meta.get("name")
+    ready = any(c.get("type") == CONDITION_READY and c.get("status") == "True" for c in status.get("conditions") or [])
+    current = status.get("observedGeneration") == meta.get("generation")
+    partitions = spec.get("partitions")
+    return str(name), (int(partitions) if ready and current and isinstance(partitions, int) else None)

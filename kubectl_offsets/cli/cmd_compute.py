@@ -15,20 +15,9 @@ import click
 
 from .common import with_connector_options
 from .exits import guarded
-from .options import _add, cluster_options, output_option, quiet_option
+from .options import _add, cluster_options, key_value_pairs, output_option, quiet_option
 
 CONNECT_OFFSETS_TOPIC = "connect-cluster-offsets"  # Strimzi's default offset.storage.topic for a KafkaConnect
-
-
-def _pairs(ctx, param, values) -> tuple[tuple[str, str], ...]:
-    """Repeatable ``key=value`` flags -> pairs, failing early on a missing '='."""
-    pairs = []
-    for value in values or ():
-        key, sep, rest = value.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"'{value}' is not KEY=VALUE", ctx=ctx, param=param)
-        pairs.append((key.strip(), rest))
-    return tuple(pairs)
 
 
 source_options = _add(
@@ -36,13 +25,13 @@ source_options = _add(
     click.option("--topic", "topics", multiple=True, metavar="TOPIC",
                  help="Topic to read (repeatable). With --data: keep only this topic, or name it when the data has "
                       "no topic column."),
-    click.option("--kafka-option", "kafka_options", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+    click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
                  help="Kafka client setting, e.g. security.protocol=SSL (repeatable); passed to Spark's Kafka source "
                       "as kafka.KEY and to the broker requests."),
     click.option("--data", metavar="PATH", help="Read archived topic data instead (file, directory or glob)."),
     click.option("--format", "data_format", type=click.Choice(["parquet", "json", "orc", "avro"]),
                  default="parquet", show_default=True, help="Format of --data."),
-    click.option("--column", "columns", multiple=True, callback=_pairs, metavar="NAME=COLUMN",
+    click.option("--column", "columns", multiple=True, callback=key_value_pairs, metavar="NAME=COLUMN",
                  help="Map a Kafka source column (topic, partition, offset, timestamp, key, value, headers) to the "
                       "data's column, e.g. offset=kafka_offset (repeatable)."),
     click.option("--base64", is_flag=True, help="key and value in --data are base64 text (Spark's JSON writer does "
@@ -51,7 +40,7 @@ source_options = _add(
                  help="Spark master: local[N], spark://HOST:PORT, k8s://https://HOST:PORT, ..."),
     click.option("--spark-jars", metavar="DIR", help="Directory with Spark's Kafka source jars (default: "
                                                      "$SPARK_KAFKA_JARS, then the cache directory)."),
-    click.option("--spark-conf", "spark_conf", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+    click.option("--spark-conf", "spark_conf", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
                  help="Spark setting (repeatable), e.g. spark.executor.memory=4g."),
 )
 

@@ -77,6 +77,11 @@ def confirm_on_terminal(preview) -> bool:
 
 
 def render_preview(preview) -> str:
+    text = _preview_body(preview)
+    return f"{text}\nWARNING: {preview.unverified_note()}" if preview.unverified else text
+
+
+def _preview_body(preview) -> str:
     from ..output.render import render_changes
 
     head = f"{preview.operation} {preview.target.display} in namespace {preview.target.namespace}"

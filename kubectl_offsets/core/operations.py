@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import strimzi
-from ..connect import ConnectorKind, external_offsets_warning
+from ..connect import ConnectorKind, external_offsets_warning, in_listing_order
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
 from ..output.progress import Progress, SilentProgress
 from . import backups, configmaps
-from .inputs import AlterRequest, build_change, validate_change
+from .inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal
 from .operator import OperatorClient
+from .partitions import PartitionChecker
+from .partitions import describe as describe_partitions
 from .steps import AlterFlow, Outcome, expected_after
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
@@ -51,6 +53,14 @@ class Preview:
     before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
     change: OffsetsDocument | None  # None for reset
     patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    # Partitions that neither the brokers nor a KafkaTopic could vouch for and the connector has no offset for yet
+    unverified: list[tuple[str, int]] = field(default_factory=list)
+
+    def unverified_note(self) -> str:
+        return (f"partitions not among the current offsets, whose existence could not be checked: "
+                f"{describe_partitions(self.unverified)} (give --bootstrap-server to check them against the brokers; "
+                "a partition that does not exist makes Connect fail the alter after the connector was stopped); "
+                "confirming, or --yes in scripts, accepts them")
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -78,7 +88,7 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
         progress.warn(f"{journal.describe()} has not finished; finish or roll it back with: "
                       f"{journal.recover_command(live.target.namespace)}")
     client = OperatorClient(kube, live.target, options.wait, progress)
-    return ListResult(live.target, live.kind, client.list_offsets())
+    return ListResult(live.target, live.kind, in_listing_order(live.kind, client.list_offsets()))
 
 
 # --- alter / reset / undo ----------------------------------------------------------------------------------------
@@ -86,21 +96,27 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
 
 def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None) -> Outcome | Preview:
+                  crash_after: str | None = None, bootstrap_servers: str | None = None,
+                  kafka_options: tuple[tuple[str, str], ...] = ()) -> Outcome | Preview:
+    """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against."""
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
     live = _prepare(kube, spec, namespace, options, progress)
+    configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     facts = live.facts()
+    partitions = PartitionChecker(kube, live, bootstrap_servers, kafka_options)
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
     early = None if request.needs_current else _build(request, facts, None)
+    partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
         before = peek_listed(kube, live)
         change = early if early is not None else _build(request, facts, before)
-        return _dry_run_preview("alter", live, before, change)
+        return _dry_run_preview("alter", live, before, change, partitions.check(change, before))
     before = _list_for_backup(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
-    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after)
+    unverified = partitions.check(change, before)
+    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, unverified)
 
 
 def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
@@ -121,16 +137,26 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
     return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after)
 
 
-def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | None = None,
-         options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None
-         ) -> Outcome | Preview:
-    """Put back the offsets of a backup (the newest by default): partitions the backup has get its offsets,
-    partitions that appeared since are reset, so the connector ends exactly as the backup shows."""
+def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
+         namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
+         progress: Progress | None = None) -> Outcome | Preview:
+    """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
+    backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
+    backup shows."""
     options, progress = options or Options(), progress or SilentProgress()
+    if backup and from_file:
+        raise InputError("--backup and --from-file name two different backups", advice="give one of them")
     live = _prepare(kube, spec, namespace, options, progress)
-    name = backup or backups.newest(kube, live.target)
-    saved = backups.load_configmap(kube, live.target, name)
-    progress.step(f"restoring configmap/{name}")
+    if from_file:
+        backups.check_local_owner(live.target, from_file)
+        saved = read_offsets_file(from_file, live.facts())
+        progress.step(f"restoring {from_file}")
+    else:
+        name = backup or backups.newest(kube, live.target)
+        saved = backups.load_for_undo(kube, live.target, name)
+        progress.step(f"restoring configmap/{name}")
+    if len(saved):  # an empty backup is restored by a reset, which writes no ConfigMap
+        configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
         before = peek_listed(kube, live)
         return _dry_run_preview("undo", live, before, restoring_change(saved, before))
@@ -167,10 +193,13 @@ def _list_for_backup(kube, live: LiveTarget, options: Options, progress: Progres
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after) -> Outcome:
-    preview = Preview(operation, live.target, live.kind, before, change)
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after,
+                     unverified=()) -> Outcome:
+    preview = Preview(operation, live.target, live.kind, before, change, unverified=list(unverified))
     if not options.yes and (confirm is None or not confirm(preview)):
         raise InputError(f"{operation} cancelled; nothing was changed")
+    if unverified and options.yes:
+        progress.warn(preview.unverified_note())
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
     return flow.run(operation, before, change)
@@ -190,9 +219,9 @@ def peek_listed(kube, live: LiveTarget) -> OffsetsDocument | None:
     return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
 
 
-def _dry_run_preview(operation: str, live: LiveTarget, before, change) -> Preview:
+def _dry_run_preview(operation: str, live: LiveTarget, before, change, unverified=()) -> Preview:
     target = live.target
-    preview = Preview(operation, target, live.kind, before, change)
+    preview = Preview(operation, target, live.kind, before, change, unverified=list(unverified))
     base = target.stanza_pointer()
     stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
     preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
@@ -231,60 +260,3 @@ def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: b
                                 next_command=journal.recover_command(live.target.namespace))
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback)
-
-
-# --- trigger (GitOps phase 1 already applied) ----------------------------------------------------------------------
-
-
-def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
-            progress: Progress | None = None) -> OffsetsDocument:
-    """Fire the one-shot annotation(s) for a resource whose spec already says ``state: stopped`` (and, for an alter,
-    names the offsets ConfigMap in ``alterOffsets``): wait for STOPPED, annotate, wait, verify. Returns the offsets
-    listed afterwards. Used by ``kubectl offsets trigger`` between GitOps phases 1 and 2."""
-    options, progress = options or Options(), progress or SilentProgress()
-    live = resolve(kube, spec, namespace)
-    preflight(kube, live, mutating=True)
-    stanza = live.target.stanza(live.resource)
-    if stanza.get(strimzi.FIELD_STATE) != strimzi.STATE_STOPPED:
-        raise PreconditionError(f"{live.target.display} does not have spec.state: stopped yet",
-                                advice="merge and sync GitOps phase 1 first, then run trigger")
-    source = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
-    change = configmaps.get_document(kube, live.target, source, written_by="GitOps phase 1") if source else None
-    return fire_prepared(kube, live, change, options, progress)
-
-
-def fire_prepared(kube, live: LiveTarget, change: OffsetsDocument | None, options: Options, progress: Progress,
-                  extra_annotations: dict[str, str] | None = None, label: str = "") -> OffsetsDocument:
-    """The annotate-wait-verify part of a trigger, for a resource already prepared (stopped, alterOffsets naming
-    a ConfigMap that holds ``change``; ``change`` None = reset). ``extra_annotations`` go into the same patch as
-    Strimzi's, so a marker such as "fired" can never be set without the request, nor the request without it."""
-    client = OperatorClient(kube, live.target, options.wait, progress)
-    client.wait_for_connect_state("STOPPED")
-    action = "alter" if change is not None else "reset"
-    progress.step(f"asking the operator to {action} the offsets{label}")
-    client.place_request(action, lambda resource: [], extra=extra_annotations)
-    client.wait_until_done(action)
-    progress.step("verifying by listing the offsets")
-    after = client.list_offsets()
-    verify_applied(live, change, after)
-    return after
-
-
-def verify_applied(live: LiveTarget, change: OffsetsDocument | None, after: OffsetsDocument) -> None:
-    """Every partition of ``change`` now holds its requested offset (a null offset: the partition is gone); after a
-    reset nothing is left. Partitions the change does not name are not judged: before is unknown here."""
-    if change is None:
-        if len(after):
-            raise_verify(live, "expected no offsets after the reset", after)
-        return
-    for entry in change:
-        found = after.get(entry.partition)
-        if (found.offset if found else None) != entry.offset:
-            raise_verify(live, f"partition {dict(entry.partition)} should be {entry.offset}", after)
-
-
-def raise_verify(live: LiveTarget, what: str, after: OffsetsDocument) -> None:
-    from ..errors import VerificationError
-
-    raise VerificationError(f"{live.target.display}: {what}; found {after.to_json()}",
-                            advice="the connector is still stopped (GitOps phase 1); check and re-run trigger")

@@ -58,6 +58,7 @@ class AlterFlow:
         self.resume_after = resume
         self.crash_after = crash_after
         self.journal: Journal | None = None
+        self.marker: dict[str, str] = {}  # extra annotations placed with the request (the GitOps trigger's marker)
 
     # --- the happy path ------------------------------------------------------------------------------------
     def run(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None) -> Outcome:
@@ -80,6 +81,31 @@ class AlterFlow:
             raise self._fail(failure) from None
         return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
 
+    def run_prepared(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None, *,
+                     configmap: str | None, marker: dict[str, str]) -> Outcome:
+        """Fire a request that GitOps phase 1 prepared: the spec already says ``state: stopped`` and (alter)
+        ``alterOffsets`` names ``configmap``, which holds ``change``. The same backup and journal as ``run`` (so
+        ``recover`` and ``undo`` work), but nothing of phase 1 is rewritten: no stop, no ConfigMap, and "resume"
+        keeps the stopped state that phase 2 will undo. ``marker`` goes into the request's patch."""
+        assert operation in ("alter", "reset")
+        self.marker = marker
+        self._claim(operation, offsets_configmap=configmap)
+        try:
+            self._step_backup(before)
+            self._record("stop")
+            self.operator.wait_for_connect_state("STOPPED")
+            self._done("stop")
+            self._step_annotate(operation)
+            self._step_await(operation)
+            after = self._step_verify(expected_after(before, change))
+            final_state = self._step_resume()
+            self._step_cleanup()
+        except SimulatedCrash:
+            raise
+        except (OffsetsError, KeyboardInterrupt) as failure:
+            raise self._fail(failure) from None
+        return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
+
     def _new_journal(self, operation: str, resource: Mapping[str, Any]) -> Journal:
         stanza = self.target.stanza(resource)
         now = utc_now()
@@ -91,7 +117,7 @@ class AlterFlow:
             backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
         )
 
-    def _claim(self, operation: str, attempts: int = 5) -> None:
+    def _claim(self, operation: str, attempts: int = 5, offsets_configmap: str | None = None) -> None:
         """The first journal write, as a compare-and-swap on the resourceVersion of the read it is based on.
 
         Preflight saw no journal, but another kubectl-offsets may have started since (two people, or a retry while
@@ -105,6 +131,7 @@ class AlterFlow:
             resource = self.operator.read()
             check_not_busy(LiveTarget(self.target, resource))
             self.journal = self._new_journal(operation, resource)
+            self.journal.offsets_configmap = offsets_configmap or self.journal.offsets_configmap
             self.journal.step = "backup"
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
@@ -161,7 +188,8 @@ class AlterFlow:
             return ops
 
         # The journal annotation goes into the same guarded patch: "annotate" recorded iff the request placed.
-        self.operator.place_request(action, stanza_and_journal, extra={ANNOTATION_JOURNAL: self.journal.to_annotation()})
+        self.operator.place_request(action, stanza_and_journal,
+                                    extra={ANNOTATION_JOURNAL: self.journal.to_annotation(), **self.marker})
         self._done("annotate")
 
     def _step_await(self, action: str) -> None:
