@@ -14,13 +14,7 @@ import click
 
 from .common import target_argument, with_connector_options
 from .exits import guarded
-from .options import cluster_options, output_option, quiet_option
-
-
-def _pairs(ctx, param, values):
-    from .cmd_compute import _pairs as pairs
-
-    return pairs(ctx, param, values)
+from .options import cluster_options, key_value_pairs, output_option, quiet_option
 
 
 @click.command("lag")
@@ -30,7 +24,7 @@ def _pairs(ctx, param, values):
               help="The cluster the connector reads: the SOURCE cluster for MirrorMaker 2.")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
               help="Also measure this topic's partitions that have no stored offset yet (repeatable).")
-@click.option("--kafka-option", "kafka_options", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
               help="Kafka client setting (librdkafka names), e.g. security.protocol=SSL (repeatable).")
 @click.option("--current", metavar="FILE", help="Use these offsets (kubectl offsets list NAME -o json) instead of "
                                                 "listing them from the cluster.")
