@@ -2,8 +2,8 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_result,
-                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, mm2_settings, print_result, require_confirmation_possible,
+                     session, target_argument, target_spec, with_connector_options, with_mm2_broker_options)
 from .exits import guarded
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
@@ -25,12 +25,13 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
               help="Partitions for --to-offset/--shift-by; without partitions, all the connector has offsets for.")
 @flow_options
+@with_mm2_broker_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
 def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet, **broker_flags):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
@@ -64,7 +65,7 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
                                skip_records=skip_records)
         request.check_combination()
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
+                                          resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
                                           options=options, confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)

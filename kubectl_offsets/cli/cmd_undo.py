@@ -2,8 +2,8 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_result,
-                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, mm2_settings, print_result, require_confirmation_possible,
+                     session, target_argument, target_spec, with_connector_options, with_mm2_broker_options)
 from .exits import guarded
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
@@ -13,12 +13,13 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @with_connector_options
 @click.option("--backup", metavar="CONFIGMAP", help="The backup to restore (default: the newest for the connector).")
 @flow_options
+@with_mm2_broker_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
 def undo_command(target, connector, source_cluster, backup, no_resume, force, namespace, context, kubeconfig, timeout,
-                 yes, dry_run, output, quiet):
+                 yes, dry_run, output, quiet, **broker_flags):
     """Put back the offsets of a backup taken by alter, reset or undo.
 
     Partitions in the backup get their offsets back; partitions that appeared since are reset. The offsets
@@ -34,7 +35,7 @@ def undo_command(target, connector, source_cluster, backup, no_resume, force, na
 
         require_confirmation_possible(yes, dry_run, "undo")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
+                                          resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
         result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup, options=options,
                                  confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)

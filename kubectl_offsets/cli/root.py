@@ -23,6 +23,7 @@ COMMANDS = {
     "gitops": "cmd_gitops:gitops_group",
     "compute": "cmd_compute:compute_group",
     "lag": "cmd_lag:lag_command",
+    "check": "cmd_check:check_command",
     "completion": "cmd_completion:completion_command",
     "version": "cmd_version:version_command",
 }

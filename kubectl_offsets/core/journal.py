@@ -16,7 +16,9 @@ from .. import __version__, schemas, strimzi
 from ..errors import PreconditionError
 
 # Step ids are stored in journals: never rename one after a release.
-STEPS = ("backup", "stop", "write-configmap", "annotate", "await-operator", "verify", "resume", "cleanup")
+STEPS = ("backup", "stop", "write-configmap", "annotate", "await-operator", "verify", "resume", "cleanup",
+         # a MirrorMaker 2 full reset (core/mm2_full_reset.py) adds these after the source's verify
+         "reset-checkpoint", "truncate-offset-syncs")
 # From this step on the offsets may already have changed in Connect: recover finishes instead of rolling back.
 POINT_OF_NO_RETURN = "annotate"
 
@@ -36,9 +38,15 @@ class Journal:
     step: str = "backup"
     tool: str = field(default_factory=lambda: f"kubectl-offsets {__version__}")
     version: int = 1
+    # A MirrorMaker 2 full reset only (core/mm2_full_reset.py): the checkpoint connector and the offset-syncs topic,
+    # and whether the truncation happened. Absent from every other journal.
+    offset_syncs: dict[str, Any] | None = None
 
     def to_annotation(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        data = asdict(self)
+        if data["offset_syncs"] is None:
+            del data["offset_syncs"]
+        return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_annotation(cls, text: str) -> "Journal":

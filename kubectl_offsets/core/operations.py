@@ -51,6 +51,8 @@ class Preview:
     before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
     change: OffsetsDocument | None  # None for reset
     patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
+    extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -97,7 +99,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     if options.dry_run:
         before = peek_listed(kube, live)
         change = early if early is not None else build_change(request, facts, before)
-        return _dry_run_preview("alter", live, before, change)
+        return _dry_run_preview("alter", live, before, change, options, progress)
     before = _list_for_backup(kube, live, options, progress)
     change = early if early is not None else build_change(request, facts, before)
     return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after)
@@ -108,10 +110,26 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options)
+    full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
-        return _dry_run_preview("reset", live, peek_listed(kube, live), None)
+        preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
+        preview.extra_steps = full.steps() if full else []
+        return preview
     before = _list_for_backup(kube, live, options, progress)
-    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after)
+    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after, full)
+
+
+def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progress):
+    """MirrorMaker 2's full reset (--with-offset-syncs): validated and planned before anything changes."""
+    from . import mm2_full_reset
+
+    settings = options.mm2
+    if settings is None or not settings.with_offset_syncs:
+        if live.target.kind == strimzi.KIND_MM2 and live.kind is ConnectorKind.MIRROR_SOURCE:
+            progress.warn("only the Connect offsets are reset; the offset-syncs topic keeps the old syncs that "
+                          "checkpoints translate with (add --with-offset-syncs for a full reset)")
+        return None
+    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
 
 
 def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | None = None,
@@ -126,7 +144,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | 
     progress.step(f"restoring configmap/{name}")
     if options.dry_run:
         before = peek_listed(kube, live)
-        return _dry_run_preview("undo", live, before, restoring_change(saved, before))
+        return _dry_run_preview("undo", live, before, restoring_change(saved, before), options, progress)
     before = _list_for_backup(kube, live, options, progress)
     change = restoring_change(saved, before)
     if change is not None:
@@ -149,6 +167,9 @@ def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options) ->
                          "offsets but the task never reads them, so changing them has no effect",
                          advice="add --force if you really want to change them")
     preflight(kube, live, mutating=True)
+    from .mm2_check import require_reachable
+
+    require_reachable(live, options.mm2)
     return live
 
 
@@ -157,10 +178,17 @@ def _list_for_backup(kube, live: LiveTarget, options: Options, progress: Progres
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after) -> Outcome:
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after,
+                     full_reset=None) -> Outcome:
     preview = Preview(operation, live.target, live.kind, before, change)
+    _mm2_preflight(preview, live, options, progress)
+    preview.extra_steps = full_reset.steps() if full_reset else []
     if not options.yes and (confirm is None or not confirm(preview)):
         raise InputError(f"{operation} cancelled; nothing was changed")
+    if full_reset is not None:
+        from . import mm2_full_reset
+
+        return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
     return flow.run(operation, before, change)
@@ -180,9 +208,22 @@ def peek_listed(kube, live: LiveTarget) -> OffsetsDocument | None:
     return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
 
 
-def _dry_run_preview(operation: str, live: LiveTarget, before, change) -> Preview:
+def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:
+    """MirrorMaker 2 source connectors: check the offsets it will resume from against the source topics
+    (``mm2_check``); problems and a skipped check are warnings in the preview, never silent."""
+    from . import mm2_check
+
+    preview.check = mm2_check.preflight(live, preview.after if preview.before is not None else preview.change,
+                                        options.mm2)
+    for line in preview.check.warnings() if preview.check else ():
+        progress.warn(line)
+
+
+def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: Options | None = None,
+                     progress: Progress | None = None) -> Preview:
     target = live.target
     preview = Preview(operation, target, live.kind, before, change)
+    _mm2_preflight(preview, live, options or Options(), progress or SilentProgress())
     base = target.stanza_pointer()
     stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
     preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
@@ -219,7 +260,10 @@ def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: b
     if journal.connector != live.target.connector_name:
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
+    from . import mm2_full_reset
+
+    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
+        AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback)
 
 
