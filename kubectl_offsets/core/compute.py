@@ -495,7 +495,14 @@ def lag(kind: ConnectorKind, current: OffsetsDocument, source: LiveTopics, *, br
                          advice="name the topics with --topic")
     client = _broker(broker, LiveTopics(source.bootstrap_servers, topics, source.kafka_options))
     progress.step(f"asking {source.bootstrap_servers} for the end offsets of {', '.join(topics)}")
-    partitions = [(t, p) for t, ps in client.partitions(topics).items() for p in ps]
+    found = client.existing_partitions(topics)
+    for topic in sorted(t for t, ps in found.items() if ps is None):
+        progress.warn(f"topic '{topic}' does not exist at {source.bootstrap_servers}: not measured (deleted since "
+                      "the connector stored an offset for it?)")
+    partitions = [(t, p) for t, ps in found.items() for p in ps or ()]
+    if not partitions:
+        raise InputError(f"none of the topics exists at {source.bootstrap_servers}: {', '.join(topics)}",
+                         advice="check --bootstrap-server: for MirrorMaker 2 it is the SOURCE cluster")
     earliest, end = client.earliest(partitions), client.end(partitions)
     starts = {}
     for tp in partitions:

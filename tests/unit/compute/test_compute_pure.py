@@ -86,6 +86,9 @@ class FakeBroker:
     def partitions(self, topics):
         return {t: [0, 1] for t in topics}
 
+    def existing_partitions(self, topics):
+        return {t: None if t.startswith("gone") else [0, 1] for t in topics}
+
     def earliest(self, tps):
         return {tp: 10 for tp in tps}
 
@@ -139,6 +142,13 @@ def test_lag_counts_from_the_resume_position_or_the_log_start():
     document = c.lag_document(rows)
     assert document["totalLag"] == 70 and document["maxTimeLagSeconds"] == 50.0
     assert document["thresholds"]["exceeded"] == []
+
+
+def test_lag_measures_the_topics_that_exist():
+    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
+    assert {r.topic for r in rows} == {"t"}
+    with pytest.raises(InputError, match="none of the topics exists"):
+        c.lag(MIRROR, OffsetsDocument(), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
 
 
 def test_lag_thresholds_name_the_partitions_over_them():
