@@ -363,7 +363,8 @@ def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
 # --- MirrorMaker 2 clusters (research 1.3) --------------------------------------------------------------------
 
 
-def mm2_clusters(resource: Mapping[str, Any], target: ConnectorTarget) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+def mm2_clusters(resource: Mapping[str, Any], target: ConnectorTarget
+                 ) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     """The (source, target) cluster specs of ``target``'s mirror, each with ``alias``, ``bootstrapServers`` and
     optionally ``tls``, ``authentication``, ``config``: ``mirrors[i].source`` and ``spec.target`` in the v1 layout,
     the ``spec.clusters`` entries named by the aliases in the v1beta2 layout. Empty maps when not found."""

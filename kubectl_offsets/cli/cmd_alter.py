@@ -31,7 +31,8 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @output_option()
 @quiet_option
 def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet, **broker_flags):
+                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet,
+                  **broker_flags):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator

@@ -256,6 +256,40 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
     wait_for("a clean check", lambda: cli("check", m.target_arg, "-n", m.ns).code == 0, timeout=60, interval=2)
 
 
+
+def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
+    """The process dies after the checkpoint reset, before the truncation: the journal says the truncation has not
+    happened, and recover does it (and only then resumes both connectors)."""
+    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.mm2_check import Mm2Settings
+    from kubectl_offsets.core.steps import SimulatedCrash
+    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.model import ClusterConfig, Options
+
+    d, m = damaged, damaged.m
+    # The replication after the previous reset wrote new syncs.
+    wait_for("new offset syncs", lambda: (lambda w: w[1] > w[0])(_watermarks(env.bootstrap_servers, d.syncs_topic)))
+    kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=m.ns))
+    options = Options(yes=True, mm2=Mm2Settings(with_offset_syncs=True))
+    with pytest.raises(SimulatedCrash):
+        operations.reset_offsets(kube, TargetSpec(m.target_arg, connector="source"), options=options,
+                                 crash_after="reset-checkpoint")
+    journal = json.loads(m.get()["metadata"]["annotations"][JOURNAL])
+    assert journal["step"] == "reset-checkpoint" and journal["offset_syncs"]["truncated"] is False
+    start, end = _watermarks(env.bootstrap_servers, d.syncs_topic)
+    assert end > start, "not truncated yet"
+    assert m.live_state(d.source) == "STOPPED" and m.live_state(d.checkpoint) == "STOPPED"
+    # A second full reset is refused while the journal is there, naming the recover command.
+    cli("reset", m.target_arg, "-n", m.ns, "--connector", "source", "--with-offset-syncs", "--yes").refused(
+        "in progress", "kubectl offsets recover")
+    done = cli("recover", m.target_arg, "-n", m.ns, "--connector", "source").ok()
+    assert "offset-syncs truncated" in done.out
+    assert _watermarks(env.bootstrap_servers, d.syncs_topic)[0] >= end
+    assert JOURNAL not in (m.get()["metadata"].get("annotations") or {})
+    m.wait_state(d.source, "RUNNING")
+    m.wait_state(d.checkpoint, "RUNNING")
+
+
 def test_a_shared_offset_syncs_topic_is_refused_naming_the_pairs(damaged, cli, env, kafka_admin):
     """Another KafkaMirrorMaker2 (v1beta2 layout) mirrors from the same source cluster to a target with the same
     alias: MirrorMaker 2 puts both mirrors' syncs into one topic on the source cluster."""
@@ -293,7 +327,8 @@ def test_the_offset_syncs_example_is_accepted_and_names_the_topic_its_comments_s
     from kubectl_offsets.core.mm2_full_reset import _syncs_topic
 
     m = damaged.m
-    path = Path(__file__).resolve().parents[3] / "examples" / "mirrormaker2" / "kafkamirrormaker2-offset-syncs-target.yaml"
+    folder = Path(__file__).resolve().parents[3] / "examples" / "mirrormaker2"
+    path = folder / "kafkamirrormaker2-offset-syncs-target.yaml"
     example = yaml.safe_load(path.read_text())
     example["metadata"]["namespace"] = m.ns
     accepted = m.custom.create_namespaced_custom_object(GROUP, "v1", m.ns, PLURAL, example, dry_run="All",
