@@ -120,7 +120,9 @@ def damaged(env, kube_api, kafka_admin, cli):
         kafka_admin.delete_records([TopicPartition(gap, 0, 15)])[TopicPartition(gap, 0, 15)].result(timeout=30)
         kafka_admin.delete_topics([gone])[gone].result(timeout=30)
         _recreate(kafka_admin, again)
-        produce(producer, again, ["b0", "b1"])  # the new topic has offsets 0..1; 4 was stored
+        # A new producer: the old one's metadata still points at the deleted topic.
+        produce(Producer(kafka_conf(env.bootstrap_servers)), again, ["b0", "b1"])  # offsets 0..1; 4 was stored
+        wait_for(f"{again} to hold two records", lambda: _watermarks(env.bootstrap_servers, again) == (0, 2), 30)
         yield d
     finally:
         try:
@@ -231,6 +233,11 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
 
     m.set_state(0, "sourceConnector", None)  # running again (the damage stays); the reset stops it itself
     m.wait_state(d.source, "RUNNING")
+    # What the damage costs on its own: g10..g14 never arrive (gap); the recreated topic is copied from its start.
+    assert topic_values(env.bootstrap_servers, f"{m.src}.{d.gap}", 15)[10:] == [f"g{i}" for i in range(15, 20)]
+    assert topic_values(env.bootstrap_servers, f"{m.src}.{d.again}", 7)[5:] == ["b0", "b1"]
+    wait_for("syncs of the new replication", lambda: _watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before)
+    _, end_before = _watermarks(env.bootstrap_servers, d.syncs_topic)
     run = cli("reset", *target, "--with-offset-syncs", "--yes").ok()
     assert "truncating " + d.syncs_topic in run.err
     # Old syncs are gone; the topic is still there.
@@ -242,10 +249,10 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
     assert "state" not in obj["spec"]["mirrors"][0]["checkpointConnector"]
     m.wait_state(d.source, "RUNNING")
     m.wait_state(d.checkpoint, "RUNNING")
-    # Replication starts over from each partition's log start: gap's 15..19 and again's new two records arrive.
-    values = topic_values(env.bootstrap_servers, f"{m.src}.{d.gap}", 15)
-    assert values[10:] == [f"g{i}" for i in range(15, 20)]
-    assert topic_values(env.bootstrap_servers, f"{m.src}.{d.again}", 7)[5:] == ["b0", "b1"]
+    # Replication starts over from each partition's log start: gap's 15..19 and again's b0, b1 arrive again.
+    values = topic_values(env.bootstrap_servers, f"{m.src}.{d.gap}", 20)
+    assert values[15:] == [f"g{i}" for i in range(15, 20)]
+    assert topic_values(env.bootstrap_servers, f"{m.src}.{d.again}", 9)[7:] == ["b0", "b1"]
     # cleanup.policy is back as MirrorMaker 2 created it.
     from confluent_kafka.admin import ConfigResource, ResourceType
 
