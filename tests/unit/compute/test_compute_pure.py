@@ -286,7 +286,7 @@ def test_kafka_jars_are_found_never_fetched(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("command", [["compute", "--help"], ["compute", "connect-offsets", "--help"],
-                                     ["lag", "--help"], ["--help"]])
+                                     ["lag", "--help"], ["check", "--help"], ["reset", "--help"], ["--help"]])
 def test_help_imports_neither_pyspark_nor_confluent_kafka(command):
     code = ("import sys; from kubectl_offsets.cli.root import run; run(%r); "
             "print([m for m in sys.modules if m.split('.')[0] in ('pyspark', 'confluent_kafka', 'py4j')])" % command)
