@@ -68,6 +68,21 @@ def offset_syncs_topic(source_alias: str, target_alias: str, config: Mapping[str
                             target_alias)
 
 
+def offset_sync_key(key: bytes | None) -> tuple[str, int] | None:
+    """The source (topic, partition) of one offset-syncs record: ``OffsetSync.KEY_SCHEMA`` is Kafka's protocol
+    Struct (topic STRING = int16 length + UTF-8, partition INT32, big-endian). None for a key of another shape."""
+    if not key or len(key) < 6:
+        return None
+    size = int.from_bytes(key[:2], "big", signed=True)
+    if size < 0 or len(key) != 2 + size + 4:
+        return None
+    try:
+        topic = key[2:2 + size].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return topic, int.from_bytes(key[2 + size:], "big", signed=True)
+
+
 def with_delete_policy(policy: str | None) -> str:
     """The cleanup.policy that lets DeleteRecords run: the given one plus ``delete``."""
     parts = [p.strip() for p in (policy or "").split(",") if p.strip()]

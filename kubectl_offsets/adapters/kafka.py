@@ -128,6 +128,37 @@ class Broker:
         finally:
             consumer.close()
 
+    def keys(self, ranges: Mapping[TopicPartition, tuple[int, int]]) -> list[bytes | None]:
+        """The keys of every record in [start, end) per partition (a small compacted topic such as MirrorMaker 2's
+        offset syncs), read with an assigned consumer that commits nothing."""
+        kafka = _library()
+        wanted = {tp: (start, end) for tp, (start, end) in ranges.items() if end > start}
+        if not wanted:
+            return []
+        consumer = kafka.Consumer({**self._config, "group.id": "kubectl-offsets-reader", "enable.auto.commit": False,
+                                   "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+        found: list[bytes | None] = []
+        try:
+            consumer.assign([kafka.TopicPartition(t, p, start) for (t, p), (start, _) in wanted.items()])
+            open_ = set(wanted)
+            deadline = time.monotonic() + self.timeout
+            while open_ and time.monotonic() < deadline:
+                message = consumer.poll(0.5)
+                if message is None:
+                    continue
+                tp = (message.topic(), message.partition())
+                if message.error() is not None:  # end of partition: everything below its end was read
+                    open_.discard(tp)
+                    continue
+                found.append(message.key())
+                if message.offset() + 1 >= wanted[tp][1]:
+                    open_.discard(tp)
+            return found
+        except kafka.KafkaException as e:
+            raise self._unreachable(e) from None
+        finally:
+            consumer.close()
+
     def topic_config(self, topic: str, name: str) -> tuple[str | None, bool]:
         """(value, set on the topic itself) of one topic config; False = inherited from the broker or default."""
         kafka = _library()

@@ -59,6 +59,10 @@ def root() -> None:
       kubectl offsets alter my-sink --set orders:0=1200 -n kafka
       kubectl offsets alter kmm2/mirror --connector source --skip-record orders:0:41
       kubectl offsets reset my-source -n kafka
+    MirrorMaker 2 integrity:
+      kubectl offsets check kmm2/mirror -n kafka          # stored source offsets vs. the source topics
+      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --dry-run   # the full reset
+      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --max-lag 1000
     Offline (through a GitOps repository):
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
     Compute offsets from topic data (needs the 'spark' extra):

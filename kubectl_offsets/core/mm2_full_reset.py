@@ -122,10 +122,32 @@ def plan(kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broke
             tps = [(syncs.name, p) for p in partitions]
             result.starts = {tp[1]: o for tp, o in client.earliest(tps).items()}
             result.ends = {tp[1]: o for tp, o in client.end(tps).items()}
+            foreign = foreign_topics(live, client.keys(
+                {(syncs.name, p): (result.starts[p], result.ends[p]) for p in partitions}))
     except InputError as problem:
         raise PreconditionError(f"the full reset needs the cluster holding {syncs.name}: {problem.message}",
                                 advice=problem.advice) from None
+    if partitions and foreign and not allow_shared:
+        shown = ", ".join(foreign[:10]) + (f" and {len(foreign) - 10} more" if len(foreign) > 10 else "")
+        raise InputError(f"the offset-syncs {syncs.describe()} at {bootstrap} holds syncs of topics this mirror does "
+                         f"not replicate ({shown}): another MirrorMaker 2 (outside this namespace or outside "
+                         "Kubernetes, or this mirror before its topicsPattern changed) writes into it, and truncating "
+                         "it would make that mirror's checkpoints lose their offset translations",
+                         advice="find that mirror and give it its own target alias or offset-syncs location, or "
+                                "accept the effect with --allow-shared-offset-syncs")
     return result
+
+
+def foreign_topics(live, keys) -> list[str]:
+    """The source topics named in offset-syncs records that this mirror does not replicate (its topicsPattern /
+    topicsExcludePattern): the trace another MirrorMaker 2 leaves in a shared topic, wherever it runs."""
+    from .targets import topic_filter
+
+    replicated, _ = topic_filter(live.target, live.resource)
+    if replicated is None:  # the mirror replicates every topic: any name could be ours
+        return []
+    topics = {key[0] for key in (mirrormaker.offset_sync_key(k) for k in keys) if key is not None}
+    return sorted(t for t in topics if not replicated(t))
 
 
 def _syncs_topic(resource, target: strimzi.ConnectorTarget) -> mirrormaker.OffsetSyncsTopic:

@@ -43,3 +43,11 @@ def test_delete_policy_is_added_once():
     assert mm.with_delete_policy("compact") == "compact,delete"
     assert mm.with_delete_policy("compact,delete") == "compact,delete"
     assert mm.with_delete_policy(None) == "delete"
+
+
+def test_offset_sync_keys_decode_as_kafka_writes_them():
+    # OffsetSync.KEY_SCHEMA: topic STRING (int16 length + UTF-8), partition INT32, big-endian
+    key = (6).to_bytes(2, "big") + b"orders" + (3).to_bytes(4, "big")
+    assert mm.offset_sync_key(key) == ("orders", 3)
+    assert mm.offset_sync_key(key + b"x") is None and mm.offset_sync_key(None) is None
+    assert mm.offset_sync_key(b"\x00\x10short") is None

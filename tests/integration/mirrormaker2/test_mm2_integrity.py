@@ -344,3 +344,40 @@ def test_the_offset_syncs_example_is_accepted_and_names_the_topic_its_comments_s
     for short in ("source", "checkpoint"):
         topic = _syncs_topic(example, strimzi.resolve_mm2_target(example, short))
         assert (topic.name, topic.location) == ("mm2-offset-syncs.east.internal", "target")
+
+
+def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged, cli, env, kafka_admin):
+    """A MirrorMaker 2 in another namespace (as good as outside Kubernetes for this check) replicates from the same
+    source cluster to a target with the same alias: its syncs land in our offset-syncs topic. Only the topic's
+    content shows it; the full reset refuses, naming its topic."""
+    from kubernetes import client
+
+    d, m = damaged, damaged.m
+    tag = uuid.uuid4().hex[:6]
+    ns, name, south, topic = f"mm2-foreign-{tag}", f"foreign-{tag}", f"south{tag}", f"foreign-{tag}"
+    m.core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
+        name=ns, labels={"kubectl-offsets-test": "true"})))
+    create_topic(kafka_admin, topic)
+    from confluent_kafka import Producer
+
+    produce(Producer(kafka_conf(env.bootstrap_servers)), topic, ["f0", "f1"])
+    spec = _mirror_spec(env.bootstrap_servers, south, m.tgt, f"^{topic}$", name)
+    del spec["mirrors"][0]["checkpointConnector"]
+    _, end_before = _watermarks(env.bootstrap_servers, d.syncs_topic)
+    m.custom.create_namespaced_custom_object(GROUP, "v1", ns, PLURAL, {
+        "apiVersion": f"{GROUP}/v1", "kind": "KafkaMirrorMaker2", "metadata": {"name": name, "namespace": ns},
+        "spec": spec})
+    try:
+        topic_values(env.bootstrap_servers, f"{south}.{topic}", 2, timeout=90)
+        wait_for("the foreign mirror's offset syncs",
+                 lambda: _watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before, timeout=60)
+        before = m.wait_steady()
+        cli("reset", m.target_arg, "-n", m.ns, "--connector", "source", "--with-offset-syncs", "--yes").refused(
+            "holds syncs of topics this mirror does not replicate", topic, "--allow-shared-offset-syncs")
+        assert m.snapshot() == before
+    finally:
+        m.custom.delete_namespaced_custom_object(GROUP, "v1beta2", ns, PLURAL, name)
+        try:
+            wait_for("the foreign mirror's connectors deleted", lambda: not _connectors_of(env, south), 60)
+        finally:
+            m.core.delete_namespace(ns)
