@@ -4,8 +4,9 @@ Resetting the MirrorSourceConnector's offsets alone is not a full reset: the off
 old (upstream, downstream) pairs, and the MirrorCheckpointConnector keeps translating consumer-group offsets with
 them. So, in this order, with the journal on the KafkaMirrorMaker2 covering every step:
 
-    backup (source + checkpoint) -> stop both -> reset the source through Strimzi -> verify
-      -> reset-checkpoint (through Strimzi, verify) -> truncate-offset-syncs -> resume both -> cleanup
+    AlterFlow's steps for the source (backup, stop, annotate, await, verify, ..., resume, cleanup), where backup and
+    stop also cover the checkpoint connector, resume puts both back, and two steps run after the verification:
+      reset-checkpoint (through Strimzi, verified) -> truncate-offset-syncs
 
 ``truncate-offset-syncs`` deletes every record of the mirror's offset-syncs topic (DeleteRecords up to the end; the
 topic stays). MirrorMaker 2 creates that topic compacted and Kafka refuses DeleteRecords without ``delete`` in
@@ -25,7 +26,6 @@ from typing import Any
 
 from .. import mirrormaker, strimzi
 from ..connect import ConnectorKind
-from ..conventions import ANNOTATION_JOURNAL
 from ..errors import InputError, OffsetsError, PreconditionError, VerificationError
 from ..model import OffsetsDocument
 from . import backups
@@ -36,9 +36,6 @@ from .steps import AlterFlow, Outcome, SafeOutcome
 # The step ids this flow adds to the journal (after the source's verify; see journal.STEPS).
 STEP_RESET_CHECKPOINT = "reset-checkpoint"
 STEP_TRUNCATE = "truncate-offset-syncs"
-# The order in which a full reset walks its steps: recover compares positions in it.
-ORDER = ("backup", "stop", "annotate", "await-operator", "verify", STEP_RESET_CHECKPOINT, STEP_TRUNCATE,
-         "resume", "cleanup")
 
 
 @dataclass
@@ -68,8 +65,7 @@ class FullResetPlan:
                     if self.ends else f"truncate {where}: the topic does not exist yet, nothing to delete")
         if self.ends:
             truncate += "; cleanup.policy gets 'delete' for the moment of the DeleteRecords, then is put back"
-        return [f"back up the offsets of '{self.source.connector_name}' and {checkpoint}",
-                f"stop '{self.source.connector_name}' and {checkpoint}",
+        return [f"stop '{self.source.connector_name}' and {checkpoint}, and back up their offsets",
                 f"reset the offsets of '{self.source.connector_name}' through Strimzi and verify",
                 f"reset the offsets of {checkpoint} through Strimzi and verify" if self.checkpoint else
                 "no checkpoint connector to reset",
@@ -208,36 +204,16 @@ def _broker(bootstrap: str, settings: Mm2Settings):
 
 
 class FullResetFlow(AlterFlow):
-    """AlterFlow's reset of the source connector, plus the checkpoint connector and the offset-syncs topic."""
+    """AlterFlow's reset of the source connector (its steps, order, journal writes and recover), plus the checkpoint
+    connector beside it and, after the verification, the checkpoint reset and the offset-syncs truncation."""
 
-    def __init__(self, kube, live, plan: FullResetPlan | None, settings: Mm2Settings, **kwargs):
+    def __init__(self, kube, live, plan: FullResetPlan, settings: Mm2Settings, **kwargs):
         super().__init__(kube, live.target, live.kind, **kwargs)
         self.plan, self.settings = plan, settings
         self.companion: OperatorClient | None = None
-        if plan is not None and plan.checkpoint is not None:
+        self._keep_stopped = False
+        if plan.checkpoint is not None:
             self.companion = OperatorClient(kube, plan.checkpoint, kwargs["wait"], kwargs["progress"])
-
-    # --- run ---------------------------------------------------------------------------------------------------
-    def run_full(self, before: OffsetsDocument, checkpoint_before: OffsetsDocument | None) -> Outcome:
-        from .steps import SimulatedCrash
-
-        self._claim("reset")
-        try:
-            self._step_backup(before)
-            self._backup_checkpoint(checkpoint_before)
-            self._step_stop()
-            self._step_annotate("reset")
-            self._step_await("reset")
-            after = self._step_verify(OffsetsDocument())
-            self._step_reset_checkpoint()
-            self._step_truncate()
-            final_state = self._step_resume()
-            self._step_cleanup()
-        except SimulatedCrash:
-            raise
-        except (OffsetsError, KeyboardInterrupt) as failure:
-            raise self._fail(failure) from None
-        return Outcome(self.kind, before, after, None, self.journal.backup, final_state, self.journal.id)
 
     def _new_journal(self, operation, resource):
         journal = super()._new_journal(operation, resource)
@@ -252,67 +228,82 @@ class FullResetFlow(AlterFlow):
     def _syncs(self) -> dict[str, Any]:
         return self.journal.offset_syncs
 
-    def _backup_checkpoint(self, offsets: OffsetsDocument | None) -> None:
+    # --- the checkpoint connector beside the source's own steps ----------------------------------------------
+    def _step_backup(self, before: OffsetsDocument) -> None:
+        super()._step_backup(before)
         if self.companion is None:
             return
         name = self._syncs["checkpoint_backup"]
-        self.progress.step(f"backing up the checkpoint connector's offsets to configmap/{name}")
+        self.progress.step(f"listing the offsets of '{self.companion.target.connector_name}' and backing them up "
+                           f"to configmap/{name}")
         backups.save(self.kube, self.companion.target, dataclasses.replace(self.journal, backup=name),
-                     offsets or OffsetsDocument())
+                     self.companion.list_offsets())
 
     def _step_stop(self) -> None:
-        checkpoint = f" and '{self.companion.target.connector_name}'" if self.companion else ""
-        self.progress.step(f"stopping '{self.target.connector_name}'{checkpoint} (spec.state: stopped)")
-        self.journal.step = "stop"
-        self._patch_both({strimzi.FIELD_STATE: strimzi.STATE_STOPPED},
-                         {strimzi.FIELD_STATE: strimzi.STATE_STOPPED})
-        self.operator.wait_for_connect_state("STOPPED")
-        if self.companion:
-            self.companion.wait_for_connect_state("STOPPED")
-        self._done("stop")
+        super()._step_stop()
+        if self.companion is None:
+            return
+        self.progress.step(f"stopping '{self.companion.target.connector_name}' (spec.state: stopped)")
+        self.companion.patch(self.companion.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}))
+        self.companion.wait_for_connect_state("STOPPED")
 
-    def _patch_both(self, source_stanza: dict[str, Any] | None, checkpoint_stanza: dict[str, Any] | None) -> None:
-        """One JSON Patch: the journal, the source stanza and the checkpoint stanza (same mirror, same guard)."""
-        resource = self.operator.read()
-        ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
-        if source_stanza:
-            ops += self.operator.stanza_ops(source_stanza, resource)
-        if checkpoint_stanza and self.companion:
-            ops += self.companion.stanza_ops(checkpoint_stanza, resource)
-        self.operator.patch(ops)
+    def _steps_after_verify(self) -> None:
+        self._step_reset_checkpoint()
+        self._step_truncate()
 
+    def _step_resume(self) -> str:
+        final_state = super()._step_resume()
+        if self.companion is None:
+            return final_state
+        previous = self._syncs.get("checkpoint_previous_state") or strimzi.DEFAULT_STATE
+        if final_state == strimzi.STATE_STOPPED and not self.resume_after:
+            self.progress.warn(f"--no-resume: '{self.companion.target.connector_name}' is left STOPPED too "
+                               f"(it was {previous})")
+            return final_state
+        self.progress.step(f"restoring the previous state of '{self.companion.target.connector_name}': {previous}")
+        self.companion.patch(self.companion.stanza_ops(self._checkpoint_stanza()))
+        self.companion.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
+        return final_state
+
+    def _checkpoint_stanza(self) -> dict[str, Any]:
+        return {strimzi.FIELD_STATE: self._syncs.get("checkpoint_previous_state")}
+
+    # --- the extra steps ---------------------------------------------------------------------------------------
     def _step_reset_checkpoint(self) -> None:
+        """Reset the checkpoint connector's offsets through Strimzi; safe to repeat (recover)."""
         if self.companion is None:
             return
         name = self.companion.target.connector_name
-        self.journal.step = STEP_RESET_CHECKPOINT
+        self._record(STEP_RESET_CHECKPOINT)
         self.progress.step(f"asking the operator to reset the offsets of '{name}'")
-        if not self.companion.target.pending_annotations(self.companion.read()):
-            self.companion.place_request("reset", lambda resource: [],
-                                         extra={ANNOTATION_JOURNAL: self.journal.to_annotation()})
+        if self.companion.target.pending_annotations(self.companion.read()) != \
+                self.companion.target.trigger_annotations("reset"):
+            self.companion.place_request("reset", lambda resource: [])
         self.companion.wait_until_done("reset")
         self.progress.step(f"verifying: listing the offsets of '{name}' again")
-        left = self.companion.list_offsets()
-        if len(left):
+        if len(self.companion.list_offsets()):
             raise VerificationError(f"the checkpoint connector '{name}' still has offsets after the reset",
-                                    advice="both connectors are left STOPPED; run the recover command below")
+                                    advice="both connectors are left STOPPED; check them with kubectl offsets "
+                                           "list, then run the recover command below")
         self._done(STEP_RESET_CHECKPOINT)
 
     def _step_truncate(self) -> None:
+        """DeleteRecords up to the end of the offset-syncs topic, with the policy that allows it for the moment.
+        Write-ahead: the offsets and the policy to put back are in the journal before anything changes; every
+        part is safe to repeat, and the journal says when it is done."""
         syncs = self._syncs
         if syncs["truncated"]:
             return
         topic = syncs["topic"]
-        self.journal.step = STEP_TRUNCATE
         client = _broker(syncs["bootstrap"], self.settings)
-        if syncs["truncate_to"] is None:  # write-ahead: the offsets to delete up to and the policy to put back
+        if syncs["truncate_to"] is None:  # both connectors are stopped now: no new syncs can appear
             partitions = client.existing_partitions([topic]).get(topic) or []
             ends = client.end([(topic, p) for p in partitions])
             syncs["truncate_to"] = {str(p): ends[(topic, p)] for p in partitions}
             if partitions:
                 value, explicit = client.topic_config(topic, mirrormaker.CLEANUP_POLICY)
                 syncs["cleanup_policy"] = {"value": value, "explicit": explicit}
-        self._patch_both(None, None)
+        self._record(STEP_TRUNCATE)
         ends = {int(p): o for p, o in syncs["truncate_to"].items()}
         if not ends:
             self.progress.step(f"the offset-syncs topic {topic} does not exist: nothing to truncate")
@@ -325,7 +316,7 @@ class FullResetFlow(AlterFlow):
             client.delete_records({(topic, p): o for p, o in ends.items()})
             self._restore_policy(client)
         syncs["truncated"] = True
-        self._patch_both(None, None)  # the journal now says the truncation happened
+        self._record(STEP_TRUNCATE)  # the journal now says the truncation happened
         self._done(STEP_TRUNCATE)
 
     def _restore_policy(self, client) -> None:
@@ -337,27 +328,6 @@ class FullResetFlow(AlterFlow):
             client.set_topic_config(self._syncs["topic"], mirrormaker.CLEANUP_POLICY,
                                     original["value"] if original["explicit"] else None)
 
-    def _step_resume(self) -> str:
-        previous = self.journal.previous_state or strimzi.DEFAULT_STATE
-        cp_previous = self._syncs.get("checkpoint_previous_state") or strimzi.DEFAULT_STATE
-        if not self.resume_after:
-            self.journal.step = "resume"
-            self._patch_both(None, None)
-            self.progress.warn(f"--no-resume: '{self.target.connector_name}' and its checkpoint connector are left "
-                               "STOPPED; set their spec.state to resume them")
-            return strimzi.STATE_STOPPED
-        self.progress.step(f"restoring the previous states: source {previous}, checkpoint {cp_previous}")
-        self.journal.step = "resume"
-        self._patch_both(self._previous_stanza(), self._checkpoint_stanza())
-        self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
-        if self.companion:
-            self.companion.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[cp_previous])
-        self._done("resume")
-        return previous
-
-    def _checkpoint_stanza(self) -> dict[str, Any]:
-        return {strimzi.FIELD_STATE: self._syncs.get("checkpoint_previous_state")}
-
     # --- failure and recover ---------------------------------------------------------------------------------
     def _fail(self, failure):
         # Past the source's verify its Connect offsets are already reset: resuming now would replicate with the old
@@ -368,7 +338,7 @@ class FullResetFlow(AlterFlow):
     def make_safe(self, *, keep_stopped: bool = False) -> SafeOutcome:
         if self.companion is not None:
             self.companion.withdraw_request("reset")
-        if keep_stopped or getattr(self, "_keep_stopped", False):
+        if keep_stopped or self._keep_stopped:
             return SafeOutcome(True, "Both connectors are left STOPPED and the journal kept")
         if self._syncs.get("cleanup_policy") is not None and not self._syncs.get("truncated"):
             try:
@@ -376,32 +346,16 @@ class FullResetFlow(AlterFlow):
             except OffsetsError as problem:
                 self.progress.warn(f"could not put back cleanup.policy of {self._syncs['topic']}: {problem.message}")
         if self.companion is not None:
-            resource = self.operator.read()
-            self.operator.patch(self.companion.stanza_ops(self._checkpoint_stanza(), resource))
+            self.companion.patch(self.companion.stanza_ops(self._checkpoint_stanza()))
         outcome = super().make_safe()
         truncated = "offset-syncs truncated" if self._syncs.get("truncated") else "offset-syncs NOT truncated"
         return SafeOutcome(outcome.journal_kept, f"{outcome.summary}; {truncated}")
 
     def recover(self, journal, *, rollback: bool = False) -> str:
-        self.journal = journal
+        summary = super().recover(journal, rollback=rollback)
         if rollback or not journal.past_point_of_no_return:
-            return super().recover(journal, rollback=rollback)
-        self.progress.step(f"finishing {journal.describe()} (full reset)")
-        position = ORDER.index(journal.step) if journal.step in ORDER else 0
-        try:
-            if position <= ORDER.index("verify"):
-                if self.target.pending_annotations(self.operator.read()) == self.target.trigger_annotations("reset"):
-                    self.operator.remember_warnings()
-                    self.operator.wait_until_done("reset")
-                self._step_verify(OffsetsDocument())
-            if position <= ORDER.index(STEP_RESET_CHECKPOINT):
-                self._step_reset_checkpoint()
-            self._step_truncate()
-            final_state = self._step_resume()
-            self._step_cleanup()
-        except (OffsetsError, KeyboardInterrupt) as failure:
-            raise self._fail(failure) from None
-        return f"finished: offsets verified, offset-syncs truncated, connectors {final_state}"
+            return summary
+        return summary.replace("offsets verified", "offsets verified, offset-syncs truncated")
 
 
 def _now():
@@ -432,8 +386,4 @@ def flow_for_recover(kube, live, journal, options, progress):
 def run(kube, live, before: OffsetsDocument, the_plan: FullResetPlan, options, progress, crash_after=None) -> Outcome:
     flow = FullResetFlow(kube, live, the_plan, options.mm2 or Mm2Settings(), wait=options.wait, progress=progress,
                          resume=options.resume, crash_after=crash_after)
-    checkpoint_before = None
-    if flow.companion is not None:
-        progress.step(f"listing the current offsets of '{flow.companion.target.connector_name}'")
-        checkpoint_before = flow.companion.list_offsets()
-    return flow.run_full(before, checkpoint_before)
+    return flow.run("reset", before, None)
