@@ -16,11 +16,14 @@ from .. import __version__, schemas, strimzi
 from ..errors import PreconditionError
 
 # Step ids are stored in journals: never rename one after a release.
-STEPS = ("backup", "stop", "write-configmap", "annotate", "await-operator", "verify", "resume", "cleanup",
-         # a MirrorMaker 2 full reset (core/mm2_full_reset.py) adds these after the source's verify
-         "reset-checkpoint", "truncate-offset-syncs")
+STEPS = ("backup", "stop", "write-configmap", "annotate", "await-operator", "verify", "resume", "cleanup")
 # From this step on the offsets may already have changed in Connect: recover finishes instead of rolling back.
 POINT_OF_NO_RETURN = "annotate"
+
+
+# Steps only a MirrorMaker 2 full reset takes (core/mm2_full_reset.py), between the source's verify and resume:
+# past the point of no return.
+FULL_RESET_STEPS = ("reset-checkpoint", "truncate-offset-syncs")
 
 
 @dataclass
@@ -64,6 +67,8 @@ class Journal:
 
     @property
     def past_point_of_no_return(self) -> bool:
+        if self.step in FULL_RESET_STEPS:
+            return True
         return STEPS.index(self.step) >= STEPS.index(POINT_OF_NO_RETURN)
 
     def describe(self) -> str:

@@ -29,13 +29,13 @@ from ..connect import ConnectorKind
 from ..errors import InputError, OffsetsError, PreconditionError, VerificationError
 from ..model import OffsetsDocument
 from . import backups
+from .journal import FULL_RESET_STEPS
 from .mm2_check import Mm2Settings
 from .operator import OperatorClient
 from .steps import AlterFlow, Outcome, SafeOutcome
 
-# The step ids this flow adds to the journal (after the source's verify; see journal.STEPS).
-STEP_RESET_CHECKPOINT = "reset-checkpoint"
-STEP_TRUNCATE = "truncate-offset-syncs"
+# The step ids this flow adds to the journal (after the source's verify; journal.FULL_RESET_STEPS).
+STEP_RESET_CHECKPOINT, STEP_TRUNCATE = FULL_RESET_STEPS
 
 
 @dataclass

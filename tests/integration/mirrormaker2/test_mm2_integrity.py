@@ -106,13 +106,13 @@ def damaged(env, kube_api, kafka_admin, cli):
         "spec": _mirror_spec(env.bootstrap_servers, src, tgt, f"^{gap}$,^{gone}$,^{again}$", name)})
     try:
         wait_for("both connectors RUNNING", lambda: m.live_state(m.connector()) == "RUNNING" and m.live_state(
-            m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=120)
-        assert len(topic_values(env.bootstrap_servers, f"{src}.{gap}", 10)) == 10
-        topic_values(env.bootstrap_servers, f"{src}.{again}", 5)
+            m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=180)
+        assert len(topic_values(env.bootstrap_servers, f"{src}.{gap}", 10, timeout=120)) == 10
+        topic_values(env.bootstrap_servers, f"{src}.{again}", 5, timeout=120)
         d = Damaged(m, gap, gone, again)
         # Connect flushes source offsets every second or so: wait until all three are stored, then stop.
         wait_for("stored offsets", lambda: _source_stored(cli, m, d.source) == {
-            (gap, 0): 9, (gone, 0): 2, (again, 0): 4}, timeout=60, interval=2)
+            (gap, 0): 9, (gone, 0): 2, (again, 0): 4}, timeout=120, interval=2)
         m.set_state(0, "sourceConnector", "stopped")
         m.wait_state(d.source, "STOPPED")
         # The damage, while the mirror is stopped:
