@@ -14,6 +14,9 @@ LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "ba
 LABEL_TARGET = "kubectl-offsets.io/target"  # the resource name the ConfigMap belongs to
 ANNOTATION_CONNECTOR = "kubectl-offsets.io/connector"  # the Connect connector name (may contain '->', so not a label)
 BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
+# On a KafkaConnector that `kubectl offsets create` created stopped, until it has the state its manifest asks for:
+# {"requestedState": "running"|"paused"|"stopped"|null}. Seen on a connector left stopped by an interrupted create.
+ANNOTATION_CREATING = "kubectl-offsets.io/creating"
 
 
 def offsets_configmap_name(resource_name: str) -> str:

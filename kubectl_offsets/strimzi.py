@@ -390,3 +390,45 @@ def mm2_sibling(resource: Mapping[str, Any], target: ConnectorTarget, short: str
 def mm2_connector_config(resource: Mapping[str, Any], target: ConnectorTarget) -> Mapping[str, Any]:
     """The ``config`` of the connector's stanza (what Strimzi passes to Connect besides the generated keys)."""
     return target.stanza(resource).get("config") or {}
+
+
+# --- where a connector's records live (research 1.3; KafkaConnect/KafkaMirrorMaker2 specs) ----------------------
+
+
+def bootstrap_servers_of(target: ConnectorTarget, resource: Mapping[str, Any],
+                         connect: Mapping[str, Any] | None) -> str | None:
+    """The bootstrap address of the cluster whose topics the connector reads, as the spec names it: the
+    KafkaConnect's ``spec.bootstrapServers`` for a KafkaConnector (``connect`` is that KafkaConnect), the mirror's
+    source cluster for a MirrorMaker 2 connector (``mirrors[].source.bootstrapServers`` in v1, the
+    ``clusters[]`` entry named by ``sourceCluster`` in v1beta2)."""
+    if target.kind == KIND_CONNECTOR:
+        return ((connect or {}).get("spec") or {}).get("bootstrapServers")
+    spec = resource.get("spec") or {}
+    mirror = (spec.get("mirrors") or [])[target.stanza_path[2]]
+    if "source" in mirror:
+        return (mirror.get("source") or {}).get("bootstrapServers")
+    for cluster in spec.get("clusters") or []:
+        if cluster.get("alias") == mirror.get("sourceCluster"):
+            return cluster.get("bootstrapServers")
+    return None
+
+
+# --- operator versions (research strimzi-cadence-and-eras.md) ---------------------------------------------------
+
+# From 1.2.0 a new connector is created with POST /connectors and ``initial_state`` = spec.state (KIP-980;
+# AbstractConnectOperator#createConnector, KafkaConnectApiImpl#createConnector): a connector created with
+# ``state: stopped`` never runs. Before, it was created running (PUT /config) and then stopped by updateState in
+# the same reconcile, so its tasks could process a few records first.
+INITIAL_STATE_SINCE = (1, 2, 0)
+# The cluster operator's pods carry this label in both the YAML and the Helm installation
+# (060-Deployment-strimzi-cluster-operator.yaml: the selector and pod template labels); the image tag is the version
+# (quay.io/strimzi/operator:1.2.0).
+OPERATOR_POD_SELECTOR = "strimzi.io/kind=cluster-operator"
+# Only Strimzi before 1.0.0 serves v1beta2 (research 1.1), so serving it proves an operator older than 1.2.
+LEGACY_API_VERSION = "v1beta2"
+
+
+def operator_version_from_image(image: str | None) -> tuple[int, int, int] | None:
+    """``quay.io/strimzi/operator:1.2.0`` (or ``...:0.45.1@sha256:...``) -> (1, 2, 0); None when not a version."""
+    match = re.search(r":(\d+)\.(\d+)\.(\d+)(?:[-@][^:/]*)?$", image or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None

@@ -11,6 +11,9 @@ from .options import cluster_config, complete_target
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
                                  shell_complete=complete_target)
+# list, alter, reset and undo also work on many connectors (-l/--all/-A), where no TARGET is given.
+optional_target_argument = click.argument("target", metavar="[[kafkaconnector/|kafkamirrormaker2/]NAME]",
+                                          required=False, shell_complete=complete_target)
 
 
 def _complete_connector(ctx, param, incomplete):
@@ -57,6 +60,7 @@ mm2_broker_options = [
                  help="MirrorMaker 2: refuse when the pre-flight cannot reach the source cluster (by default it "
                       "says so in one line and goes on without the check)."),
 ]
+require_check_option = mm2_broker_options[-1]  # alter has its own --bootstrap-server/--kafka-option (time travel)
 
 
 def with_mm2_broker_options(f):

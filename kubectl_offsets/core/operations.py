@@ -95,14 +95,21 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     facts = live.facts()
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
-    early = None if request.needs_current else build_change(request, facts, None)
+    early = None if request.needs_current else _build(request, facts, None)
     if options.dry_run:
         before = peek_listed(kube, live)
-        change = early if early is not None else build_change(request, facts, before)
+        change = early if early is not None else _build(request, facts, before)
         return _dry_run_preview("alter", live, before, change, options, progress)
     before = _list_for_backup(kube, live, options, progress)
-    change = early if early is not None else build_change(request, facts, before)
+    change = early if early is not None else _build(request, facts, before)
     return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after)
+
+
+def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
+    """The change document: an ``AlterRequest`` goes through the input checks of ``inputs``; a request that knows
+    how to build its own change (time travel, ``core/timetravel.py``) builds it and runs the same checks."""
+    own = getattr(request, "build_change", None)
+    return own(facts, current) if own is not None else build_change(request, facts, current)
 
 
 def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,

@@ -2,7 +2,10 @@
 
 Order of REST calls per connector (strimzi-offsets.md §2.1):
 1. ``GET /config`` (409 retried with back-off);
-2. 404 -> ``POST /connectors`` with ``initial_state`` (1.2.0) -> status -> topics; **no offsets handling**;
+2. 404 -> ``POST /connectors`` with ``initial_state`` (1.2.0) -> status -> topics; **no offsets handling**.
+   Before 1.2.0 (``AbstractConnectOperator#createOrUpdateConnector`` at 1.1.0): ``PUT /config`` (created running) ->
+   status -> updateState (stopped/paused now) -> status; the emulated version is the one of the namespace's
+   cluster-operator pod (``Context.operator_version``), 1.2.0 when there is none;
 3. config differs -> ``PUT /config`` -> state update -> status -> topics; **no offsets handling**;
 4. exists with matching config -> ``GET /status`` -> updateState -> manageConnectorOffsets -> ``GET /status``
    (retried on 404) -> ``GET /topics``.
@@ -12,6 +15,8 @@ from dataclasses import dataclass, field
 
 from .connect_client import ConnectRestError
 from .state import initial_state, update_state
+
+INITIAL_STATE_SINCE = (1, 2, 0)  # KafkaConnectApiImpl#createConnector with initial_state (#12974)
 
 
 @dataclass
@@ -38,6 +43,12 @@ def maybe_create_or_update(ctx, cr, name, desired, spec, offsets_fn):
 
 
 def _create(ctx, cr, name, desired, spec):
+    version = ctx.operator_version(cr["metadata"]["namespace"])
+    if version < INITIAL_STATE_SINCE:
+        shown = ".".join(map(str, version))
+        ctx.decide(cr, f"connector {name}: does not exist -> PUT /config (Strimzi {shown}: created running), "
+                       "then updateState")
+        return _update(ctx, cr, name, desired, spec, {})
     state = initial_state(spec)
     ctx.decide(cr, f"connector {name}: does not exist -> POST /connectors (initial_state={state})")
     ctx.connect.create(name, desired, state)
@@ -47,7 +58,8 @@ def _create(ctx, cr, name, desired, spec):
 
 def _update(ctx, cr, name, desired, spec, current):
     changed = sorted(k for k in set(current) | set(desired) if current.get(k) != desired.get(k))
-    ctx.decide(cr, f"connector {name}: config differs ({', '.join(changed)}) -> PUT /config")
+    if current:
+        ctx.decide(cr, f"connector {name}: config differs ({', '.join(changed)}) -> PUT /config")
     ctx.connect.put_config(name, desired)
     warnings = update_state(ctx, cr, name, spec, ctx.connect.status_with_backoff(name))
     status = ctx.connect.status_with_backoff(name)

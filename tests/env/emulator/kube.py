@@ -5,6 +5,7 @@ CRDs) so that legacy-only fields (``pause``, MM2 ``heartbeatConnector``/``cluste
 never logs request headers, so the kubeconfig's token or client key never reaches the log.
 """
 import json
+import re
 
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
@@ -13,6 +14,7 @@ GROUP = "kafka.strimzi.io"
 READ_VERSION = "v1beta2"
 JSON_PATCH = "application/json-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
+OPERATOR_POD_LABEL = "strimzi.io/kind=cluster-operator"  # 060-Deployment-strimzi-cluster-operator.yaml
 FIELD_MANAGER = "strimzi-kafka-operator"  # §2.6: Strimzi's server-side-apply field manager
 
 PLURALS = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors",
@@ -73,6 +75,20 @@ class Kube:
         self.custom.patch_namespaced_custom_object(
             GROUP, READ_VERSION, namespace, PLURALS[kind], name, ops, _content_type=JSON_PATCH,
             _preload_content=False)
+
+    # ------------------------------------------------------------------------------------------- the operator's pod
+
+    def operator_version(self, namespace):
+        """(major, minor, patch) from the image tag of a ``strimzi.io/kind=cluster-operator`` pod in the namespace
+        (``quay.io/strimzi/operator:1.1.0``); None when there is none."""
+        pods = _json(self.core.list_namespaced_pod(namespace, label_selector=OPERATOR_POD_LABEL,
+                                                   _preload_content=False)).get("items") or []
+        for pod in pods:
+            for container in (pod.get("spec") or {}).get("containers") or []:
+                match = re.search(r":(\d+)\.(\d+)\.(\d+)$", container.get("image") or "")
+                if match:
+                    return tuple(int(g) for g in match.groups())
+        return None
 
     # ------------------------------------------------------------------------------------------- config maps
 

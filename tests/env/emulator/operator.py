@@ -21,6 +21,7 @@ RECONCILERS = {
     "KafkaMirrorMaker2": kafka_mirror_maker2.reconcile,
 }
 RETRY_AFTER_ERROR_SECONDS = 5.0
+DEFAULT_VERSION = (1, 2, 0)
 
 
 class Context:
@@ -35,6 +36,12 @@ class Context:
         """One log line per reconcile decision."""
         meta = (cr or {}).get("metadata") or {}
         LOG.info("%s %s/%s: %s", (cr or {}).get("kind", "?"), meta.get("namespace"), meta.get("name"), message)
+
+    def operator_version(self, namespace):
+        """The Strimzi version this namespace's operator emulates: the image tag of a pod labelled
+        ``strimzi.io/kind=cluster-operator`` in the namespace (how a real installation shows its version), else
+        the newest emulated behaviour (1.2.0). Lets tests run one namespace as an older operator would."""
+        return self.kube.operator_version(namespace) or DEFAULT_VERSION
 
     def remember(self, kind, obj):
         meta = obj["metadata"]
