@@ -120,9 +120,7 @@ def damaged(env, kube_api, kafka_admin, cli):
         kafka_admin.delete_records([TopicPartition(gap, 0, 15)])[TopicPartition(gap, 0, 15)].result(timeout=30)
         kafka_admin.delete_topics([gone])[gone].result(timeout=30)
         _recreate(kafka_admin, again)
-        # A new producer: the old one's metadata still points at the deleted topic.
-        produce(Producer(kafka_conf(env.bootstrap_servers)), again, ["b0", "b1"])  # offsets 0..1; 4 was stored
-        wait_for(f"{again} to hold two records", lambda: _watermarks(env.bootstrap_servers, again) == (0, 2), 30)
+        _produce_into_recreated(env.bootstrap_servers, again, ["b0", "b1"])  # offsets 0..1; 4 was stored
         yield d
     finally:
         try:
@@ -130,6 +128,25 @@ def damaged(env, kube_api, kafka_admin, cli):
             wait_for("the mirror's connectors deleted from Connect", lambda: not _connectors_of(env, src), 60)
         finally:
             core.delete_namespace(ns)
+
+
+def _produce_into_recreated(bootstrap, topic, values):
+    """Right after a delete + create, the broker can acknowledge records for the old partition that then vanish
+    with it (KRaft finishes the deletion asynchronously): produce with a fresh producer until they are really in."""
+    from confluent_kafka import Producer
+
+    seen = []
+    for _ in range(5):
+        produce(Producer(kafka_conf(bootstrap)), topic, values)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            seen.append(_watermarks(bootstrap, topic))
+            if seen[-1] == (0, len(values)):
+                return
+            if seen[-1][1] > 0:
+                pytest.fail(f"{topic}: unexpected watermarks {seen[-1]}")
+            time.sleep(0.5)
+    pytest.fail(f"{topic} never held {values}: watermarks {seen[-3:]}")
 
 
 def _connectors_of(env, alias):
