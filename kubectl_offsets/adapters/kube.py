@@ -324,9 +324,16 @@ class Kube:
         """Server-side apply of any manifest with ``dryRun=All``: the API server runs defaulting, schema validation
         and admission exactly as for a real apply, and stores nothing (``gitops --server-dry-run``)."""
         from kubernetes import dynamic  # discovery client; only GitOps validation needs arbitrary kinds
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError
 
         dyn = dynamic.DynamicClient(self.api)
-        resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        try:
+            resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        except ResourceNotFoundError:
+            # E.g. a v1beta2 Strimzi manifest against Strimzi 1.x, which serves only v1: a finding, not a crash.
+            raise NotFoundError(f"this cluster does not serve {body['kind']} in {body['apiVersion']}",
+                                advice="the manifest's apiVersion must be one the cluster serves (Strimzi 1.0 and "
+                                "later serve only kafka.strimzi.io/v1; 0.48 and earlier only v1beta2)") from None
         result = dyn.server_side_apply(resource, body=dict(body), name=body["metadata"]["name"],
                                        namespace=namespace if resource.namespaced else None,
                                        field_manager=FIELD_MANAGER, force_conflicts=True, dry_run="All",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import strimzi
-from ..connect import ConnectorKind
+from ..connect import ConnectorKind, external_offsets_warning
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
@@ -91,7 +91,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     facts = live.facts()
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
@@ -116,7 +116,7 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
                   confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
         preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
@@ -145,7 +145,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | 
     """Put back the offsets of a backup (the newest by default): partitions the backup has get its offsets,
     partitions that appeared since are reset, so the connector ends exactly as the backup shows."""
     options, progress = options or Options(), progress or SilentProgress()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     name = backup or backups.newest(kube, live.target)
     saved = backups.load_configmap(kube, live.target, name)
     progress.step(f"restoring configmap/{name}")
@@ -167,7 +167,9 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None) ->
     return OffsetsDocument.of([*saved, *extra])
 
 
-def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options) -> LiveTarget:
+def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options,
+             progress: Progress | None = None) -> LiveTarget:
+    # progress is optional: lifecycle.delete calls this without one
     live = resolve(kube, spec, namespace)
     if live.kind.offsets_ignored_by_runtime and not options.force:
         raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
@@ -177,6 +179,9 @@ def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options) ->
     from .mm2_check import require_reachable
 
     require_reachable(live, options.mm2)
+    warning = external_offsets_warning(live.target.connector_class(live.resource))
+    if warning:
+        (progress or SilentProgress()).warn(warning)
     return live
 
 

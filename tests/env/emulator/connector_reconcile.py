@@ -2,10 +2,10 @@
 
 Order of REST calls per connector (strimzi-offsets.md §2.1):
 1. ``GET /config`` (409 retried with back-off);
-2. 404 -> ``POST /connectors`` with ``initial_state`` (1.2.0) -> status -> topics; **no offsets handling**.
-   Before 1.2.0 (``AbstractConnectOperator#createOrUpdateConnector`` at 1.1.0): ``PUT /config`` (created running) ->
-   status -> updateState (stopped/paused now) -> status; the emulated version is the one of the namespace's
-   cluster-operator pod (``Context.operator_version``), 1.2.0 when there is none;
+2. 404 -> create: 1.2.0+ ``POST /connectors`` with ``initial_state`` -> status (``#createConnector``); before,
+   ``PUT /config`` -> status -> updateState -> status (``#createOrUpdateConnector`` at 1.1.0); then topics; **no
+   offsets**. The version is the profile's, or older when the namespace has a cluster-operator pod whose image tag
+   says so (``Context.operator_version``; lifecycle tests emulate an old operator that way);
 3. config differs -> ``PUT /config`` -> state update -> status -> topics; **no offsets handling**;
 4. exists with matching config -> ``GET /status`` -> updateState -> manageConnectorOffsets -> ``GET /status``
    (retried on 404) -> ``GET /topics``.
@@ -44,12 +44,11 @@ def maybe_create_or_update(ctx, cr, name, desired, spec, offsets_fn):
 
 def _create(ctx, cr, name, desired, spec):
     version = ctx.operator_version(cr["metadata"]["namespace"])
-    if version < INITIAL_STATE_SINCE:
-        shown = ".".join(map(str, version))
-        ctx.decide(cr, f"connector {name}: does not exist -> PUT /config (Strimzi {shown}: created running), "
-                       "then updateState")
+    if not ctx.profile.creates_with_initial_state or version < INITIAL_STATE_SINCE:
+        ctx.decide(cr, f"connector {name}: does not exist -> PUT /config (Strimzi {'.'.join(map(str, version))}: "
+                       "created running), then the state update")
         return _update(ctx, cr, name, desired, spec, {})
-    state = initial_state(spec)
+    state = initial_state(spec, ctx.profile)
     ctx.decide(cr, f"connector {name}: does not exist -> POST /connectors (initial_state={state})")
     ctx.connect.create(name, desired, state)
     status = ctx.connect.status_with_backoff(name)

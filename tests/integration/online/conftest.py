@@ -21,8 +21,11 @@ from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
 from tests.env.clients import create_topic, produce, unique_name
+from tests.env.emulator import profiles
+from tests.env.kind.shared import connect_spec_for
 
-GROUP, VERSION = "kafka.strimzi.io", "v1"
+# The version a user's kubectl and manifests use in the session's Strimzi era (v1 whenever it is served).
+GROUP, VERSION = "kafka.strimzi.io", profiles.selected().preferred_version
 CONNECT = "connect"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
@@ -329,9 +332,7 @@ def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
     cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                     "metadata": {"name": CONNECT, "namespace": ns,
                                  "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{ns}-g",
-                             "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
-                             "offsetStorageTopic": f"{ns}-o"}})
+                    "spec": connect_spec_for(env, cluster.core, ns, CONNECT)})
     workdir = tmp_path_factory.mktemp(module)
     lab = Lab(env, cluster, kafka_admin, ns, workdir)
     yield lab
