@@ -102,7 +102,11 @@ def plan(kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broke
                                     "in both connectors' config; MirrorMaker 2 needs them to agree")
     bootstrap = syncs_bootstrap(resource, target, syncs, settings)
     result = FullResetPlan(target, checkpoint, syncs, bootstrap)
-    result.sharing = sharing_pairs(kube, live, syncs, bootstrap)
+    # Other mirrors are compared by the addresses in their specs, so compare ours by its spec too (the flag may be
+    # a port-forward to the same cluster).
+    source, target_cluster = strimzi.mm2_clusters(resource, target)
+    side = source if syncs.location == mirrormaker.LOCATION_SOURCE else target_cluster
+    result.sharing = sharing_pairs(kube, live, syncs, side.get("bootstrapServers") or bootstrap)
     if result.sharing and not allow_shared:
         raise InputError(f"the offset-syncs {syncs.describe()} at {bootstrap} is shared: it also holds the syncs of "
                          f"{', '.join(result.sharing)}. Truncating it would make their checkpoint connectors lose "
