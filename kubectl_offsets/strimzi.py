@@ -367,6 +367,38 @@ def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
     return boolean_annotation(connect, ANNOTATION_USE_CONNECTOR_RESOURCES)
 
 
+# --- MirrorMaker 2 clusters (research 1.3) --------------------------------------------------------------------
+
+
+def mm2_clusters(resource: Mapping[str, Any], target: ConnectorTarget
+                 ) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """The (source, target) cluster specs of ``target``'s mirror, each with ``alias``, ``bootstrapServers`` and
+    optionally ``tls``, ``authentication``, ``config``: ``mirrors[i].source`` and ``spec.target`` in the v1 layout,
+    the ``spec.clusters`` entries named by the aliases in the v1beta2 layout. Empty maps when not found."""
+    spec = resource.get("spec") or {}
+    mirrors = spec.get("mirrors") or []
+    index = target.stanza_path[2]
+    mirror = mirrors[index] if 0 <= index < len(mirrors) else {}
+    if "source" in mirror:
+        return mirror.get("source") or {}, spec.get("target") or {}
+    clusters = {c.get("alias"): c for c in spec.get("clusters") or []}
+    return clusters.get(target.source_alias) or {}, clusters.get(target.target_alias) or {}
+
+
+def mm2_sibling(resource: Mapping[str, Any], target: ConnectorTarget, short: str) -> ConnectorTarget | None:
+    """The connector of type ``short`` (source, checkpoint, heartbeat) generated from the same mirror as ``target``."""
+    mm2_type = MM2_TYPES[short][1]
+    for candidate in mm2_targets(resource):
+        if candidate.stanza_path[:3] == target.stanza_path[:3] and candidate.mm2_type == mm2_type:
+            return candidate
+    return None
+
+
+def mm2_connector_config(resource: Mapping[str, Any], target: ConnectorTarget) -> Mapping[str, Any]:
+    """The ``config`` of the connector's stanza (what Strimzi passes to Connect besides the generated keys)."""
+    return target.stanza(resource).get("config") or {}
+
+
 # --- where a connector's records live (research 1.3; KafkaConnect/KafkaMirrorMaker2 specs) ----------------------
 
 

@@ -2,8 +2,9 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
-                     require_confirmation_possible, session, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options,
+                     with_mm2_broker_options)
 from .exits import guarded
 from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
@@ -22,12 +23,14 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
               "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h): the backups a fleet "
               "operation took.")
 @flow_options
+@with_mm2_broker_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
 def undo_command(target, connector, source_cluster, backup, from_file, selector, all_, all_namespaces, parallel,
-                 skip_invalid, since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+                 skip_invalid, since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet,
+                 **broker_flags):
     """Put back the offsets of a backup taken by alter, reset or undo.
 
     Partitions in the backup get their offsets back; partitions that appeared since are reset. The offsets
@@ -64,7 +67,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
+                                          resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
         result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup,
                                  from_file=from_file, options=options,
                                  confirm=confirm_on_terminal, progress=progress)

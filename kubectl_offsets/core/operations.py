@@ -61,6 +61,8 @@ class Preview:
                 f"{describe_partitions(self.unverified)} (give --bootstrap-server to check them against the brokers; "
                 "a partition that does not exist makes Connect fail the alter after the connector was stopped); "
                 "confirming, or --yes in scripts, accepts them")
+    check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
+    extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -112,7 +114,8 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     if options.dry_run:
         before = peek_listed(kube, live)
         change = early if early is not None else _build(request, facts, before)
-        return _dry_run_preview("alter", live, before, change, partitions.check(change, before))
+        return _dry_run_preview("alter", live, before, change, options, progress,
+                                unverified=partitions.check(change, before))
     before = _list_for_backup(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
@@ -131,10 +134,27 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options, progress)
+    full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
-        return _dry_run_preview("reset", live, peek_listed(kube, live), None)
+        preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
+        preview.extra_steps = full.steps() if full else []
+        return preview
     before = _list_for_backup(kube, live, options, progress)
-    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after)
+    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after,
+                            full_reset=full)
+
+
+def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progress):
+    """MirrorMaker 2's full reset (--with-offset-syncs): validated and planned before anything changes."""
+    from . import mm2_full_reset
+
+    settings = options.mm2
+    if settings is None or not settings.with_offset_syncs:
+        if live.target.kind == strimzi.KIND_MM2 and live.kind is ConnectorKind.MIRROR_SOURCE:
+            progress.warn("only the Connect offsets are reset; the offset-syncs topic keeps the old syncs that "
+                          "checkpoints translate with (add --with-offset-syncs for a full reset)")
+        return None
+    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
 
 
 def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
@@ -159,7 +179,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | 
         configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
         before = peek_listed(kube, live)
-        return _dry_run_preview("undo", live, before, restoring_change(saved, before))
+        return _dry_run_preview("undo", live, before, restoring_change(saved, before), options, progress)
     before = _list_for_backup(kube, live, options, progress)
     change = restoring_change(saved, before)
     if change is not None:
@@ -175,16 +195,21 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None) ->
     return OffsetsDocument.of([*saved, *extra])
 
 
-def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options, progress: Progress) -> LiveTarget:
+def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options,
+             progress: Progress | None = None) -> LiveTarget:
+    # progress is optional: lifecycle.delete calls this without one
     live = resolve(kube, spec, namespace)
     if live.kind.offsets_ignored_by_runtime and not options.force:
         raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
                          "offsets but the task never reads them, so changing them has no effect",
                          advice="add --force if you really want to change them")
     preflight(kube, live, mutating=True)
+    from .mm2_check import require_reachable
+
+    require_reachable(live, options.mm2)
     warning = external_offsets_warning(live.target.connector_class(live.resource))
     if warning:
-        progress.warn(warning)
+        (progress or SilentProgress()).warn(warning)
     return live
 
 
@@ -194,12 +219,18 @@ def _list_for_backup(kube, live: LiveTarget, options: Options, progress: Progres
 
 
 def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after,
-                     unverified=()) -> Outcome:
+                     unverified=(), full_reset=None) -> Outcome:
     preview = Preview(operation, live.target, live.kind, before, change, unverified=list(unverified))
+    _mm2_preflight(preview, live, options, progress)
+    preview.extra_steps = full_reset.steps() if full_reset else []
     if not options.yes and (confirm is None or not confirm(preview)):
         raise InputError(f"{operation} cancelled; nothing was changed")
     if unverified and options.yes:
         progress.warn(preview.unverified_note())
+    if full_reset is not None:
+        from . import mm2_full_reset
+
+        return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
     return flow.run(operation, before, change)
@@ -219,9 +250,22 @@ def peek_listed(kube, live: LiveTarget) -> OffsetsDocument | None:
     return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
 
 
-def _dry_run_preview(operation: str, live: LiveTarget, before, change, unverified=()) -> Preview:
+def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:
+    """MirrorMaker 2 source connectors: check the offsets it will resume from against the source topics
+    (``mm2_check``); problems and a skipped check are warnings in the preview, never silent."""
+    from . import mm2_check
+
+    preview.check = mm2_check.preflight(live, preview.after if preview.before is not None else preview.change,
+                                        options.mm2)
+    for line in preview.check.warnings() if preview.check else ():
+        progress.warn(line)
+
+
+def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: Options | None = None,
+                     progress: Progress | None = None, unverified=()) -> Preview:
     target = live.target
     preview = Preview(operation, target, live.kind, before, change, unverified=list(unverified))
+    _mm2_preflight(preview, live, options or Options(), progress or SilentProgress())
     base = target.stanza_pointer()
     stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
     preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
@@ -258,5 +302,8 @@ def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: b
     if journal.connector != live.target.connector_name:
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
+    from . import mm2_full_reset
+
+    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
+        AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback)

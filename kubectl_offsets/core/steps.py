@@ -73,6 +73,7 @@ class AlterFlow:
             self._step_annotate("reset" if change is None else "alter")
             self._step_await("reset" if change is None else "alter")
             after = self._step_verify(expected_after(before, change))
+            self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
         except SimulatedCrash:
@@ -214,6 +215,10 @@ class AlterFlow:
         self._done("verify")
         return after
 
+    def _steps_after_verify(self) -> None:
+        """Steps a subclass adds between the verification and the resume, e.g. MirrorMaker 2's full reset
+        (core/mm2_full_reset.py). Each must be safe to repeat: recover runs them again."""
+
     def _step_resume(self) -> str:
         previous = self.journal.previous_effective_state
         if not self.resume_after:
@@ -313,6 +318,7 @@ class AlterFlow:
                 self.operator.remember_warnings()
                 self.operator.wait_until_done("reset" if change is None else "alter")
             self._step_verify(expected_after(before, change))
+            self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
         except (OffsetsError, KeyboardInterrupt) as failure:

@@ -155,12 +155,20 @@ def test_find_and_where_on_the_live_topic(env, spark, live_orders):
 
 def test_lag_from_mirror_offsets_and_end_offsets(env, live_orders):
     topic, recs = live_orders
-    rows = c.lag(MIRROR, _mirror_current(topic, {0: 9, 2: 39}), LiveTopics(env.bootstrap_servers, ()))
-    document = c.lag_document(rows)
+    now = 4_000_000_000_000  # a fixed "now", so the ages are exact
+    rows = c.lag(MIRROR, _mirror_current(topic, {0: 9, 2: 39}), LiveTopics(env.bootstrap_servers, ()),
+                 now_ms=lambda: now)
+    document = c.lag_document(rows, c.LagThresholds(max_lag=35))
     by_partition = {r["partition"]: r for r in document["partitions"]}
-    assert by_partition[0] == {"topic": topic, "partition": 0, "position": 10, "end": 40, "lag": 30}
-    assert by_partition[1] == {"topic": topic, "partition": 1, "position": None, "end": 40, "lag": 40}
-    assert by_partition[2]["lag"] == 0 and document["totalLag"] == 70
+    stamp = {(r.partition, r.offset): r.ts_ms for r in recs}
+    p0, p1 = stamp[(0, 10)], stamp[(1, 0)]
+    # The time lag is the age of the oldest record not yet replicated: record 10 of p0, record 0 of p1 (no offset).
+    assert by_partition[0] == {"topic": topic, "partition": 0, "position": 10, "end": 40, "lag": 30,
+                               "oldestPending": c.iso_ms(p0), "timeLagSeconds": (now - p0) / 1000}
+    assert by_partition[1] == {"topic": topic, "partition": 1, "position": None, "end": 40, "lag": 40,
+                               "oldestPending": c.iso_ms(p1), "timeLagSeconds": (now - p1) / 1000}
+    assert by_partition[2]["lag"] == 0 and by_partition[2]["timeLagSeconds"] == 0 and document["totalLag"] == 70
+    assert document["thresholds"]["exceeded"] == [{"topic": topic, "partition": 1, "reason": "lag"}]
 
 
 def test_unreachable_broker_and_missing_topic(env):
