@@ -182,3 +182,13 @@ def test_a_set_stop_event_starts_nothing_new_but_lets_running_members_finish(mon
 def test_parallel_must_be_positive():
     with pytest.raises(InputError, match="at least 1"):
         fleet._run_lanes(ClusterConfig(), [], lambda k, m: None, 0, threading.Event())
+
+
+def test_the_example_fleet_document_is_one_import_accepts():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "fleet" / "fleet-offsets.json"
+    document = fleet.read_fleet_file(str(example))
+    assert [(e.member.kind, e.member.connector) for e in document.entries] == [
+        ("KafkaConnector", "orders-sink"), ("KafkaMirrorMaker2", "east->west.MirrorSourceConnector")]
+    assert document.source["strimziApiVersions"] == ["v1"]
