@@ -136,6 +136,13 @@ def _remove_mirror(env, lab, name: str, src: str) -> None:
 def _mirror_resumes_at_the_computed_record(env, lab, cli, tmp_path, name, src, topic, base) -> None:
     replicated = f"{src}.{topic}"  # DefaultReplicationPolicy
     assert _values(env, replicated, 12) == [f"r{i}" for i in range(12)]
+    # Records flow as soon as Connect runs the connector; the operator's status for it can come later (the real
+    # cadence), and until then the plugin rightly refuses ("has not reported a status yet").
+    eventually("the operator's status for the mirror's source connector", lambda: any(
+        (c.get("connector") or {}).get("state") == "RUNNING" and c.get("name", "").startswith(f"{src}->")
+        for c in (lab.cluster.custom.get_namespaced_custom_object(
+            "kafka.strimzi.io", "v1", lab.ns, "kafkamirrormaker2s", name).get("status") or {}).get("connectors") or []),
+        timeout=180, interval=1.0)
 
     target = f"kafkamirrormaker2/{name}"
 

@@ -62,6 +62,8 @@ def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespac
     wait_for("created STOPPED in Connect", lambda: connector_state(connect, name) == "STOPPED")
     assert not out_file.exists() or out_file.read_text() == ""  # created stopped: nothing consumed
 
+    # The operator's status can come after Connect's state (the real cadence); until then trigger rightly refuses.
+    wait_for("the operator's status for the new connector", lambda: _reported(env, namespace, name), timeout=180)
     run("trigger", name, "-n", namespace, "--kubeconfig", env.kubeconfig, "--timeout", "90s")
     assert connect_offsets(connect, name) == {0: 5}
 
@@ -75,3 +77,17 @@ def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespac
     again = run("gitops", "create", "-f", str(manifest), "--repo", str(repo), "--dir", "deploy", "--from-scratch",
                 "--strimzi-version", "1.2.0", code=5)
     assert "already defined" in again.stderr
+
+
+def _reported(env, namespace: str, name: str) -> bool:
+    from kubernetes import client
+
+    from tests.env.clients import kube_api_client
+
+    api = kube_api_client(env.kubeconfig)
+    try:
+        obj = client.CustomObjectsApi(api).get_namespaced_custom_object(
+            "kafka.strimzi.io", env.profile.preferred_version, namespace, "kafkaconnectors", name)
+    finally:
+        api.close()
+    return bool(((obj.get("status") or {}).get("connectorStatus") or {}).get("connector"))

@@ -305,7 +305,7 @@ def test_bad_time_travel_changes_nothing(lab12, cli):
         (["--by-duration", "2 hours"], "not an ISO-8601 duration"),
         (["--to-earliest", "--to-latest"], "exactly one"),
         (["--to-latest", "--set", f"{conn.topic}:0=1"], "cannot be combined"),
-        (["--bootstrap-server", env_address(lab)], "only apply to"),
+        (["--bootstrap-server", env_address(lab)], "nothing to alter"),  # it also serves the partition check
         (["--to-latest", "--topic", conn.topic, "--bootstrap-server", "127.0.0.1:1"], "port-forward"),
         (["--to-latest", "--topic", f"{conn.topic}:7", "--bootstrap-server", env_address(lab)], "no partition 7"),
         (["--to-latest", "--topic", "nosuchtopic", "--bootstrap-server", env_address(lab)], "does not exist"),
