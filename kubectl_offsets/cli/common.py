@@ -84,7 +84,10 @@ def render_preview(preview) -> str:
         head += ": every offset below is reset"
     if not len(preview.before) and not len(preview.change or ()):
         return f"{head}\nthe connector has no offsets"
-    return f"{head}\n{render_changes(preview.rows(), preview.kind)}"
+    note = ("\nlisted while the connector runs: partitions it is reading may move until it is stopped; the backup "
+            "is taken, and the change applied, on the offsets listed once it is stopped") \
+        if preview.listed_while_running else ""
+    return f"{head}\n{render_changes(preview.rows(), preview.kind)}{note}"
 
 
 def print_dry_run(preview) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import schemas, strimzi
-from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, backup_configmap_name)
+from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_CHANGED_KEY, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET,
+                           backup_configmap_name)
 from ..errors import NotFoundError
 from ..model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
@@ -50,12 +51,16 @@ def state_dir() -> Path:
     return Path(base) / "kubectl-offsets" / "backups"
 
 
-def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument) -> Path:
-    """Write the backup ConfigMap and the local copy; returns the local file's path."""
+def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument,
+         change: OffsetsDocument | None = None) -> Path:
+    """Write the backup ConfigMap and the local copy; returns the local file's path. ``change``: what the operation
+    will PATCH (None: a reset, every partition), recorded so that undo restores only what it changed."""
     metadata = owned_metadata(target, journal.backup, "backup")
     metadata["annotations"].update({ANNOTATION_TAKEN_AT: journal.started, ANNOTATION_OPERATION: journal.operation})
+    changed = {"all": True} if change is None else {"partitions": [dict(e.partition) for e in change]}
     kube.create_configmap(target.namespace, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
-                                             "data": {BACKUP_KEY: offsets.dumps()}})
+                                             "data": {BACKUP_KEY: offsets.dumps(),
+                                                      BACKUP_CHANGED_KEY: json.dumps(changed)}})
     return write_local(target, journal.backup, journal.started, journal.operation, offsets)
 
 
@@ -74,6 +79,18 @@ def write_local(target: strimzi.ConnectorTarget, name: str, taken_at: str, opera
 
 def load_configmap(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
     return parse_document(kube.get_configmap(name, target.namespace), BACKUP_KEY, f"configmap/{name}")
+
+
+def load_changed(kube, target: strimzi.ConnectorTarget, name: str) -> list[dict[str, Any]] | None:
+    """The partitions the backed-up operation changed; None when it changed them all (a reset) or the backup does
+    not say (taken by an older kubectl-offsets)."""
+    text = (kube.get_configmap(name, target.namespace).get("data") or {}).get(BACKUP_CHANGED_KEY)
+    try:
+        changed = json.loads(text) if text else {}
+    except ValueError:
+        return None
+    partitions = changed.get("partitions")
+    return partitions if isinstance(partitions, list) and all(isinstance(p, dict) for p in partitions) else None
 
 
 def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:

@@ -51,6 +51,9 @@ class Preview:
     before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
     change: OffsetsDocument | None  # None for reset
     patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    # The connector was running when ``before`` was listed: its offsets may move until it is stopped, so the flow
+    # lists again once it is stopped, backs that up and computes the final change from it (the preview says so).
+    listed_while_running: bool = False
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -75,8 +78,11 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
     if text is not None:
         journal = Journal.from_annotation(text)
-        progress.warn(f"{journal.describe()} has not finished; finish or roll it back with: "
-                      f"{journal.recover_command(live.target.namespace)}")
+        if journal.owner_alive():
+            progress.warn(journal.presence())  # its owner is at work: nothing for anyone else to do
+        else:
+            progress.warn(f"{journal.presence()}; it has not finished; finish or roll it back with: "
+                          f"{journal.recover_command(live.target.namespace)}")
     client = OperatorClient(kube, live.target, options.wait, progress)
     return ListResult(live.target, live.kind, client.list_offsets())
 
@@ -98,9 +104,14 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
         before = peek_listed(kube, live)
         change = early if early is not None else build_change(request, facts, before)
         return _dry_run_preview("alter", live, before, change)
-    before = _list_for_backup(kube, live, options, progress)
+    before = _list_for_preview(kube, live, options, progress)
     change = early if early is not None else build_change(request, facts, before)
-    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after)
+
+    def plan(stopped: OffsetsDocument) -> OffsetsDocument:
+        # Relative requests (--shift-by, --topic T) are relative to the offsets that count: the stopped ones.
+        return early if early is not None else build_change(request, facts, stopped)
+
+    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, plan)
 
 
 def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
@@ -110,32 +121,49 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
     live = _prepare(kube, spec, namespace, options)
     if options.dry_run:
         return _dry_run_preview("reset", live, peek_listed(kube, live), None)
-    before = _list_for_backup(kube, live, options, progress)
-    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after)
+    before = _list_for_preview(kube, live, options, progress)
+    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after,
+                            lambda stopped: None)
 
 
 def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | None = None,
-         options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None
-         ) -> Outcome | Preview:
+         options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
+         crash_after: str | None = None) -> Outcome | Preview:
     """Put back the offsets of a backup (the newest by default): partitions the backup has get its offsets,
     partitions that appeared since are reset, so the connector ends exactly as the backup shows."""
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options)
     name = backup or backups.newest(kube, live.target)
     saved = backups.load_configmap(kube, live.target, name)
+    changed = backups.load_changed(kube, live.target, name)
     progress.step(f"restoring configmap/{name}")
     if options.dry_run:
         before = peek_listed(kube, live)
-        return _dry_run_preview("undo", live, before, restoring_change(saved, before))
-    before = _list_for_backup(kube, live, options, progress)
-    change = restoring_change(saved, before)
+        return _dry_run_preview("undo", live, before, restoring_change(saved, before, changed))
+    before = _list_for_preview(kube, live, options, progress)
+    change = restoring_change(saved, before, changed)
     if change is not None:
         validate_change(change, live.facts())
-    return _confirm_and_run("undo", kube, live, before, change, options, confirm, progress, None)
+
+    def plan(stopped: OffsetsDocument) -> OffsetsDocument | None:
+        # Partitions that appeared while the connector still ran are reset too.
+        final = restoring_change(saved, stopped, changed)
+        if final is not None:
+            validate_change(final, live.facts())
+        return final
+
+    return _confirm_and_run("undo", kube, live, before, change, options, confirm, progress, crash_after, plan)
 
 
-def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None) -> OffsetsDocument | None:
-    """The PATCH that turns ``current`` into ``saved``; None (a reset) when the backup holds no offsets."""
+def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
+                     changed: list[dict] | None = None) -> OffsetsDocument | None:
+    """The PATCH that turns ``current`` into ``saved``; None (a reset) when the backup holds no offsets.
+
+    ``changed``: the partitions the backed-up operation changed. Only those are put back (as the backup had them,
+    or removed if it had none): a partition the operation never touched has moved on since (live traffic), and
+    rewinding it would make the connector process its records again."""
+    if changed is not None:
+        return OffsetsDocument.of(OffsetEntry(p, (saved.get(p).offset if saved.get(p) else None)) for p in changed)
     if not len(saved):
         return None
     extra = [OffsetEntry(e.partition, None) for e in current or () if saved.get(e.partition) is None]
@@ -152,18 +180,20 @@ def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options) ->
     return live
 
 
-def _list_for_backup(kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+def _list_for_preview(kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+    """The offsets now, for validation and the preview only: the backup is listed again once it is stopped."""
     progress.step(f"listing the current offsets of '{live.target.connector_name}'")
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after) -> Outcome:
-    preview = Preview(operation, live.target, live.kind, before, change)
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan) -> Outcome:
+    running = live.target.live_state(live.resource) not in ("PAUSED", "STOPPED")
+    preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running)
     if not options.yes and (confirm is None or not confirm(preview)):
         raise InputError(f"{operation} cancelled; nothing was changed")
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
-    return flow.run(operation, before, change)
+    return flow.run(operation, plan, "reset" if change is None else "alter")
 
 
 # --- dry run -------------------------------------------------------------------------------------------------------
@@ -206,9 +236,10 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change) -> Previe
 # --- recover -------------------------------------------------------------------------------------------------------
 
 
-def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False,
+def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
             options: Options | None = None, progress: Progress | None = None) -> str:
-    """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal."""
+    """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
+    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone)."""
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
@@ -220,7 +251,7 @@ def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: b
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
-    return flow.recover(journal, rollback=rollback)
+    return flow.recover(journal, rollback=rollback, force=force)
 
 
 # --- trigger (GitOps phase 1 already applied) ----------------------------------------------------------------------

@@ -22,6 +22,9 @@ from ..output.progress import Progress
 from . import configmaps
 
 WARNING_GRACE = 10.0
+# While we wait for Connect to stop or resume the connector, the journal's heartbeat is renewed this often (the
+# lease it grants is a few times longer, see steps.HEARTBEAT_LEASE).
+HEARTBEAT_EVERY = 10.0
 
 
 def _escape(key: str) -> str:
@@ -169,9 +172,9 @@ class OperatorClient:
         if result != "done":
             raise operator_error(action, result, self.target)
 
-    def _watch(self, done, what: str, chunk_for=None):
+    def _watch(self, done, what: str, chunk_for=None, heartbeat=None):
         """Watch with a bounded chunk (``chunk_for()`` seconds, if given) so a persisting Warning is re-checked even
-        without new events."""
+        without new events; with ``heartbeat``, chunks last at most HEARTBEAT_EVERY and it is called after each."""
         deadline = time.monotonic() + self.wait.timeout
         # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
         # which saves a read per wait; later chunks read afresh.
@@ -183,23 +186,33 @@ class OperatorClient:
                     f"timed out after {self.wait.timeout:.0f}s waiting for {what} on {self.target.display}",
                     advice="is the Strimzi cluster operator running? Check its logs; retry with a larger --timeout")
             chunk = min(remaining, chunk_for() if chunk_for else self.wait.watch_chunk)
+            if heartbeat is not None:
+                chunk = min(chunk, HEARTBEAT_EVERY)
             try:
                 return self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace,
                                              done, timeout=chunk, chunk=chunk, what=what, initial=initial)
             except OperationTimeoutError:
                 initial = None
+                if heartbeat is not None:
+                    heartbeat()
                 continue
 
-    def wait_for_connect_state(self, state: str) -> None:
-        """Wait until Connect (as the operator reports it in status) shows ``state``; FAILED ends the wait."""
+    def wait_for_connect_state(self, state: str, heartbeat=None) -> None:
+        """Wait until Connect (as the operator reports it in status) shows ``state``; FAILED ends the wait.
+
+        STOPPED also waits for the task list to be empty (Connect removes a stopped connector's tasks): offsets
+        listed after that can no longer move, because no task is left to commit. ``heartbeat()``, if given, is
+        called at least every ``HEARTBEAT_EVERY`` seconds of waiting (the journal owner's proof of life)."""
         self.progress.waiting(f"waiting for connector '{self.target.connector_name}' to be {state} in Connect")
 
         def done(resource: Mapping[str, Any]):
             live = self.target.live_state(resource)
+            if live == "STOPPED" == state and ((self.target.connector_status(resource) or {}).get("tasks") or []):
+                return None
             return live if live in (state, "FAILED") else None
 
         try:
-            live = self._watch(done, f"the connector to be {state}")
+            live = self._watch(done, f"the connector to be {state}", heartbeat=heartbeat)
         finally:
             self.progress.done()
         if live == "FAILED" and state != "FAILED":
