@@ -12,8 +12,8 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256s
 demo: setup provision  ## set everything up and run the demo on real components
 	$(PY) examples/demo.py
 
-test: setup provision  ## the whole test suite against real components
-	$(PY) -m pytest tests -p no:cacheprovider -q -ra --durations=15
+test: setup provision  ## the whole test suite against real components, in parallel on one environment (tests/suite.py)
+	$(PY) -m tests.suite
 
 unit: setup  ## the fast loop: no real components
 	$(PY) -m pytest tests/unit -q

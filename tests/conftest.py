@@ -46,8 +46,17 @@ def pytest_report_header(config):
     return "real components (" + origin + "): " + ", ".join(f"{k} {val}" for k, val in v.items())
 
 
+# Fixtures that flip knobs of the one shared emulator (its faults file, stopping it): a test using them would disturb
+# every test running beside it, so it is marked `exclusive` and tests/suite.py runs it alone.
+GLOBAL_KNOB_FIXTURES = ("emulator", "faults")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Keep unit tests independent of the environment: using `env` outside tests/integration is an error."""
+    """Mark tests that use global emulator knobs `exclusive`, and keep unit tests independent of the environment:
+    using `env` outside tests/integration is an error."""
+    for item in items:
+        if any(name in getattr(item, "fixturenames", ()) for name in GLOBAL_KNOB_FIXTURES):
+            item.add_marker(pytest.mark.exclusive)
     offenders = [item.nodeid for item in items
                  if "env" in getattr(item, "fixturenames", ()) and INTEGRATION_DIR not in Path(item.path).parents]
     if offenders:

@@ -1,6 +1,8 @@
 """A MirrorMaker 2 request can be withdrawn, and only our own: its connector name contains '->', which the API server
 stores as '\\u003e', so JSON Patch value tests never match it (a bug that once made every MM2 withdrawal a no-op)."""
 
+import pytest
+
 from kubectl_offsets import strimzi
 from kubectl_offsets.core import operations
 from kubectl_offsets.core.operator import OperatorClient
@@ -9,6 +11,7 @@ from kubectl_offsets.model import ClusterConfig, WaitSettings
 from kubectl_offsets.output.progress import SilentProgress
 
 
+@pytest.mark.exclusive  # flips the shared emulator's ignore_offsets knob
 def test_withdraw_removes_our_pending_mm2_request_only(mirror, env):
     kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=mirror.ns))
     live = resolve(kube, TargetSpec(mirror.target_arg, connector=mirror.connector()))
