@@ -7,13 +7,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
 
-.PHONY: demo test unit setup provision clean-env
+.PHONY: demo test test-eras unit setup provision clean-env
 
 demo: setup provision  ## set everything up and run the demo on real components
 	$(PY) examples/demo.py
 
 test: setup provision  ## the whole test suite against real components, in parallel on one environment (tests/suite.py)
 	$(PY) -m tests.suite
+
+ERAS ?= 0.45 0.51 1.2
+test-eras: setup provision  ## the black-box online, MirrorMaker 2 and GitOps-trigger scenarios on every Strimzi profile
+	$(PY) -m tests.run_eras --eras $(ERAS)
 
 unit: setup  ## the fast loop: no real components
 	$(PY) -m pytest tests/unit -q

@@ -69,6 +69,46 @@ def connector_kind(connector_class: str | None, connect_type: str | None) -> Con
     return ConnectorKind.SOURCE
 
 
+# --- offsets kept outside Connect (research 3.3) ---------------------------------------------------------------
+# A connector that does not override SinkConnector/SourceConnector#alterOffsets gets a 200 from PATCH/DELETE
+# .../offsets with the caveat "if this connector manages offsets externally, they will need to be manually altered
+# in the system that the connector uses"; Strimzi logs that answer only at debug level, so the user never sees it.
+
+# Classes that override alterOffsets (Kafka's own): their offsets live in Connect only.
+MANAGES_OFFSETS_IN_CONNECT = frozenset({
+    "org.apache.kafka.connect.file.FileStreamSourceConnector", "FileStreamSource",
+    "org.apache.kafka.connect.file.FileStreamSinkConnector", "FileStreamSink",
+    MIRROR_PACKAGE + "MirrorSourceConnector", MIRROR_PACKAGE + "MirrorCheckpointConnector",
+    MIRROR_PACKAGE + "MirrorHeartbeatConnector",
+})
+
+# Connectors known to keep their position outside Connect as well, and where (from each project's documentation).
+OFFSETS_KEPT_OUTSIDE_CONNECT = {
+    "io.confluent.connect.hdfs.HdfsSinkConnector": "the files it committed to HDFS (it recovers offsets from them)",
+    "io.confluent.connect.hdfs3.Hdfs3SinkConnector": "the files it committed to HDFS (it recovers offsets from them)",
+    "com.snowflake.kafka.connector.SnowflakeSinkConnector":
+        "Snowflake (the offset token of each Snowpipe Streaming channel)",
+    "io.tabular.iceberg.connect.IcebergSinkConnector":
+        "the Iceberg table's snapshot metadata and its control-topic consumer group",
+    "org.apache.iceberg.connect.IcebergSinkConnector":
+        "the Iceberg table's snapshot metadata and its control-topic consumer group",
+    "com.clickhouse.kafka.connect.ClickHouseSinkConnector": "ClickHouse (its exactly-once state in KeeperMap)",
+}
+
+
+def external_offsets_warning(connector_class: str | None) -> str | None:
+    """What to tell the user before changing offsets of a connector that may keep them outside Connect, or None
+    when Connect's offsets are the whole story."""
+    if not connector_class or connector_class in MANAGES_OFFSETS_IN_CONNECT:
+        return None
+    where = OFFSETS_KEPT_OUTSIDE_CONNECT.get(connector_class)
+    if where is not None:
+        return (f"{connector_class} keeps its offsets in {where} too: kubectl-offsets changes only the offsets "
+                "Connect stores, and the connector may resume from its own copy; change that one as well")
+    return (f"if {connector_class} keeps offsets outside Connect (in the system it writes to or reads from), only "
+            "Connect's copy changes: Connect then answers with a caveat that Strimzi logs only at debug level")
+
+
 # --- topic-partition shorthands -------------------------------------------------------------------------------
 
 

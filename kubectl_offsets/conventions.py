@@ -9,6 +9,8 @@ import datetime as _dt
 FIELD_MANAGER = "kubectl-offsets"
 # Our mark on a custom resource while an operation is under way; holds a JSON journal (schemas/journal.schema.json).
 ANNOTATION_JOURNAL = "kubectl-offsets.io/journal"
+# Our own annotation whose new value is a watch event the operator reconciles (a "nudge", see core/operator.py).
+ANNOTATION_NUDGE = "kubectl-offsets.io/nudge"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "backup"
 LABEL_TARGET = "kubectl-offsets.io/target"  # the resource name the ConfigMap belongs to
@@ -17,6 +19,9 @@ BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
 # The backup ConfigMap's record of which partitions the operation that took it changed ({"partitions": [...]} or
 # {"all": true} for a reset): undo puts back those and leaves partitions the operation never touched alone.
 BACKUP_CHANGED_KEY = "changed.json"
+# On a KafkaConnector that `kubectl offsets create` created stopped, until it has the state its manifest asks for:
+# {"requestedState": "running"|"paused"|"stopped"|null}. Seen on a connector left stopped by an interrupted create.
+ANNOTATION_CREATING = "kubectl-offsets.io/creating"
 
 
 def offsets_configmap_name(resource_name: str) -> str:

@@ -350,11 +350,168 @@ def connect_cluster_of(resource: Mapping[str, Any]) -> str | None:
     return ((resource.get("metadata") or {}).get("labels") or {}).get(LABEL_CLUSTER)
 
 
+def boolean_annotation(resource: Mapping[str, Any], key: str) -> bool:
+    """Strimzi reads its boolean annotations with Java's ``Boolean.parseBoolean`` (``Annotations#booleanAnnotation``):
+    "true" in any letter case is true, anything else (absent, "yes", "1") false."""
+    value = ((resource.get("metadata") or {}).get("annotations") or {}).get(key)
+    return isinstance(value, str) and value.lower() == "true"
+
+
 def reconciliation_paused(resource: Mapping[str, Any]) -> bool:
-    annotations = (resource.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(ANNOTATION_PAUSE_RECONCILIATION) == "true"
+    return boolean_annotation(resource, ANNOTATION_PAUSE_RECONCILIATION)
 
 
 def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
-    annotations = (connect.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(ANNOTATION_USE_CONNECTOR_RESOURCES) == "true"
+    return boolean_annotation(connect, ANNOTATION_USE_CONNECTOR_RESOURCES)
+
+
+# --- where a connector's records live (research 1.3; KafkaConnect/KafkaMirrorMaker2 specs) ----------------------
+
+
+def bootstrap_servers_of(target: ConnectorTarget, resource: Mapping[str, Any],
+                         connect: Mapping[str, Any] | None) -> str | None:
+    """The bootstrap address of the cluster whose topics the connector reads, as the spec names it: the
+    KafkaConnect's ``spec.bootstrapServers`` for a KafkaConnector (``connect`` is that KafkaConnect), the mirror's
+    source cluster for a MirrorMaker 2 connector (``mirrors[].source.bootstrapServers`` in v1, the
+    ``clusters[]`` entry named by ``sourceCluster`` in v1beta2)."""
+    if target.kind == KIND_CONNECTOR:
+        return ((connect or {}).get("spec") or {}).get("bootstrapServers")
+    spec = resource.get("spec") or {}
+    mirror = (spec.get("mirrors") or [])[target.stanza_path[2]]
+    if "source" in mirror:
+        return (mirror.get("source") or {}).get("bootstrapServers")
+    for cluster in spec.get("clusters") or []:
+        if cluster.get("alias") == mirror.get("sourceCluster"):
+            return cluster.get("bootstrapServers")
+    return None
+
+
+# --- operator versions (research strimzi-cadence-and-eras.md) ---------------------------------------------------
+
+# From 1.2.0 a new connector is created with POST /connectors and ``initial_state`` = spec.state (KIP-980;
+# AbstractConnectOperator#createConnector, KafkaConnectApiImpl#createConnector): a connector created with
+# ``state: stopped`` never runs. Before, it was created running (PUT /config) and then stopped by updateState in
+# the same reconcile, so its tasks could process a few records first.
+INITIAL_STATE_SINCE = (1, 2, 0)
+# The cluster operator's pods carry this label in both the YAML and the Helm installation
+# (060-Deployment-strimzi-cluster-operator.yaml: the selector and pod template labels); the image tag is the version
+# (quay.io/strimzi/operator:1.2.0).
+OPERATOR_POD_SELECTOR = "strimzi.io/kind=cluster-operator"
+# Only Strimzi before 1.0.0 serves v1beta2 (research 1.1), so serving it proves an operator older than 1.2.
+LEGACY_API_VERSION = "v1beta2"
+
+
+def operator_version_from_image(image: str | None) -> tuple[int, int, int] | None:
+    """``quay.io/strimzi/operator:1.2.0`` (or ``...:0.45.1@sha256:...``) -> (1, 2, 0); None when not a version."""
+    match = re.search(r":(\d+)\.(\d+)\.(\d+)(?:[-@][^:/]*)?$", image or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+# --- why the operator did not do what we asked (research 2.9-2.11, strimzi-cadence-and-eras.md) ------------------
+# Strimzi reports a failed list/alter/reset as a Warning and keeps the annotation; it retries once at once (its
+# own status write is an event) and then only on its next pass, up to STRIMZI_FULL_RECONCILIATION_INTERVAL_MS
+# (120 s) later. Failures earlier in the reconcile (preconditions, Connect unreachable, state changes) show only
+# as a NotReady condition, and then the offsets step never runs.
+
+FULL_RECONCILIATION_INTERVAL = 120.0  # seconds, Strimzi's default periodic pass
+
+# How a Warning's message bodes for the request: "final" (the operator will fail the same way on every pass),
+# "retry" (a conflict the next pass gets past), or "unsure" (Connect's status code alone cannot tell: a sink whose
+# tasks have not stopped yet and an offset Connect rejects both read "returned 500").
+WARNING_OUTLOOK = (
+    ("missing property", "final"),
+    ("does not exist", "final"),
+    ("is missing", "final"),
+    ("Failed to parse contents", "final"),
+    ("No enum constant", "final"),
+    ("returned 409", "retry"),
+    ("the object has been modified", "retry"),  # the annotation removal hit a change we made meanwhile
+    ("code=409", "retry"),
+)
+
+
+def warning_outlook(message: str) -> str:
+    return next((outlook for needle, outlook in WARNING_OUTLOOK if needle in message), "unsure")
+
+
+@dataclass(frozen=True)
+class ReconcileBlock:
+    """A NotReady cause: ``lasting`` ones need the user to act; the others the operator may get past."""
+
+    needle: str  # found in the condition's message (or equal to its reason)
+    lasting: bool
+    advice: str
+
+
+RECONCILE_BLOCKS = (
+    ReconcileBlock("has 0 replicas", True,
+                   "the operator manages no connectors of a cluster scaled to replicas: 0; scale it up first"),
+    ReconcileBlock("is not configured with annotation " + ANNOTATION_USE_CONNECTOR_RESOURCES, True,
+                   f"annotate the KafkaConnect {ANNOTATION_USE_CONNECTOR_RESOURCES}=\"true\"; without it Strimzi "
+                   "ignores KafkaConnector resources"),
+    ReconcileBlock("Resource lacks label", True,
+                   f"label the KafkaConnector {LABEL_CLUSTER}=<the KafkaConnect it runs on>"),
+    ReconcileBlock(f"identified by label '{LABEL_CLUSTER}' does not exist", True,
+                   f"the {LABEL_CLUSTER} label names a KafkaConnect that does not exist; fix the label"),
+    ReconcileBlock("cannot be paused since it is in failed state", True,
+                   "Strimzi 1.1+ cannot pause a FAILED connector, so the reconcile fails before the offsets step: "
+                   "restart the connector (annotation strimzi.io/restart=true) or set spec.state to stopped"),
+    ReconcileBlock(REASON_RECONCILIATION_PAUSED, True,
+                   f"someone paused reconciliation ({ANNOTATION_PAUSE_RECONCILIATION}); the operator acts again once "
+                   "the annotation is removed"),
+    ReconcileBlock("/stop returned", False,
+                   "Connect refused the operator's stop call (PUT .../stop); check the Connect worker's log. The "
+                   "operator retries on its next pass"),
+    ReconcileBlock("/pause returned", False,
+                   "Connect refused the operator's pause call (PUT .../pause); check the Connect worker's log"),
+    ReconcileBlock("/resume returned", False,
+                   "Connect refused the operator's resume call (PUT .../resume); check the Connect worker's log"),
+    ReconcileBlock("/config returned", False,
+                   "Connect did not accept the connector's configuration (PUT .../config), so the operator never "
+                   "reaches the offsets step: fix spec.config (Connect's log says why)"),
+    ReconcileBlock("ConnectException", False,
+                   "the operator cannot reach Kafka Connect's REST API (<connect>-connect-api:8083): are the Connect "
+                   "pods running and ready, and does a NetworkPolicy admit the operator?"),
+    ReconcileBlock("Connection refused", False,
+                   "the operator cannot reach Kafka Connect's REST API (<connect>-connect-api:8083): are the Connect "
+                   "pods running and ready?"),
+    ReconcileBlock("TimeoutException", False,
+                   "the operator timed out (for MirrorMaker 2: its pods did not become ready within "
+                   "STRIMZI_OPERATION_TIMEOUT_MS, 300 s by default, and connectors are reconciled only after that); "
+                   "check the pods with kubectl get pods -l strimzi.io/cluster=<name>"),
+)
+
+
+def reconcile_block(condition: Mapping[str, Any]) -> ReconcileBlock | None:
+    """The known cause of a NotReady (or ReconciliationPaused) condition, if it is one we can advise on."""
+    reason, message = str(condition.get("reason") or ""), str(condition.get("message") or "")
+    if condition.get("type") == CONDITION_NOT_READY and condition.get("status") == "True":
+        return next((b for b in RECONCILE_BLOCKS if b.needle in message or b.needle == reason), None)
+    if reason == REASON_RECONCILIATION_PAUSED:
+        return next(b for b in RECONCILE_BLOCKS if b.needle == REASON_RECONCILIATION_PAUSED)
+    return None
+
+
+def reconcile_blocks(resource: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], ReconcileBlock]]:
+    found = []
+    for condition in (resource.get("status") or {}).get("conditions") or []:
+        block = reconcile_block(condition)
+        if block is not None:
+            found.append((condition, block))
+    return found
+
+
+def observed_generation_behind(resource: Mapping[str, Any]) -> bool:
+    """The operator has not reconciled the resource's latest spec: no status, or observedGeneration behind.
+    When this never changes, the operator does not run or does not watch the resource (STRIMZI_NAMESPACE,
+    STRIMZI_CUSTOM_RESOURCE_SELECTOR)."""
+    status = resource.get("status") or {}
+    observed = status.get("observedGeneration")
+    generation = (resource.get("metadata") or {}).get("generation")
+    return observed is None or (generation is not None and observed < generation)
+
+
+def replicas_zero(resource: Mapping[str, Any]) -> bool:
+    """A KafkaConnect or KafkaMirrorMaker2 scaled to 0: the operator skips (MM2) or fails (KafkaConnector) its
+    connectors' reconcile."""
+    return (resource.get("spec") or {}).get("replicas") == 0

@@ -4,6 +4,9 @@ Only tests under tests/integration/ may use `env` (or any fixture built on it); 
 The environment starts once per session in a fresh run dir, or is reused from KO_ENV_JSON=/path/to/env.json
 (a running `python -m tests.env up`, for a fast local loop; it is then left running). A component that does
 not start is an error for every test that needs it: never a skip.
+
+KO_STRIMZI=0.45|0.51|1.2 (default 1.2) picks the Strimzi profile the session's environment runs (CRDs served, the
+emulator's rules); `env.profile` tells tests what that era supports (tests/env/emulator/profiles.py).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from tests.env import Env, start_environment
 from tests.env.assets import spark_kafka_jars as _spark_kafka_jars
 from tests.env.assets import versions
 from tests.env.clients import (ConnectRest, create_topic, kafka_conf, kube_api_client, unique_name)
+from tests.env.emulator import profiles
 
 INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
 STRIMZI_PLURALS = ("kafkaconnectors", "kafkamirrormaker2s", "kafkaconnects")
@@ -43,7 +47,9 @@ def pytest_report_header(config):
         v, origin = Env.load(_reused_env_json()).versions, f"reused from {_reused_env_json()}"
     else:
         v, origin = versions(), "provisioned"
-    return "real components (" + origin + "): " + ", ".join(f"{k} {val}" for k, val in v.items())
+    profile = profiles.selected()
+    return ("real components (" + origin + "): " + ", ".join(f"{k} {val}" for k, val in v.items())
+            + f"; Strimzi profile {profile.name} (serves {', '.join(profile.served)})")
 
 
 # Fixtures that flip knobs of the one shared emulator (its faults file, stopping it): a test using them would disturb
@@ -69,12 +75,16 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def env():
     reuse = _reused_env_json()
+    wanted = os.environ.get(profiles.ENV_VAR)
     if reuse:
         environment = Env.load(reuse)
+        if wanted and wanted != environment.strimzi:
+            raise pytest.UsageError(f"{profiles.ENV_VAR}={wanted} but the reused environment ({reuse}) runs Strimzi "
+                                    f"profile {environment.strimzi}; unset one of them")
         environment.check_alive()  # a dead component in a reused env fails loudly, with its log tail
         yield environment
         return
-    environment = start_environment()
+    environment = start_environment(strimzi=wanted or profiles.DEFAULT)
     environment.start_reaper()  # stops the components even if this pytest process is killed
     try:
         yield environment
@@ -128,7 +138,7 @@ def _namespace_name(request) -> str:
 
 
 @pytest.fixture
-def namespace(kube_api, request):
+def namespace(kube_api, env, request):
     """A fresh namespace per test. Teardown deletes the Strimzi CRs in it (so the emulator removes their
     connectors) and then the namespace, without waiting: with no kube-controller-manager it never finishes."""
     from kubernetes import client
@@ -139,9 +149,10 @@ def namespace(kube_api, request):
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name, labels=labels)))
     yield name
     custom = client.CustomObjectsApi(kube_api)
+    version = env.profile.storage
     for plural in STRIMZI_PLURALS:
         try:
-            custom.delete_collection_namespaced_custom_object("kafka.strimzi.io", "v1beta2", name, plural)
+            custom.delete_collection_namespaced_custom_object("kafka.strimzi.io", version, name, plural)
         except client.ApiException as e:
             if e.status != 404:  # 404: that CRD is not installed
                 raise
@@ -160,6 +171,9 @@ def connect(env):
 def emulator(env):
     """The environment, for emulator control in a test: env.write_faults({...}), env.stop_emulator(),
     env.restart_emulator(interval=...). Teardown clears the faults and makes sure the emulator runs again."""
+    if env.operator != "emulator":
+        pytest.fail(f"this test turns the emulator's knobs, and {env.run_dir} runs a real Strimzi "
+                    f"({env.operator}); deselect such tests with -m 'not exclusive'")
     yield env
     env.clear_faults()
     env.ensure_emulator_running()

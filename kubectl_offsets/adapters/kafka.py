@@ -79,7 +79,22 @@ class Broker:
         found = self._list_offsets(partitions, lambda spec: spec.for_timestamp(ts_ms))
         return {tp: (offset if offset >= 0 else None) for tp, offset in found.items()}
 
+    def records_at_time(self, partitions: Iterable[TopicPartition], ts_ms: int
+                        ) -> dict[TopicPartition, tuple[int, int | None] | None]:
+        """Like offsets_for_time, with the timestamp of that first record (ListOffsets answers both); None when
+        every record of the partition is older."""
+        found = self._list_infos(partitions, lambda spec: spec.for_timestamp(ts_ms))
+        result: dict[TopicPartition, tuple[int, int | None] | None] = {}
+        for tp, info in found.items():
+            stamp = getattr(info, "timestamp", None)
+            result[tp] = None if info.offset < 0 else (int(info.offset), None if stamp is None or stamp < 0
+                                                          else int(stamp))
+        return result
+
     def _list_offsets(self, partitions: Iterable[TopicPartition], spec_of: Any) -> dict[TopicPartition, int]:
+        return {tp: int(info.offset) for tp, info in self._list_infos(partitions, spec_of).items()}
+
+    def _list_infos(self, partitions: Iterable[TopicPartition], spec_of: Any) -> dict[TopicPartition, Any]:
         kafka = _library()
         spec = spec_of(kafka.admin.OffsetSpec)
         request = {kafka.TopicPartition(t, p): spec for t, p in partitions}
@@ -87,7 +102,7 @@ class Broker:
             return {}
         try:
             futures = self._admin.list_offsets(request, request_timeout=self.timeout)
-            return {(tp.topic, tp.partition): int(f.result().offset) for tp, f in futures.items()}
+            return {(tp.topic, tp.partition): f.result() for tp, f in futures.items()}
         except kafka.KafkaException as e:
             raise self._unreachable(e) from None
 

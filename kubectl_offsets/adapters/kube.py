@@ -117,6 +117,7 @@ class Kube:
             raise ClusterError(f"cannot load the kubeconfig: {error}",
                                advice="pass --kubeconfig/--context, or set KUBECONFIG") from None
         self.server = configuration.host
+        self.context = active.get("name")  # recorded by `export`; the name only, never credentials
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         self.request_timeout = request_timeout
@@ -191,6 +192,20 @@ class Kube:
                                                            _request_timeout=timeout or self.request_timeout)
         return result.get("items", [])
 
+    @_guard(lambda kind, namespace, **k: f"{kind} in " + (f"namespace {namespace}" if namespace else "all namespaces"))
+    def list_selected(self, kind: str, namespace: str | None, selector: str | None = None) -> list[Resource]:
+        """Resources of ``kind`` matching a label ``selector`` (kubectl's -l), in one namespace or, with
+        ``namespace`` None, in all of them (kubectl's -A)."""
+        version, plural = self.served_version(kind), PLURALS[kind]
+        query = {"label_selector": selector} if selector else {}
+        if namespace is None:
+            result = self.custom.list_cluster_custom_object(GROUP, version, plural, _request_timeout=self.request_timeout,
+                                                            **query)
+        else:
+            result = self.custom.list_namespaced_custom_object(GROUP, version, namespace, plural,
+                                                               _request_timeout=self.request_timeout, **query)
+        return result.get("items", [])
+
     @_guard(_cr)
     def patch(self, kind: str, name: str, namespace: str, operations: list[dict[str, Any]], *,
               dry_run: bool = False) -> Resource:
@@ -205,6 +220,16 @@ class Kube:
         return self.custom.create_namespaced_custom_object(
             GROUP, self.served_version(kind), namespace, PLURALS[kind], body, field_manager=FIELD_MANAGER,
             dry_run="All" if dry_run else None, _request_timeout=self.request_timeout)
+
+    @_guard(_cr)
+    def delete(self, kind: str, name: str, namespace: str, *, resource_version: str | None = None) -> None:
+        """Delete a custom resource; with ``resource_version`` only the object as we last read it (a precondition:
+        a 409 when it changed since)."""
+        body = {"apiVersion": "v1", "kind": "DeleteOptions"}
+        if resource_version:
+            body["preconditions"] = {"resourceVersion": resource_version}
+        self.custom.delete_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind], name,
+                                                    body=body, _request_timeout=self.request_timeout)
 
     def get_connect(self, name: str, namespace: str) -> Resource:
         return self.get(KIND_CONNECT, name, namespace)
@@ -318,6 +343,13 @@ class Kube:
                             query={"labelSelector": selector})
         return result.get("items") or []
 
+    @_guard(lambda selector, namespace=None: f"pods with {selector}" + (f" in namespace {namespace}" if namespace
+                                                                        else " in any namespace"))
+    def list_pods(self, selector: str, namespace: str | None = None) -> list[Resource]:
+        """Pods by label, in one namespace or (``namespace`` None) in all the caller may list."""
+        path = f"/api/v1/namespaces/{quote(namespace)}/pods" if namespace else "/api/v1/pods"
+        return self._json("GET", path, query={"labelSelector": selector}).get("items") or []
+
     @_guard(lambda namespace, **k: f"namespace {namespace}")
     def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
         result = self._json("GET", "/api/v1/namespaces", timeout=timeout)
@@ -329,9 +361,16 @@ class Kube:
         """Server-side apply of any manifest with ``dryRun=All``: the API server runs defaulting, schema validation
         and admission exactly as for a real apply, and stores nothing (``gitops --server-dry-run``)."""
         from kubernetes import dynamic  # discovery client; only GitOps validation needs arbitrary kinds
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError
 
         dyn = dynamic.DynamicClient(self.api)
-        resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        try:
+            resource = dyn.resources.get(api_version=body["apiVersion"], kind=body["kind"])
+        except ResourceNotFoundError:
+            # E.g. a v1beta2 Strimzi manifest against Strimzi 1.x, which serves only v1: a finding, not a crash.
+            raise NotFoundError(f"this cluster does not serve {body['kind']} in {body['apiVersion']}",
+                                advice="the manifest's apiVersion must be one the cluster serves (Strimzi 1.0 and "
+                                "later serve only kafka.strimzi.io/v1; 0.48 and earlier only v1beta2)") from None
         result = dyn.server_side_apply(resource, body=dict(body), name=body["metadata"]["name"],
                                        namespace=namespace if resource.namespaced else None,
                                        field_manager=FIELD_MANAGER, force_conflicts=True, dry_run="All",

@@ -2,15 +2,24 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_result,
-                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options)
 from .exits import guarded
+from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
 
+def _pairs(ctx, param, values):
+    from .cmd_compute import _pairs as pairs
+
+    return pairs(ctx, param, values)
+
+
 @click.command("alter")
-@target_argument
+@optional_target_argument
 @with_connector_options
+@selection_options
+@parallel_options
 @click.option("-f", "--filename", "file", metavar="FILE|-",
               help='Offsets as {"offsets": [...]} JSON or YAML (what list -o json prints), or topic,partition,offset '
                    'CSV as kafka-consumer-groups --export writes it (offset = next record to read).')
@@ -23,14 +32,29 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic).")
 @click.option("--shift-by", type=int, metavar="N", help="Move the current offsets by N; negative replays (with --topic).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
-              help="Partitions for --to-offset/--shift-by; without partitions, all the connector has offsets for.")
+              help="Partitions for --to-offset/--shift-by (without partitions: all the connector has offsets for) "
+                   "and for the time-travel flags (without partitions: all of the topic's; without --topic: every "
+                   "partition the connector has offsets for).")
+@click.option("--to-datetime", metavar="ISO-8601",
+              help="Time travel: resume at the first record at or after this time (UTC unless the time has a zone); "
+                   "a partition with no newer record resumes at its end.")
+@click.option("--by-duration", metavar="PnDTnHnM", help="Time travel: as --to-datetime, at now minus this (PT30M, P1D).")
+@click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition.")
+@click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition (skip everything).")
+@click.option("--bootstrap-server", metavar="HOST:PORT",
+              help="For time travel: the Kafka cluster the connector reads (the SOURCE cluster for MirrorMaker 2). "
+                   "Default: the address in the KafkaConnect / KafkaMirrorMaker2 spec, if reachable from here.")
+@click.option("--kafka-option", "kafka_options", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+              help="For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
 @flow_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
-def alter_command(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                  no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+def alter_command(target, connector, source_cluster, selector, all_, all_namespaces, parallel, skip_invalid, file, sets,
+                  skip_records, to_offset, shift_by, topics, to_datetime, by_duration, to_earliest, to_latest,
+                  bootstrap_server, kafka_options, no_resume, force, namespace, context, kubeconfig, timeout, yes,
+                  dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
@@ -45,6 +69,17 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
       kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
       kubectl offsets alter my-sink -f offsets.json --dry-run
       kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
+      kubectl offsets alter -l team=payments --shift-by -100 --topic orders   # many connectors at once
+      kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z       # every partition it has offsets for
+      kubectl offsets alter my-sink --by-duration PT2H --topic orders:0,1 --bootstrap-server localhost:9092
+      kubectl offsets alter my-sink --to-latest --topic orders                # skip the backlog
+
+    \b
+    Time travel (--to-datetime, --by-duration, --to-earliest, --to-latest) asks the broker's timestamp index, one
+    request per broker, no scan. The broker is --bootstrap-server, or the address in the KafkaConnect spec (the
+    mirror's source cluster for MirrorMaker 2) when reachable from here; otherwise nothing changes and the error
+    says how to pass one (kubectl port-forward). The preview shows where each partition resumes and, for a time,
+    the timestamp of that record.
 
     \b
     MirrorMaker 2 (kafkamirrormaker2/NAME --connector source|'east->west.MirrorSourceConnector'):
@@ -58,15 +93,66 @@ def alter_command(target, connector, source_cluster, file, sets, skip_records, t
     def work():
         from ..core import operations
         from ..core.inputs import AlterRequest
+        from ..core.timetravel import TimeTravel
+        from ..errors import InputError
+        from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "alter")
+        travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
+                            to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
+                            kafka_options=kafka_options)
+        if travel.requested or bootstrap_server or kafka_options:
+            if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+                raise InputError("time travel (--to-datetime, --by-duration, --to-earliest, --to-latest) works on one "
+                                 "connector at a time", advice="run it per connector, or use --shift-by/--to-offset "
+                                 "with -l")
+            return _time_travel(travel, file or sets or skip_records or shift_by is not None
+                                or to_offset is not None)
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
+        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+            from ..core.fleet import check_request
+            from .fleet import run_fleet_command
+
+            check_request(request)
+            run_fleet_command("alter", lambda fleet, cluster, members, options, progress: fleet.plan_alter(
+                cluster, members, request, options, parallel=parallel, progress=progress),
+                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
+                all_namespaces, parallel, skip_invalid)
+            return
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force)
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
                                           options=options, confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)
 
+    def _time_travel(travel, other_inputs: bool):
+        from ..core import timetravel
+        from ..errors import InputError
+
+        if other_inputs:
+            raise InputError("the time-travel flags cannot be combined with -f, --set, --skip-record, --shift-by "
+                             "or --to-offset", advice="use one way of saying the new offsets")
+        if not travel.requested:
+            raise InputError("--bootstrap-server and --kafka-option only apply to --to-datetime, --by-duration, "
+                             "--to-earliest and --to-latest")
+        travel.check_combination()
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
+                                          resume=not no_resume, force=force)
+        result = timetravel.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,
+                                          options=options, confirm=confirm_on_terminal, progress=progress,
+                                          report=print_positions)
+        print_result(result, dry_run, output)
+
     guarded(work)
+
+
+def print_positions(positions) -> None:
+    """Where each partition resumes and why, on stderr (stdout carries the result only)."""
+    from ..core.compute import iso_ms
+    from ..output.render import table
+
+    rows = [[p.topic, p.partition, p.resume_at, iso_ms(p.record_ms) or "-", p.basis] for p in positions]
+    click.echo(table(["TOPIC", "PARTITION", "RESUME AT", "RECORD TIME", "BASIS"], rows), err=True)
+

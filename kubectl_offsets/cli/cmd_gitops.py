@@ -144,6 +144,61 @@ def gitops_reset(target, connector, source_cluster, **kw):
     guarded(lambda: _phase1("reset", target, connector, source_cluster, None, kw))
 
 
+@gitops_group.command("create")
+@click.option("-f", "--filename", "manifest", required=True, metavar="FILE",
+              help="The KafkaConnector to add (YAML or JSON, one resource).")
+@click.option("--offsets", "file", metavar="FILE", help='Its offsets: {"offsets": [...]} JSON/YAML or topic,partition,'
+                                                        'offset CSV.')
+@click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET", help="Store exactly OFFSET. Repeatable.")
+@click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
+              help="Start right after that record. Repeatable.")
+@click.option("--to-offset", type=int, metavar="N", help="Start at record N (with --topic TOPIC:P1,P2).")
+@click.option("--topic", "topics", multiple=True, metavar="TOPIC:P1,P2", help="Partitions for --to-offset.")
+@click.option("--from-scratch", is_flag=True, help="Reset whatever an earlier connector of this name left (instead "
+                                                   "of offsets).")
+@click.option("--dir", "directory", default=".", show_default=True,
+              help="Directory (relative to --repo) for the new files; its kustomization.yaml lists them.")
+@click.option("--accept-start-window", is_flag=True, help="Accept that an operator before Strimzi 1.2 runs the new "
+                                                          "connector briefly before stopping it.")
+@click.option("--strimzi-version", metavar="X.Y.Z", help="The cluster's operator version (1.2.0+ creates it stopped).")
+@repo_options
+@output_options
+@git_options
+@quiet_option
+def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_scratch, directory, accept_start_window,
+                  strimzi_version, **kw):
+    """Phase 1 for a NEW connector that starts at chosen offsets (docs/lifecycle.md).
+
+    Adds the KafkaConnector with state: stopped, alterOffsets and an offsets ConfigMap (or, with --from-scratch,
+    a reset), plus the record; then, as for gitops alter: merge and sync, kubectl offsets trigger NAME, and
+    gitops next NAME (phase 2) sets the state the file asks for.
+
+    \b
+    Examples:
+      kubectl offsets gitops create -f my-sink.yaml --repo ./deploy --dir apps/kafka --set orders:0=1200 \\
+          --strimzi-version 1.2.0
+      kubectl offsets gitops create -f my-sink.yaml --repo ./deploy --from-scratch --accept-start-window --commit
+    """
+    def work():
+        from ..core import gitops_create, lifecycle
+        from ..core.inputs import AlterRequest
+
+        document = lifecycle.read_manifest(manifest)
+        plain = file or sets or skip_records or to_offset is not None
+        alter = AlterRequest(file=file, sets=sets, skip_records=skip_records, to_offset=to_offset, topics=topics) \
+            if plain or topics else None
+        kw.update(trigger="command")
+
+        def planner(root, scope, base):
+            return gitops_create.plan_create(root, scope, gitops_create.CreateRequest(
+                document, directory, kw["namespace"], alter, from_scratch, "command", base, accept_start_window,
+                strimzi_version))
+
+        _run(planner, kw)
+
+    guarded(work)
+
+
 @gitops_group.command("next")
 @target_argument
 @with_connector_options

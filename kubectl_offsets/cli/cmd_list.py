@@ -2,31 +2,42 @@
 
 import click
 
-from .common import session, target_argument, target_spec, with_connector_options
+from .common import optional_target_argument, session, target_spec, with_connector_options
 from .exits import guarded
+from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
 
 
 @click.command("list")
-@target_argument
+@optional_target_argument
 @with_connector_options
+@selection_options
 @cluster_options
 @output_option()
 @quiet_option
-def list_command(target, connector, source_cluster, namespace, context, kubeconfig, timeout, output, quiet):
-    """Show a connector's offsets, as Strimzi lists them.
+def list_command(target, connector, source_cluster, selector, all_, all_namespaces, namespace, context, kubeconfig,
+                 timeout, output, quiet):
+    """Show a connector's offsets, as Strimzi lists them; or many connectors' with -l, --all or -A.
 
     Makes sure the connector's listOffsets stanza names a ConfigMap (default NAME-offsets), asks the operator
     with the strimzi.io/connector-offsets=list annotation, waits until it is done and prints the result.
-    -o json prints the {"offsets": [...]} document that alter -f accepts.
+    -o json prints the {"offsets": [...]} document that alter -f accepts; for many connectors, the fleet
+    document ({"connectors": [...]}) that import -f accepts.
 
     \b
     Examples:
       kubectl offsets list my-sink -n kafka
       kubectl offsets list kafkamirrormaker2/mirror --connector source -o json > offsets.json
       kubectl offsets list kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o csv
+      kubectl offsets list --all -n kafka                 # every connector in the namespace
+      kubectl offsets list -l team=payments -A -o csv     # by label, in every namespace
     """
     def work():
+        from .fleet import check_target_or_selection
+
+        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "list"):
+            _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces)
+            return
         from ..core import operations
         from ..output.render import render_offsets
 
@@ -36,3 +47,32 @@ def list_command(target, connector, source_cluster, namespace, context, kubeconf
         click.echo(render_offsets(result.offsets, output, result.kind))
 
     guarded(work)
+
+
+def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces,
+                out=None, record_source=False):
+    """The fleet form of list, shared with export (which records where the offsets come from)."""
+    import sys
+
+    from ..core import fleet
+    from ..errors import ExitStatus
+    from ..output.fleet import render_fleet
+    from .fleet import cluster_and_members, entry_rows, selection, warn_unlisted
+
+    sel = selection(namespace, selector, all_, all_namespaces)
+    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel)
+    _, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
+    document, errors = fleet.list_fleet(cluster, members, options, progress=progress)
+    if record_source:
+        document.source = fleet.export_source(kube, cluster, sel)
+    text = render_fleet(document.to_json(), entry_rows(document), output)
+    if out:
+        from pathlib import Path
+
+        Path(out).write_text(text + "\n", encoding="utf-8")
+        click.echo(f"wrote the offsets of {len(document.entries)} connector(s) to {out}", err=True)
+    else:
+        click.echo(text)
+    warn_unlisted(errors)
+    if errors:
+        sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))

@@ -2,23 +2,29 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, print_result,
-                     require_confirmation_possible, session, target_argument, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options)
 from .exits import guarded
+from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
 
 @click.command("undo")
-@target_argument
+@optional_target_argument
 @with_connector_options
 @click.option("--backup", metavar="CONFIGMAP", help="The backup to restore (default: the newest for the connector).")
+@selection_options
+@parallel_options
+@click.option("--since", metavar="TIME", help="With -l/--all/-A: restore each connector's newest backup taken at or "
+              "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h): the backups a fleet "
+              "operation took.")
 @flow_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
-def undo_command(target, connector, source_cluster, backup, no_resume, force, namespace, context, kubeconfig, timeout,
-                 yes, dry_run, output, quiet):
+def undo_command(target, connector, source_cluster, backup, selector, all_, all_namespaces, parallel, skip_invalid,
+                 since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
     """Put back the offsets of a backup taken by alter, reset or undo.
 
     Partitions in the backup get their offsets back; partitions that appeared since are reset. The offsets
@@ -28,11 +34,30 @@ def undo_command(target, connector, source_cluster, backup, no_resume, force, na
     Examples:
       kubectl offsets undo my-sink -n kafka
       kubectl offsets undo my-sink --backup my-sink-offsets-backup-20261122t101500z
+      kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
     """
     def work():
         from ..core import operations
+        from ..errors import InputError
+        from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "undo")
+        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "undo"):
+            if backup:
+                raise InputError("--backup names one connector's backup; with -l/--all/-A use --since TIME")
+            if not since:
+                raise InputError("undo -l/--all/-A needs --since TIME", advice="the start time of the fleet operation "
+                                 "to undo, e.g. --since 2026-11-23T10:00:00Z or --since 2h")
+            from .fleet import parse_since, run_fleet_command
+
+            start = parse_since(since)
+            run_fleet_command("undo", lambda fleet, cluster, members, options, progress: fleet.plan_undo(
+                cluster, members, start, options, parallel=parallel, progress=progress),
+                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
+                all_namespaces, parallel, skip_invalid)
+            return
+        if since:
+            raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force)
         result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup, options=options,

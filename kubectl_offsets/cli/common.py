@@ -11,6 +11,9 @@ from .options import cluster_config, complete_target
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
                                  shell_complete=complete_target)
+# list, alter, reset and undo also work on many connectors (-l/--all/-A), where no TARGET is given.
+optional_target_argument = click.argument("target", metavar="[[kafkaconnector/|kafkamirrormaker2/]NAME]",
+                                          required=False, shell_complete=complete_target)
 
 
 def _complete_connector(ctx, param, incomplete):

@@ -18,7 +18,11 @@ COMMANDS = {
     "alter": "cmd_alter:alter_command",
     "reset": "cmd_reset:reset_command",
     "undo": "cmd_undo:undo_command",
+    "export": "cmd_export:export_command",
+    "import": "cmd_import:import_command",
     "recover": "cmd_recover:recover_command",
+    "create": "cmd_create:create_command",
+    "delete": "cmd_delete:delete_command",
     "trigger": "cmd_trigger:trigger_command",
     "gitops": "cmd_gitops:gitops_group",
     "compute": "cmd_compute:compute_group",
@@ -58,6 +62,9 @@ def root() -> None:
       kubectl offsets alter my-sink --set orders:0=1200 -n kafka
       kubectl offsets alter kmm2/mirror --connector source --skip-record orders:0:41
       kubectl offsets reset my-source -n kafka
+      kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z -n kafka
+      kubectl offsets create -f my-sink.yaml --set orders:0=1200 -n kafka
+      kubectl offsets delete my-sink --reset-offsets -n kafka
     Offline (through a GitOps repository):
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
     Compute offsets from topic data (needs the 'spark' extra):

@@ -65,6 +65,9 @@ class Journal:
     resume: bool = True  # False: --no-resume, the connector stays stopped afterwards
     heartbeat: str | None = None  # when the owner last wrote (ISO-8601 UTC)
     lease: float = 0.0  # seconds after heartbeat within which the owner writes again or is done
+    # v1beta2's deprecated ``pause: true`` (Strimzi 0.38-0.51), which pauses the connector when ``state`` is absent;
+    # None = not set. Without it a resume would wait for RUNNING while the operator pauses the connector again.
+    previous_pause: bool | None = None
     tool: str = field(default_factory=lambda: f"kubectl-offsets {__version__}")
     version: int = VERSION
 
@@ -84,6 +87,13 @@ class Journal:
             raise PreconditionError(f"the kubectl-offsets journal on this resource is not understood: {problems[0]}",
                                     advice="was it written by a newer kubectl-offsets? upgrade and retry")
         return cls(**data)
+
+    @property
+    def previous_effective_state(self) -> str:
+        """The state the connector had, as the operator derives it (``state`` wins, else ``pause``, research 2.7)."""
+        if self.previous_state:
+            return self.previous_state
+        return strimzi.STATE_PAUSED if self.previous_pause else strimzi.DEFAULT_STATE
 
     @property
     def past_point_of_no_return(self) -> bool:

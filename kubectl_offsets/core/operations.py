@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import strimzi
-from ..connect import ConnectorKind
+from ..connect import ConnectorKind, external_offsets_warning
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
@@ -95,30 +95,37 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     facts = live.facts()
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
-    early = None if request.needs_current else build_change(request, facts, None)
+    early = None if request.needs_current else _build(request, facts, None)
     if options.dry_run:
         before = peek_listed(kube, live)
-        change = early if early is not None else build_change(request, facts, before)
+        change = early if early is not None else _build(request, facts, before)
         return _dry_run_preview("alter", live, before, change)
     before = _list_for_preview(kube, live, options, progress)
-    change = early if early is not None else build_change(request, facts, before)
+    change = early if early is not None else _build(request, facts, before)
 
     def plan(stopped: OffsetsDocument) -> OffsetsDocument:
         # Relative requests (--shift-by, --topic T) are relative to the offsets that count: the stopped ones.
-        return early if early is not None else build_change(request, facts, stopped)
+        return early if early is not None else _build(request, facts, stopped)
 
     return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, plan)
+
+
+def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
+    """The change document: an ``AlterRequest`` goes through the input checks of ``inputs``; a request that knows
+    how to build its own change (time travel, ``core/timetravel.py``) builds it and runs the same checks."""
+    own = getattr(request, "build_change", None)
+    return own(facts, current) if own is not None else build_change(request, facts, current)
 
 
 def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                   confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     if options.dry_run:
         return _dry_run_preview("reset", live, peek_listed(kube, live), None)
     before = _list_for_preview(kube, live, options, progress)
@@ -132,7 +139,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | 
     """Put back the offsets of a backup (the newest by default): partitions the backup has get its offsets,
     partitions that appeared since are reset, so the connector ends exactly as the backup shows."""
     options, progress = options or Options(), progress or SilentProgress()
-    live = _prepare(kube, spec, namespace, options)
+    live = _prepare(kube, spec, namespace, options, progress)
     name = backup or backups.newest(kube, live.target)
     saved = backups.load_configmap(kube, live.target, name)
     changed = backups.load_changed(kube, live.target, name)
@@ -170,13 +177,16 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
     return OffsetsDocument.of([*saved, *extra])
 
 
-def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options) -> LiveTarget:
+def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options, progress: Progress) -> LiveTarget:
     live = resolve(kube, spec, namespace)
     if live.kind.offsets_ignored_by_runtime and not options.force:
         raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
                          "offsets but the task never reads them, so changing them has no effect",
                          advice="add --force if you really want to change them")
     preflight(kube, live, mutating=True)
+    warning = external_offsets_warning(live.target.connector_class(live.resource))
+    if warning:
+        progress.warn(warning)
     return live
 
 

@@ -3,9 +3,18 @@ annotations, and waiting (by watching) until the operator has done what we asked
 
 Completion is "the annotation(s) are gone" (the operator removes them only on success, research 2.8); failure is a
 Warning condition with the action's reason (ListOffsets, AlterOffsets, ResetOffsets, ManageOffsets) or a NotReady
-IllegalArgumentException (research 2.11). The operator retries a failed action on every reconcile and its own
-status write triggers one, so a Warning must persist for ``WARNING_GRACE`` seconds before we call it final: a
-transient "tasks haven't stopped completely yet" from Connect then heals by itself.
+IllegalArgumentException (research 2.11).
+
+The real operator's cadence (strimzi-cadence-and-eras.md): it reconciles on watch events, drops an event when the
+KafkaConnect's lock stays busy for 10 s, retries a failed action once at once (its own status write is an event)
+and otherwise only on its periodic pass, up to 120 s later. So a Warning is not the end of a request the operator
+will still complete (a 409 during a rebalance, a sink whose tasks have not stopped yet), and a status that does not
+move may only mean a dropped event. Every wait therefore *nudges* the operator every ``NUDGE_AFTER`` seconds without an answer:
+a new value of our own annotation ``kubectl-offsets.io/nudge`` is a watch event, and the operator reconciles on
+every event. A Warning is final at once when its cause cannot heal (a missing ConfigMap), after ``UNSURE_NUDGES``
+nudged retries when Connect's status code cannot tell, and for a conflict only when --timeout runs out. NotReady
+conditions are read during every wait: a cause the user must fix (replicas: 0, a missing annotation or label,
+paused reconciliation) ends the wait at once with its advice; the others are named if the wait times out.
 """
 
 from __future__ import annotations
@@ -15,15 +24,21 @@ import time
 from typing import Any, Mapping
 
 from .. import strimzi
-from ..conventions import offsets_configmap_name
+from ..conventions import ANNOTATION_NUDGE, offsets_configmap_name
 from ..errors import OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
 from ..model import OffsetsDocument, WaitSettings
 from ..output.progress import Progress
 from . import configmaps
 
-WARNING_GRACE = 10.0
-# While we wait for Connect to stop or resume the connector, the journal's heartbeat is renewed this often (the
-# lease it grants is a few times longer, see steps.HEARTBEAT_LEASE).
+# Seconds without the answer after which a wait gives the operator a harmless event: long enough for the operator's
+# own work on one event (a stop, an alter) to finish first, short against its 120 s periodic pass.
+NUDGE_AFTER = 8.0
+# An "unsure" Warning ("returned 500" may heal or not) that survives this many nudged retries is final.
+UNSURE_NUDGES = 3
+# The bound of the waits while making a connector safe after a failure: a few nudged passes, within --timeout.
+SAFE_WAIT = 60.0
+# While we wait for Connect to stop or resume the connector, the journal's heartbeat is renewed at least this often
+# (the lease it grants is a few times longer, see steps.HEARTBEAT_LEASE).
 HEARTBEAT_EVERY = 10.0
 
 
@@ -37,6 +52,7 @@ class OperatorClient:
         self.kube, self.target, self.wait, self.progress = kube, target, wait, progress
         self._known_warnings: set[tuple[str, str]] = set()
         self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it
+        self._nudged = False  # our nudge annotation is on the resource
 
     # --- reading and patching ----------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
@@ -146,89 +162,99 @@ class OperatorClient:
 
     def wait_until_done(self, action: str) -> None:
         self.progress.waiting(f"waiting for the operator to {action} the offsets of '{self.target.connector_name}'")
-        first_seen: dict[tuple[str, str], float] = {}
+        wait = _Wait(self, f"the operator to {action} the offsets")
+        first_seen: dict[tuple[str, str], int] = {}  # Warning -> the number of nudges sent when it appeared
 
         def done(resource: Mapping[str, Any]):
             if not self.target.pending_annotations(resource):
                 return "done"
+            wait.check_blocks(resource)
             warning = self._new_warning(resource, action)
-            if warning is not None:
-                key = (warning.get("reason"), warning.get("message"))
-                first_seen.setdefault(key, time.monotonic())
-                if time.monotonic() - first_seen[key] >= WARNING_GRACE:
-                    return warning
+            if warning is None:
+                return None
+            key = (warning.get("reason"), warning.get("message"))
+            first_seen.setdefault(key, wait.nudges)
+            wait.last_warning = warning
+            outlook = strimzi.warning_outlook(str(warning.get("message", "")))
+            if outlook == "final" or (action != "list" and self._stop_undone(resource)):
+                return warning
+            if outlook == "unsure" and wait.nudges - first_seen[key] >= UNSURE_NUDGES:
+                return warning
             return None
 
-        def next_check() -> float:
-            """Re-read when the oldest pending Warning has lasted WARNING_GRACE, not a whole chunk later."""
-            if not first_seen:
-                return WARNING_GRACE
-            return max(0.5, min(first_seen.values()) + WARNING_GRACE - time.monotonic() + 0.1)
-
         try:
-            result = self._watch(done, f"the operator to {action} the offsets", chunk_for=next_check)
+            result = wait.run(done)
+        except OperationTimeoutError:
+            if wait.last_warning is None:
+                raise
+            result = wait.last_warning  # still failing when the time was up: the operator's reason says most
         finally:
             self.progress.done()
         if result != "done":
             raise operator_error(action, result, self.target)
 
-    def _watch(self, done, what: str, chunk_for=None, heartbeat=None):
-        """Watch with a bounded chunk (``chunk_for()`` seconds, if given) so a persisting Warning is re-checked even
-        without new events; with ``heartbeat``, chunks last at most HEARTBEAT_EVERY and it is called after each."""
-        deadline = time.monotonic() + self.wait.timeout
-        # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
-        # which saves a read per wait; later chunks read afresh.
-        initial, self._latest = self._latest, None
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise OperationTimeoutError(
-                    f"timed out after {self.wait.timeout:.0f}s waiting for {what} on {self.target.display}",
-                    advice="is the Strimzi cluster operator running? Check its logs; retry with a larger --timeout")
-            chunk = min(remaining, chunk_for() if chunk_for else self.wait.watch_chunk)
-            if heartbeat is not None:
-                chunk = min(chunk, HEARTBEAT_EVERY)
-            try:
-                return self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace,
-                                             done, timeout=chunk, chunk=chunk, what=what, initial=initial)
-            except OperationTimeoutError:
-                initial = None
-                if heartbeat is not None:
-                    heartbeat()
-                continue
+    def _stop_undone(self, resource: Mapping[str, Any]) -> bool:
+        """Someone (a GitOps self-heal) set the state away from stopped: "not in STOPPED state" will not heal."""
+        return self.target.spec_state(resource) != strimzi.STATE_STOPPED
 
     def wait_for_connect_state(self, state: str, heartbeat=None) -> None:
         """Wait until Connect (as the operator reports it in status) shows ``state``; FAILED ends the wait.
 
+        The status the operator writes right after a pause/resume may still show the old state (Connect answers
+        202 before it is done) and nothing is written again until its next pass: the nudges bring that pass.
         STOPPED also waits for the task list to be empty (Connect removes a stopped connector's tasks): offsets
         listed after that can no longer move, because no task is left to commit. ``heartbeat()``, if given, is
         called at least every ``HEARTBEAT_EVERY`` seconds of waiting (the journal owner's proof of life)."""
         self.progress.waiting(f"waiting for connector '{self.target.connector_name}' to be {state} in Connect")
+        wait = _Wait(self, f"the connector to be {state}")
 
         def done(resource: Mapping[str, Any]):
             live = self.target.live_state(resource)
             if live == "STOPPED" == state and ((self.target.connector_status(resource) or {}).get("tasks") or []):
-                return None
-            return live if live in (state, "FAILED") else None
+                return None  # stopped, but a task is still listed: it may still commit offsets
+            if live in (state, "FAILED"):
+                return live
+            wait.check_blocks(resource)
+            return None
 
         try:
-            live = self._watch(done, f"the connector to be {state}", heartbeat=heartbeat)
+            live = wait.run(done, heartbeat=heartbeat)
         finally:
             self.progress.done()
         if live == "FAILED" and state != "FAILED":
             raise OperatorError(f"connector '{self.target.connector_name}' FAILED in Connect while we waited for {state}",
                                 advice="see status.connectorStatus (or status.connectors) for Connect's trace")
 
-    def try_wait_for_connect_state(self, state: str, timeout: float = 30.0) -> bool:
+    # --- nudging -------------------------------------------------------------------------------------------------
+    def nudge(self) -> None:
+        """Give the operator a watch event that changes nothing it reads: a new value of our own annotation."""
+        resource = self.read()
+        self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace,
+                        self.annotation_ops({ANNOTATION_NUDGE: str(time.time_ns())}, resource))
+        self._nudged = True
+
+    def clear_nudge(self) -> None:
+        """Remove the nudge annotation once a wait is over (best effort: a leftover value is harmless)."""
+        if not self._nudged:
+            return
+        try:
+            ops = self.annotation_ops({ANNOTATION_NUDGE: None}, self.read())
+            if ops:
+                self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace, ops)
+            self._nudged = False
+        except OffsetsError:
+            pass
+
+    def try_wait_for_connect_state(self, state: str, timeout: float = SAFE_WAIT) -> bool:
         """Like wait_for_connect_state but bounded and forgiving: used while making things safe."""
         with self._bounded(timeout):
             try:
                 self.wait_for_connect_state(state)
                 return True
-            except (OperationTimeoutError, OperatorError):
+            except (OperationTimeoutError, OperatorError, PreconditionError):
                 return False
 
-    def try_list_offsets(self, timeout: float = 30.0) -> OffsetsDocument:
+    def try_list_offsets(self, timeout: float = SAFE_WAIT) -> OffsetsDocument:
         """list_offsets with a bounded wait (an operator that is down must not hold up making things safe);
         a request the operator does not complete in time is withdrawn again."""
         with self._bounded(timeout):
@@ -287,6 +313,92 @@ class OperatorClient:
         if warning is None or (warning.get("reason"), warning.get("message")) in self._known_warnings:
             return None
         return warning
+
+
+class _Wait:
+    """One wait for the operator: watch until ``done``, nudge every ``NUDGE_AFTER`` seconds without it, stop early
+    on a NotReady cause the user must fix, and time out after --timeout with the most specific advice."""
+
+    def __init__(self, client: OperatorClient, what: str):
+        self.client, self.what = client, what
+        self.nudges = 0
+        self.last_warning: Mapping[str, Any] | None = None
+        self.last_block: tuple[Mapping[str, Any], strimzi.ReconcileBlock] | None = None
+        self.last_seen: Mapping[str, Any] | None = None
+        self._known_blocks: set[tuple[Any, Any]] | None = None
+
+    def check_blocks(self, resource: Mapping[str, Any]) -> None:
+        """Raise for a lasting NotReady cause; remember the others for the timeout's advice. A cause already on the
+        resource when the wait began counts once a nudge has made the operator look again (it may be stale)."""
+        target = self.client.target
+        if strimzi.reconciliation_paused(resource):
+            raise PreconditionError(f"reconciliation of {target.kind.lower()}/{target.resource_name} was paused "
+                                    f"({strimzi.ANNOTATION_PAUSE_RECONCILIATION}) while we waited for {self.what}",
+                                    advice="the operator does nothing until the annotation is removed; remove it "
+                                    "(kubectl annotate ... strimzi.io/pause-reconciliation-) and retry")
+        blocks = strimzi.reconcile_blocks(resource)
+        if self._known_blocks is None:
+            self._known_blocks = {(c.get("reason"), c.get("message")) for c, _ in blocks}
+        for condition, block in blocks:
+            fresh = (condition.get("reason"), condition.get("message")) not in self._known_blocks or self.nudges > 0
+            if block.lasting and fresh:
+                raise OperatorError(f"the operator cannot reconcile {target.display}: "
+                                    f"{condition.get('reason')}: {condition.get('message')}", advice=block.advice)
+            self.last_block = (condition, block)
+
+    def run(self, done, heartbeat=None):
+        """``heartbeat()``, if given, runs after every chunk without the answer (at most HEARTBEAT_EVERY apart)."""
+        client = self.client
+        deadline = time.monotonic() + client.wait.timeout
+        # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
+        # which saves a read per wait; later chunks read afresh.
+        initial, client._latest = client._latest, None
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise self._timeout()
+                chunk = min(remaining, NUDGE_AFTER, client.wait.watch_chunk, HEARTBEAT_EVERY)
+                try:
+                    return client.kube.watch_until(client.target.kind, client.target.resource_name,
+                                                   client.target.namespace, self._seen(done), timeout=chunk,
+                                                   chunk=chunk, what=self.what, initial=initial)
+                except OperationTimeoutError:
+                    initial = None
+                if heartbeat is not None:
+                    heartbeat()
+                if deadline - time.monotonic() > 1.0:
+                    self._nudge()
+        finally:
+            client.clear_nudge()
+
+    def _seen(self, done):
+        def wrapped(resource):
+            self.last_seen = resource
+            return done(resource)
+        return wrapped
+
+    def _nudge(self) -> None:
+        try:
+            self.client.nudge()
+            self.nudges += 1
+        except OffsetsError:
+            pass  # best effort: the operator's periodic pass still comes
+
+    def _timeout(self) -> OperationTimeoutError:
+        target = self.client.target
+        message = f"timed out after {self.client.wait.timeout:.0f}s waiting for {self.what} on {target.display}"
+        if self.last_block is not None:
+            condition, block = self.last_block
+            return OperationTimeoutError(f"{message}; the operator reports {condition.get('reason')}: "
+                                         f"{condition.get('message')}", advice=block.advice)
+        advice = "is the Strimzi cluster operator running? Check its logs; retry with a larger --timeout"
+        if self.last_seen is not None and strimzi.observed_generation_behind(self.last_seen):
+            advice = ("is the Strimzi cluster operator running? It has not reconciled the resource's latest spec "
+                      "(status.observedGeneration is behind metadata.generation): check that it watches namespace "
+                      f"{target.namespace} (STRIMZI_NAMESPACE) and that the resource matches its "
+                      "STRIMZI_CUSTOM_RESOURCE_SELECTOR; retry with a larger --timeout")
+        return OperationTimeoutError(message, advice=advice)
 
 
 # --- Warning conditions -> advice ---------------------------------------------------------------------------------

@@ -110,6 +110,7 @@ class AlterFlow:
             operation=operation, id=secrets.token_hex(4), started=utc_text(now),
             kind=self.target.kind, resource=self.target.resource_name, connector=self.target.connector_name,
             previous_state=stanza.get(strimzi.FIELD_STATE), previous_alter_offsets=stanza.get(strimzi.FIELD_ALTER_OFFSETS),
+            previous_pause=True if stanza.get(strimzi.FIELD_PAUSE) is True else None,
             backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
             step="stop", request=request, resume=self.resume_after,
         )
@@ -272,7 +273,7 @@ class AlterFlow:
         return after
 
     def _step_resume(self) -> str:
-        previous = self.journal.previous_state or strimzi.DEFAULT_STATE
+        previous = self.journal.previous_effective_state
         if not self.resume_after:
             self._record("resume")
             self.progress.warn(f"--no-resume: connector '{self.target.connector_name}' is left STOPPED "
@@ -294,8 +295,11 @@ class AlterFlow:
         self._done("cleanup")
 
     def _previous_stanza(self) -> dict[str, Any]:
-        return {strimzi.FIELD_STATE: self.journal.previous_state,
-                strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets}
+        stanza = {strimzi.FIELD_STATE: self.journal.previous_state,
+                  strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets}
+        if self.journal.previous_pause:  # never removed: we do not own it, and v1 (Strimzi 1.x) has no such field
+            stanza[strimzi.FIELD_PAUSE] = True
+        return stanza
 
     # --- failure ---------------------------------------------------------------------------------------------
     def _fail(self, failure: BaseException) -> OffsetsError:
@@ -340,7 +344,7 @@ class AlterFlow:
             any(self.operator.withdraw_request(action) for action in ("alter", "reset"))
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
-        previous = self.journal.previous_state or strimzi.DEFAULT_STATE
+        previous = self.journal.previous_effective_state
         self._write(lambda resource: self.operator.stanza_ops(self._previous_stanza(), resource), remove_journal=True)
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
         offsets = self._offsets_report()

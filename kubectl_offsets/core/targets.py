@@ -117,6 +117,10 @@ def preflight(kube, live: LiveTarget, *, mutating: bool) -> None:
                                 advice="remove the annotation first, or do this when reconciliation resumes")
     if target.kind == strimzi.KIND_CONNECTOR:
         _check_connect_cluster(kube, resource, target.namespace)
+    elif strimzi.replicas_zero(resource):
+        raise PreconditionError(f"kafkamirrormaker2/{target.resource_name} has replicas: 0, so the operator skips "
+                                "its connectors entirely and would never act", advice="scale it up (spec.replicas) "
+                                "and wait until it is Ready, then retry")
     if target.live_state(resource) is None and target.connector_status(resource) is None:
         raise PreconditionError(f"the operator has not reported a status for connector '{target.connector_name}' yet",
                                 advice="wait until the resource is Ready (kubectl get " +
@@ -169,6 +173,10 @@ def _check_connect_cluster(kube, resource: Mapping[str, Any], namespace: str) ->
                                 f"namespace {namespace}", advice=f"fix its {strimzi.LABEL_CLUSTER} label") from None
     except ForbiddenError:
         return  # we may not read KafkaConnects; the operator will still report a NotReady if it is wrong
+    if strimzi.replicas_zero(connect):
+        raise PreconditionError(f"KafkaConnect '{cluster}' has replicas: 0, so the operator does not reconcile "
+                                f"kafkaconnector/{name} and would never act", advice="scale the KafkaConnect up "
+                                "(spec.replicas) and wait until the connector is Ready, then retry")
     if not strimzi.uses_connector_resources(connect):
         raise PreconditionError(
             f"KafkaConnect '{cluster}' does not manage connectors through KafkaConnector resources",

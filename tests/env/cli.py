@@ -15,7 +15,9 @@ import signal
 import sys
 from pathlib import Path
 
+from . import emulator_process
 from .assets import AssetError
+from .emulator import profiles
 from .environment import POINTER, Env, say, start_environment
 from .processes import ComponentError
 
@@ -27,6 +29,15 @@ def _parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="start every component and leave it running")
     up.add_argument("--json", action="store_true", help="print the environment as one JSON object on stdout")
     up.add_argument("--no-emulator", action="store_true", help="do not start the Strimzi operator emulator")
+    up.add_argument("--strimzi", choices=sorted(profiles.PROFILES, key=_version_key), default=profiles.DEFAULT,
+                    help=f"Strimzi profile: CRDs and operator rules of that era (default {profiles.DEFAULT})")
+    up.add_argument("--cadence", choices=emulator_process.CADENCES, default=None,
+                    help="operator reconcile semantics (default realistic; fast = the old re-queueing work queue)")
+    up.add_argument("--interval", type=float, default=None,
+                    help=f"periodic reconcile interval in seconds (default {emulator_process.DEFAULT_INTERVAL:g})")
+    up.add_argument("--kind", action="store_true",
+                    help="a kind cluster with the real Strimzi release of --strimzi instead (needs Docker, kind, "
+                    "kubectl; tests/env/kind)")
     for name in ("down", "status", "emulator", "faults"):
         s = sub.add_parser(name)
         s.add_argument("--run-dir", help="the environment's run dir (default: the one `up` started last)")
@@ -38,9 +49,14 @@ def _parser() -> argparse.ArgumentParser:
         if name == "emulator":
             s.add_argument("action", choices=("start", "stop", "restart"))
             s.add_argument("--interval", type=float, help="reconcile interval in seconds")
+            s.add_argument("--cadence", choices=emulator_process.CADENCES, help="reconcile semantics")
         if name == "faults":
             s.add_argument("json_text", help="the faults JSON, e.g. '{}' to clear")
     return p
+
+
+def _version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in name.split("."))
 
 
 def _env_json_path(args) -> Path:
@@ -56,7 +72,10 @@ def _env_json_path(args) -> Path:
 
 
 def cmd_up(args) -> int:
-    env = start_environment(with_emulator=not args.no_emulator)
+    if args.kind:
+        return cmd_up_kind(args)
+    env = start_environment(with_emulator=not args.no_emulator, strimzi=args.strimzi, cadence=args.cadence,
+                            interval=args.interval)
     POINTER.parent.mkdir(parents=True, exist_ok=True)
     tmp = POINTER.with_name(f".current.{os.getpid()}")
     tmp.unlink(missing_ok=True)
@@ -72,8 +91,30 @@ def cmd_up(args) -> int:
     return 0
 
 
+def cmd_up_kind(args) -> int:
+    from .environment import new_run_dir
+    from .kind import up as kind
+
+    kind.check_tools()  # one line and exit 1 without Docker, before a run dir is made
+    document = kind.up(args.strimzi, new_run_dir())
+    say(f"kind cluster {document['kind_cluster']} with Strimzi {document['versions']['strimzi']} is up; "
+        f"stop with: python -m tests.env down --run-dir {document['run_dir']}")
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print(f"export KUBECONFIG={document['kubeconfig']} KO_ENV_JSON={document['run_dir']}/env.json")
+    return 0
+
+
 def cmd_down(args) -> int:
     path = _env_json_path(args)
+    document = json.loads(path.read_text())
+    if document.get("kind_cluster"):
+        from .kind import up as kind
+
+        kind.down(document)
+        say(f"deleted kind cluster {document['kind_cluster']}")
+        return 0
     env = Env.load(path)
     say(f"stopping {', '.join(env.processes) or 'nothing'} in {env.run_dir}")
     env.stop(purge=args.purge)
@@ -101,9 +142,9 @@ def cmd_emulator(args) -> int:
     if args.action == "stop":
         env.stop_emulator()
     elif args.action == "start":
-        env.start_emulator(args.interval)
+        env.start_emulator(args.interval, args.cadence)
     else:
-        env.restart_emulator(args.interval)
+        env.restart_emulator(args.interval, args.cadence)
     say(f"emulator {args.action}: done")
     return 0
 

@@ -1,4 +1,5 @@
-"""Apply the project's CRDs (tests/env/crds/*.yaml) and wait until the API server serves them."""
+"""Apply the project's CRDs for one Strimzi profile (tests/env/crds/<profile>/*.yaml) and wait until the API server
+serves them."""
 from __future__ import annotations
 
 import os
@@ -9,13 +10,17 @@ import yaml
 from .kuberest import KubeRest
 from .processes import ComponentError, Proc, wait_until
 
-# KO_CRD_DIR points elsewhere only for experiments; the project's CRDs live next to this file.
-CRD_DIR = Path(os.environ.get("KO_CRD_DIR") or Path(__file__).resolve().parent / "crds")
+# KO_CRD_DIR points elsewhere only for experiments; the project's CRDs live next to this file, one dir per profile.
+CRD_ROOT = Path(__file__).resolve().parent / "crds"
+
+
+def crd_dir(profile: str) -> Path:
+    return Path(os.environ["KO_CRD_DIR"]) if os.environ.get("KO_CRD_DIR") else CRD_ROOT / profile
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 CRD_READY_TIMEOUT = 60.0
 
 
-def load_crds(directory: Path = CRD_DIR) -> list[dict]:
+def load_crds(directory: Path) -> list[dict]:
     docs = []
     for path in sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")]):
         for doc in yaml.safe_load_all(path.read_text()):
@@ -27,7 +32,7 @@ def load_crds(directory: Path = CRD_DIR) -> list[dict]:
     return docs
 
 
-def apply_crds(admin: KubeRest, apiserver: Proc, directory: Path = CRD_DIR) -> list[str]:
+def apply_crds(admin: KubeRest, apiserver: Proc, directory: Path) -> list[str]:
     """Server-side apply every CRD, then wait for Established and for each served version to list."""
     crds = load_crds(directory)
     if not crds:

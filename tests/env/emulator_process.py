@@ -2,6 +2,7 @@
 
 The command line is the whole contract with tests/env/emulator:
     python -m tests.env.emulator --kubeconfig K --connect-url URL --faults FILE --interval SECONDS --log FILE
+                                 --strimzi PROFILE --cadence realistic|fast
 Tests inject faults by rewriting FILE (write_faults, atomically, so the emulator never reads half a file) and
 simulate "operator not running" by stopping the process. What the JSON in FILE means is the emulator's business.
 """
@@ -18,7 +19,13 @@ from .processes import ComponentError, Proc, alive, spawn
 
 MODULE = "tests.env.emulator"
 STARTUP_GRACE = 1.5  # seconds the process must survive to count as started (it has no readiness endpoint)
-DEFAULT_INTERVAL = float(os.environ.get("KO_EMULATOR_INTERVAL", "2"))
+# The periodic reconcile (STRIMZI_FULL_RECONCILIATION_INTERVAL_MS). Long enough that no test passes by waiting for it
+# (a test that needs it restarts the emulator with a short one); Strimzi's own default is 120 s.
+DEFAULT_INTERVAL = float(os.environ.get("KO_EMULATOR_INTERVAL", "120"))
+# The reconcile semantics: "realistic" (per-event, locks that drop events, retries only through status writes and
+# the periodic pass) or "fast" (the old work queue that re-reads and re-queues; a few tests choose it explicitly).
+DEFAULT_CADENCE = os.environ.get("KO_EMULATOR_CADENCE", "realistic")
+CADENCES = ("realistic", "fast")
 
 
 def available() -> bool:
@@ -33,10 +40,23 @@ def write_faults(path: str | Path, faults: dict) -> None:
     os.replace(tmp, path)
 
 
-def argv(kubeconfig: str, connect_url: str, faults_file: str, log: str, interval: float = DEFAULT_INTERVAL
-         ) -> list[str]:
+def argv(kubeconfig: str, connect_url: str, faults_file: str, log: str, strimzi: str,
+         interval: float = DEFAULT_INTERVAL, cadence: str = DEFAULT_CADENCE) -> list[str]:
     return [sys.executable, "-m", MODULE, "--kubeconfig", kubeconfig, "--connect-url", connect_url,
-            "--faults", faults_file, "--interval", f"{interval:g}", "--log", log]
+            "--faults", faults_file, "--interval", f"{interval:g}", "--log", log, "--strimzi", strimzi,
+            "--cadence", cadence]
+
+
+def with_option(command: list[str], option: str, value: str | None) -> list[str]:
+    """``command`` with ``option``'s value replaced (or appended); None keeps it."""
+    command = list(command)
+    if value is None:
+        return command
+    if option in command:
+        command[command.index(option) + 1] = value
+    else:
+        command += [option, value]
+    return command
 
 
 def start(run_dir: Path, command: list[str]) -> Proc:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import assets, crds, emulator_process, kafka, kube, pki
+from .emulator import profiles
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
 from .processes import (ComponentError, Proc, StartupAborted, abort_startup, alive, spawn, spawn_mark, spawned_since,
@@ -51,9 +52,20 @@ class Env:
     emulator_log: str
     emulator_command: list[str]
     versions: dict[str, str]
+    strimzi: str = profiles.DEFAULT  # the Strimzi profile: CRDs served and the emulator's rules (emulator/profiles.py)
     crds: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     processes: dict[str, Proc] = field(default_factory=dict)
+    # What runs the connectors' reconcile: "emulator" (tests/env/emulator, with its fault knobs) or "strimzi" (a
+    # real operator, tests/env/kind; no knobs, so tests marked `exclusive` cannot run against it).
+    operator: str = "emulator"
+    kind_cluster: str = ""
+    # Where the custom resources' pods reach Kafka, when not where the test process does (kind: in-cluster DNS).
+    cluster_bootstrap_servers: str = ""
+    # kind: the directory shared by the host and the Connect pods (FileStream files must live there).
+    shared_dir: str = ""
+    # kind: what a test's own KafkaConnect spec needs on this cluster (the image with the FileStream connectors).
+    connect_spec: dict = field(default_factory=dict)
 
     # ---- persistence -------------------------------------------------------------------------------------
     @property
@@ -81,6 +93,17 @@ class Env:
         data.pop("logs", None)
         data["processes"] = {n: Proc.from_json(p) for n, p in data.get("processes", {}).items()}
         return cls(**data)
+
+    @property
+    def profile(self) -> profiles.Profile:
+        """The Strimzi profile's facts (served versions, MM2 layouts, state rules) for era-aware tests."""
+        return profiles.get(self.strimzi)
+
+    def emulator_setting(self, option: str) -> str | None:
+        """The running (or configured) emulator's value of a command-line option, e.g. ``--interval``."""
+        proc = self.processes.get("strimzi-emulator")
+        command = proc.argv if proc is not None and alive(proc) else self.emulator_command
+        return command[command.index(option) + 1] if option in command else None
 
     # ---- credentials ----------------------------------------------------------------------------------------
     @property
@@ -128,12 +151,16 @@ class Env:
             stop(proc, timeout=10)
             self.save()
 
-    def start_emulator(self, interval: float | None = None) -> Proc:
+    def start_emulator(self, interval: float | None = None, cadence: str | None = None) -> Proc:
+        """Start the emulator; ``interval``/``cadence`` override the environment's defaults for this run only
+        (a global knob: tests that use it are marked ``exclusive``)."""
         if "strimzi-emulator" in self.processes and alive(self.processes["strimzi-emulator"]):
             raise RuntimeError("the emulator is already running; use restart_emulator()")
-        command = list(self.emulator_command)
-        if interval is not None:
-            command[command.index("--interval") + 1] = f"{interval:g}"
+        if cadence is not None and cadence not in emulator_process.CADENCES:
+            raise ValueError(f"cadence must be one of {emulator_process.CADENCES}, not {cadence!r}")
+        command = emulator_process.with_option(self.emulator_command, "--interval",
+                                               None if interval is None else f"{interval:g}")
+        command = emulator_process.with_option(command, "--cadence", cadence)
         self.processes["strimzi-emulator"] = emulator_process.start(Path(self.run_dir), command)
         self.save()
         return self.processes["strimzi-emulator"]
@@ -147,9 +174,9 @@ class Env:
         self.stop_emulator()
         self.start_emulator()
 
-    def restart_emulator(self, interval: float | None = None) -> Proc:
+    def restart_emulator(self, interval: float | None = None, cadence: str | None = None) -> Proc:
         self.stop_emulator()
-        return self.start_emulator(interval)
+        return self.start_emulator(interval, cadence)
 
     def start_reaper(self, owner_pid: int | None = None) -> Proc:
         """Have a watchdog stop this environment if `owner_pid` (default: this process) dies without stopping it."""
@@ -171,9 +198,12 @@ class Env:
 
     def public(self) -> dict:
         """What `up --json` prints: endpoints, file paths and versions; never a secret."""
-        keys = ("run_dir", "kubeconfig", "limited_kubeconfig", "api_server", "etcd_url", "bootstrap_servers",
-                "connect_url", "faults_file", "emulator_log", "versions", "crds", "timings")
+        keys = ("run_dir", "strimzi", "kubeconfig", "limited_kubeconfig", "api_server", "etcd_url",
+                "bootstrap_servers", "connect_url", "faults_file", "emulator_log", "versions", "crds", "timings")
         data = {k: getattr(self, k) for k in keys}
+        data["served_versions"] = list(self.profile.served)
+        data["emulator"] = {"cadence": self.emulator_setting("--cadence"),
+                            "interval_seconds": float(self.emulator_setting("--interval") or 0)}
         data["env_json"] = str(self.env_json)
         data["pids"] = {name: p.pid for name, p in self.processes.items()}
         data["logs"] = {name: p.log for name, p in self.processes.items()}
@@ -214,7 +244,7 @@ def new_run_dir(base: Path = BASE_DIR) -> Path:
     return run_dir
 
 
-def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
+def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profiles.Profile) -> dict:
     keys = pki.create_pki(run_dir / "pki")
     tokens = pki.write_token_file(keys, {ADMIN_USER: ADMIN_GROUPS, LIMITED_USER: ()})
     etcd = kube.start_etcd(run_dir, a.etcd)
@@ -227,8 +257,8 @@ def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
                                token=tokens[LIMITED_USER])
     kube.wait_apiserver_ready(api, admin)
     timer.mark("kube-apiserver")
-    names = crds.apply_crds(admin, api.proc)
-    timer.mark("CRDs")
+    names = crds.apply_crds(admin, api.proc, crds.crd_dir(profile.name))
+    timer.mark(f"CRDs (Strimzi {profile.name}: {', '.join(profile.served)})")
     return {"etcd": etcd, "api": api, "kubeconfig": str(kubeconfig), "limited": str(limited), "crds": names}
 
 
@@ -240,14 +270,14 @@ def _kafka_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
     return {"broker": broker, "connect": connect}
 
 
-def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, dict]:
+def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profiles.Profile) -> tuple[dict, dict]:
     """Run both chains; on the first failure (or Ctrl-C) make the other chain give up, then stop everything."""
     mark = spawn_mark()
     abort_startup.clear()
     results, errors = {}, []
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
-            futures = {pool.submit(_kube_chain, run_dir, a, timer): "kube",
+            futures = {pool.submit(_kube_chain, run_dir, a, timer, profile): "kube",
                        pool.submit(_kafka_chain, run_dir, a, timer): "kafka",
                        pool.submit(assets.versions): "versions"}
             try:
@@ -272,13 +302,18 @@ def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer) -> tuple[dict, d
     return results["kube"], results["kafka"]
 
 
-def start_environment(run_dir: Path | None = None, with_emulator: bool = True) -> Env:
+def start_environment(run_dir: Path | None = None, with_emulator: bool = True, strimzi: str | None = None,
+                      cadence: str | None = None, interval: float | None = None) -> Env:
+    """Start everything for one Strimzi profile (default: emulator/profiles.DEFAULT)."""
+    profile = profiles.get(strimzi)
+    if cadence is not None and cadence not in emulator_process.CADENCES:
+        raise ValueError(f"cadence must be one of {emulator_process.CADENCES}, not {cadence!r}")
     a = assets.find_assets()
     run_dir = run_dir or new_run_dir()
-    say(f"run dir {run_dir} (component logs in {run_dir / 'logs'})")
+    say(f"run dir {run_dir} (component logs in {run_dir / 'logs'}); Strimzi profile {profile.name}")
     timer = _Timer()
     try:
-        kube_part, kafka_part = _run_chains(run_dir, a, timer)
+        kube_part, kafka_part = _run_chains(run_dir, a, timer, profile)
     except BaseException:
         shutil.rmtree(run_dir / "data", ignore_errors=True)  # etcd preallocates ~120 MB; logs stay for the error
         raise
@@ -289,9 +324,11 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True) -
               api_server=kube_part["api"].url, etcd_url=kube_part["etcd"].url,
               bootstrap_servers=kafka_part["broker"].bootstrap_servers, connect_url=kafka_part["connect"].url,
               faults_file=str(faults), emulator_log=str(emulator_log),
-              emulator_command=emulator_process.argv(kube_part["kubeconfig"], kafka_part["connect"].url,
-                                                     str(faults), str(emulator_log)),
-              versions=assets.versions(), crds=kube_part["crds"], timings=timer.timings,
+              emulator_command=emulator_process.argv(
+                  kube_part["kubeconfig"], kafka_part["connect"].url, str(faults), str(emulator_log), profile.name,
+                  interval=emulator_process.DEFAULT_INTERVAL if interval is None else interval,
+                  cadence=cadence or emulator_process.DEFAULT_CADENCE),
+              versions=assets.versions(), strimzi=profile.name, crds=kube_part["crds"], timings=timer.timings,
               processes={"etcd": kube_part["etcd"].proc, "kube-apiserver": kube_part["api"].proc,
                          "kafka": kafka_part["broker"].proc, "kafka-connect": kafka_part["connect"].proc})
     env.save()

@@ -4,18 +4,43 @@ Run ``python tests/env/crds/generate.py`` after editing; ``tests/unit/env/test_c
 YAML files drift from this generator.  Python is used instead of hand-written YAML because the connector spec is
 repeated seven times (KafkaConnector and three MM2 connector slots, per version) and must stay identical.
 
-Shape follows strimzi-offsets.md §1: Strimzi 0.49–0.51 serve ``v1beta2`` (storage) and ``v1`` side by side, which
-is the only era where both versions are served.  ``v1`` is the stricter 1.x schema: no ``pause``, no MM2
-``heartbeatConnector``/``connectCluster``/``clusters``, ``spec`` required.  Schemas are structural, so the API
-server prunes (or, with strict field validation, rejects) what a version does not declare.
+One directory per Strimzi profile (tests/env/emulator/profiles.py), shape per strimzi-offsets.md §1:
+* ``0.45/``: ``v1beta2`` only, with ``pause`` and only the legacy MirrorMaker 2 layout (``clusters``,
+  ``connectCluster``, ``mirrors[].sourceCluster/targetCluster``, ``heartbeatConnector``); no connector ``version``
+  (added in 0.49).
+* ``0.51/``: ``v1beta2`` (storage, both MM2 layouts, ``pause``) and ``v1`` served side by side, the only era where
+  both are served.
+* ``1.2/``: ``v1`` only (storage): no ``pause``, no legacy MM2 fields, ``spec`` required.
+Schemas are structural, so the API server prunes (or, with strict field validation, rejects) what a version does
+not declare.
 """
 import copy
 import pathlib
+from typing import NamedTuple
 
 import yaml
 
 GROUP = "kafka.strimzi.io"
 HERE = pathlib.Path(__file__).resolve().parent
+
+# ---------------------------------------------------------------------------------------------- eras
+
+
+class ApiVersion(NamedTuple):
+    name: str
+    storage: bool
+    pause: bool               # the deprecated connector `pause` (v1beta2 only)
+    mm2_layouts: tuple        # "legacy" (clusters/connectCluster/sourceCluster/...) and/or "v1" (target/source)
+    connector_version: bool   # connector `version` (plugin version), added in 0.49
+    spec_required: bool       # v1: `required: [spec]`
+
+
+V1BETA2_045 = ApiVersion("v1beta2", True, True, ("legacy",), False, False)
+V1BETA2_051 = ApiVersion("v1beta2", True, True, ("legacy", "v1"), True, False)
+V1_051 = ApiVersion("v1", False, False, ("v1",), True, True)
+V1_12 = ApiVersion("v1", True, False, ("v1",), True, True)
+# Must agree with tests/env/emulator/profiles.py (tests/unit/env/test_crds.py checks it).
+ERAS = {"0.45": [V1BETA2_045], "0.51": [V1BETA2_051, V1_051], "1.2": [V1_12]}
 
 # ---------------------------------------------------------------------------------------------- shared pieces
 
@@ -36,8 +61,9 @@ CONDITION = {
 LOCAL_REF = {"type": "object", "properties": {"name": {"type": "string"}}}
 
 
-def connector_spec(with_class, with_pause):
-    """AbstractConnectorSpec (§1.2/§1.3); `class` only on KafkaConnector, `pause` only on v1beta2."""
+def connector_spec(with_class, with_pause, with_version=True):
+    """AbstractConnectorSpec (§1.2/§1.3); `class` only on KafkaConnector, `pause` only on v1beta2, `version`
+    from 0.49."""
     props = {}
     if with_class:
         props["class"] = {"type": "string", "description": "The Class for the Kafka Connector."}
@@ -65,6 +91,8 @@ def connector_spec(with_class, with_pause):
             "required": ["fromConfigMap"],
         },
     })
+    if not with_version:
+        del props["version"]
     if with_pause:
         props["pause"] = {
             "type": "boolean",
@@ -146,7 +174,7 @@ def root(spec, status, spec_required):
 
 # ---------------------------------------------------------------------------------------------- KafkaConnect
 
-def kafka_connect():
+def kafka_connect(era):
     # Only what the emulator reads (replicas: §2.9 "has 0 replicas"); everything else is preserved as-is.
     spec = {
         "type": "object",
@@ -176,14 +204,12 @@ def kafka_connect():
     sub = {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
                                    "labelSelectorPath": ".status.labelSelector"}}
     return crd("KafkaConnect", "kafkaconnects", ["kc"], [
-        version("v1beta2", True, root(spec, status, False), columns),
-        version("v1", False, root(spec, status, True), columns),
-    ], sub)
+        version(v.name, v.storage, root(spec, status, v.spec_required), columns) for v in era], sub)
 
 
 # ---------------------------------------------------------------------------------------------- KafkaConnector
 
-def kafka_connector():
+def kafka_connector(era):
     columns = [
         {"name": "Cluster", "type": "string", "jsonPath": ".metadata.labels.strimzi\\.io/cluster",
          "description": "The name of the Kafka Connect cluster this connector belongs to"},
@@ -196,9 +222,9 @@ def kafka_connector():
     # §1.2: scale subresource on tasksMax, as Strimzi has.
     sub = {"status": {}, "scale": {"specReplicasPath": ".spec.tasksMax", "statusReplicasPath": ".status.tasksMax"}}
     return crd("KafkaConnector", "kafkaconnectors", ["kctr"], [
-        version("v1beta2", True, root(connector_spec(True, True), CONNECTOR_STATUS, False), columns),
-        version("v1", False, root(connector_spec(True, False), CONNECTOR_STATUS, True), columns),
-    ], sub)
+        version(v.name, v.storage, root(connector_spec(True, v.pause, v.connector_version), CONNECTOR_STATUS,
+                                        v.spec_required), columns)
+        for v in era], sub)
 
 
 # ---------------------------------------------------------------------------------------------- KafkaMirrorMaker2
@@ -232,30 +258,32 @@ PATTERNS = {p: {"type": "string"} for p in (
     "topicsBlacklistPattern", "groupsBlacklistPattern")}
 
 
-def mm2_spec(v1beta2):
-    mirror_props = {
-        "source": mm2_cluster(["alias", "bootstrapServers"]),
-        "sourceConnector": connector_spec(False, v1beta2),
-        "checkpointConnector": connector_spec(False, v1beta2),
-    }
+def mm2_spec(v):
+    """The MirrorMaker 2 spec of one served version ``v`` (an ``ApiVersion``), with the layouts it accepts."""
+    mirror_props = {}
+    if "v1" in v.mm2_layouts:
+        mirror_props["source"] = mm2_cluster(["alias", "bootstrapServers"])
+    mirror_props["sourceConnector"] = connector_spec(False, v.pause, v.connector_version)
+    mirror_props["checkpointConnector"] = connector_spec(False, v.pause, v.connector_version)
     mirror_props.update(copy.deepcopy(PATTERNS))
     spec_props = {
         "version": {"type": "string"},
         "replicas": {"type": "integer"},
         "image": {"type": "string"},
-        "target": mm2_cluster(V1_TARGET_REQUIRED, V1_TARGET_EXTRA),
-        "mirrors": {"type": "array", "items": {"type": "object", "properties": mirror_props}},
     }
-    if v1beta2:
+    if "v1" in v.mm2_layouts:
+        spec_props["target"] = mm2_cluster(V1_TARGET_REQUIRED, V1_TARGET_EXTRA)
+    spec_props["mirrors"] = {"type": "array", "items": {"type": "object", "properties": mirror_props}}
+    if "legacy" in v.mm2_layouts:
         # §1.3: the legacy layout; 0.49–0.51 accept both on v1beta2, so nothing here is schema-required
         # (the emulator reports a resource that uses neither layout as NotReady).
         mirror_props["sourceCluster"] = {"type": "string"}
         mirror_props["targetCluster"] = {"type": "string"}
-        mirror_props["heartbeatConnector"] = connector_spec(False, True)
+        mirror_props["heartbeatConnector"] = connector_spec(False, True, v.connector_version)
         spec_props["connectCluster"] = {"type": "string"}
         spec_props["clusters"] = {"type": "array", "items": mm2_cluster(["alias", "bootstrapServers"])}
     spec = {"type": "object", "properties": spec_props}
-    if not v1beta2:
+    if v.mm2_layouts == ("v1",):
         spec["required"] = ["target"]
     # Parts of a real MM2 spec we do not model (resources, template, logging, metrics, ...) are preserved.
     for extra in ("resources", "template", "logging", "metricsConfig", "jvmOptions", "livenessProbe",
@@ -279,7 +307,7 @@ MM2_STATUS = {
 }
 
 
-def kafka_mirror_maker2():
+def kafka_mirror_maker2(era):
     columns = [
         {"name": "Desired replicas", "type": "integer", "jsonPath": ".spec.replicas",
          "description": "The desired number of Kafka MirrorMaker 2 replicas"},
@@ -288,9 +316,7 @@ def kafka_mirror_maker2():
     sub = {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
                                    "labelSelectorPath": ".status.labelSelector"}}
     return crd("KafkaMirrorMaker2", "kafkamirrormaker2s", ["kmm2"], [
-        version("v1beta2", True, root(mm2_spec(True), MM2_STATUS, False), columns),
-        version("v1", False, root(mm2_spec(False), MM2_STATUS, True), columns),
-    ], sub)
+        version(v.name, v.storage, root(mm2_spec(v), MM2_STATUS, v.spec_required), columns) for v in era], sub)
 
 
 # ---------------------------------------------------------------------------------------------- output
@@ -309,13 +335,16 @@ class _NoAliases(yaml.SafeDumper):
         return True
 
 
-def render(factory):
-    return HEADER + yaml.dump(factory(), Dumper=_NoAliases, sort_keys=False, default_flow_style=False, width=120)
+def render(factory, profile):
+    return HEADER + yaml.dump(factory(ERAS[profile]), Dumper=_NoAliases, sort_keys=False, default_flow_style=False,
+                              width=120)
 
 
 def main():
-    for filename, factory in FILES.items():
-        (HERE / filename).write_text(render(factory))
+    for profile in ERAS:
+        (HERE / profile).mkdir(exist_ok=True)
+        for filename, factory in FILES.items():
+            (HERE / profile / filename).write_text(render(factory, profile))
 
 
 if __name__ == "__main__":

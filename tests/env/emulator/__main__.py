@@ -1,4 +1,5 @@
-"""``python -m tests.env.emulator --kubeconfig K --connect-url URL --faults FILE --interval SECONDS --log FILE``
+"""``python -m tests.env.emulator --kubeconfig K --connect-url URL --faults FILE --interval SECONDS --log FILE
+--strimzi PROFILE --cadence realistic|fast [--lock-timeout S] [--mm2-readiness S]``
 
 The command line is the contract with the environment that starts this process (tests/env); stopping the process
 is how "operator not running" is emulated.
@@ -9,7 +10,8 @@ import signal
 import sys
 import threading
 
-from .operator import Operator
+from . import profiles
+from .operator import CADENCES, make_operator
 
 
 def parse_args(argv=None):
@@ -21,7 +23,15 @@ def parse_args(argv=None):
     parser.add_argument("--interval", type=float, default=120.0,
                         help="seconds between full reconciliations (Strimzi default 120)")
     parser.add_argument("--log", default=None, help="decision log file (default: stderr)")
-    parser.add_argument("--workers", type=int, default=4, help=argparse.SUPPRESS)
+    parser.add_argument("--strimzi", default=profiles.DEFAULT, choices=sorted(profiles.PROFILES),
+                        help=f"Strimzi profile whose rules to follow (default {profiles.DEFAULT})")
+    parser.add_argument("--cadence", default="realistic", choices=CADENCES,
+                        help="realistic: per-event reconciles under locks that drop events (default); "
+                             "fast: the old coalescing, re-queueing work queue")
+    parser.add_argument("--lock-timeout", type=float, default=10.0,
+                        help="seconds to wait for a resource lock before dropping the event (Strimzi: 10)")
+    parser.add_argument("--mm2-readiness", type=float, default=2.0,
+                        help="simulated MirrorMaker 2 pod-readiness wait before its connectors, realistic cadence")
     return parser.parse_args(argv)
 
 
@@ -40,7 +50,9 @@ def setup_logging(path):
 def main(argv=None):
     args = parse_args(argv)
     setup_logging(args.log)
-    operator = Operator(args.kubeconfig, args.connect_url, args.faults, args.interval, args.workers)
+    operator = make_operator(args.cadence, args.kubeconfig, args.connect_url, args.faults, args.interval,
+                             profiles.get(args.strimzi), lock_timeout=args.lock_timeout,
+                             mm2_readiness_seconds=args.mm2_readiness)
     done = threading.Event()
 
     def _stop(signum, _frame):

@@ -52,10 +52,11 @@ def reconciliation_paused():
 
 
 def error_condition(error):
-    """NotReady for any exception reaching the status: ReconcileError carries Strimzi's class name; others are
-    named after their Python class, which is the closest analogue."""
+    """``StatusUtils#buildConditionFromException``: reason = the Java exception's simple class name, message = its
+    getMessage() (absent when null).  ReconcileError and the Connect client errors carry Strimzi's names; anything
+    else is named after its Python class, the closest analogue."""
     reason = getattr(error, "reason", None) or type(error).__name__
-    message = error.message if isinstance(error, ReconcileError) else str(error)
+    message = error.message if hasattr(error, "message") else str(error)
     return not_ready(reason, message)
 
 

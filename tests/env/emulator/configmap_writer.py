@@ -1,6 +1,6 @@
-"""The ConfigMap written by ``list``, Strimzi 1.x rules (strimzi-offsets.md §2.6,
-``AbstractConnectOperator#generateListOffsetsConfigMap``).
+"""The ConfigMap written by ``list`` (strimzi-offsets.md §2.6, ``AbstractConnectOperator#generateListOffsetsConfigMap``).
 
+Strimzi 1.x (rewritten in 1.0, #12463/#12451):
 * existing ``data`` kept, only our key replaced; created with just that key when absent;
 * owner references: existing list kept, the CR appended unless one with the same name *and* kind exists;
   ``controller: false``, ``blockOwnerDeletion: true``;
@@ -8,13 +8,19 @@
   e.g. ``strimzi.io/cluster`` becomes the CR name);
 * the desired object carries only name, namespace, labels, ownerReferences and data and is written with
   server-side apply as ``strimzi-kafka-operator``, retried with ``force`` on a 409 conflict.
+
+Strimzi 0.44-0.51 (read at 0.45.0 and 0.51.0):
+* a new ConfigMap gets a copy of the CR's labels and one owner reference (``blockOwnerDeletion`` false up to 0.48,
+  true from 0.49: ``ModelUtils#createOwnerReference``);
+* an existing one is the fetched object itself, modified: the CR's labels merged over its labels, an owner reference
+  only if it had none, our data key put; written back whole (0.45: an update; 0.51: server-side apply with the
+  managedFields cleared, ``ServerSideApplyPhase1`` on by default).
+Owner references name the apiVersion the operator read the CR through (v1beta2 up to 0.51, v1 from 1.0).
 """
 import re
 
 from kubernetes.client.rest import ApiException
 
-# Strimzi 1.x owner references use the apiVersion the CO read, i.e. v1 (§2.6).
-OWNER_API_VERSION = "kafka.strimzi.io/v1"
 # OC/model/Labels.java default of STRIMZI_LABELS_EXCLUSION_PATTERN.
 LABELS_EXCLUSION = re.compile(r"(^app.kubernetes.io/(?!part-of).*|^kustomize.toolkit.fluxcd.io.*)")
 
@@ -33,15 +39,16 @@ def default_labels(kind, cr_name):
     }
 
 
-def owner_reference(cr):
+def owner_reference(cr, block_owner_deletion=True):
+    """``ModelUtils#createOwnerReference(resource, false)``: apiVersion as the CR was read."""
     meta = cr["metadata"]
     return {
-        "apiVersion": OWNER_API_VERSION,
+        "apiVersion": cr["apiVersion"],
         "kind": cr["kind"],
         "name": meta["name"],
         "uid": meta["uid"],
         "controller": False,
-        "blockOwnerDeletion": True,
+        "blockOwnerDeletion": block_owner_deletion,
     }
 
 
@@ -66,10 +73,40 @@ def desired_configmap(cr, cm_name, key, value, existing):
     }
 
 
-def write_list_configmap(kube, cr, cm_name, key, value):
-    """Build and server-side-apply the list ConfigMap in the CR's namespace; returns the applied object."""
+def legacy_configmap(cr, cm_name, key, value, existing, block_owner_deletion):
+    """The 0.44-0.51 object: a fresh ConfigMap, or the existing one with labels, owner reference and data merged."""
+    meta = cr["metadata"]
+    if existing is None:
+        return {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": cm_name, "namespace": meta["namespace"], "labels": dict(meta.get("labels") or {}),
+                             "ownerReferences": [owner_reference(cr, block_owner_deletion)]},
+                "data": {key: value}}
+    updated = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": dict(existing["metadata"]),
+               "data": dict(existing.get("data") or {})}
+    for extra in ("binaryData", "immutable"):
+        if extra in existing:
+            updated[extra] = existing[extra]
+    labels = dict(updated["metadata"].get("labels") or {})
+    labels.update(meta.get("labels") or {})
+    updated["metadata"]["labels"] = labels
+    updated["metadata"].pop("managedFields", None)
+    if not updated["metadata"].get("ownerReferences"):
+        updated["metadata"]["ownerReferences"] = [owner_reference(cr, block_owner_deletion)]
+    updated["data"][key] = value
+    return updated
+
+
+def write_list_configmap(kube, cr, cm_name, key, value, profile):
+    """Build and write the list ConfigMap in the CR's namespace the way ``profile``'s Strimzi does."""
     existing = kube.get_configmap(cr["metadata"]["namespace"], cm_name)
-    desired = desired_configmap(cr, cm_name, key, value, existing)
+    if not profile.list_configmap_1x:
+        desired = legacy_configmap(cr, cm_name, key, value, existing, profile.block_owner_deletion)
+        if profile.vertx_http_client:  # 0.45: no server-side apply yet
+            return kube.create_or_replace_configmap(desired)
+        for transient in ("resourceVersion", "uid", "creationTimestamp"):
+            desired["metadata"].pop(transient, None)
+    else:
+        desired = desired_configmap(cr, cm_name, key, value, existing)
     try:
         return kube.apply_configmap(desired, force=False)
     except ApiException as err:

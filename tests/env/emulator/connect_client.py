@@ -1,37 +1,52 @@
 """Plain-HTTP client for the real Kafka Connect REST API, shaped like Strimzi's ``KafkaConnectApiImpl``.
 
-Error messages copy the Strimzi 0.46+ form (strimzi-offsets.md §2.5 "Exact <cause> text"): a
-``ConnectRestException`` whose text reaches the status as
-``io.strimzi.operator.cluster.operator.assembly.ConnectRestException: <METHOD> <path> returned <code> (<code>): <msg>``
-where ``<msg>`` is ``Unexpected status code`` for the offsets and state endpoints (Connect's body is not surfaced).
+Error texts per Strimzi era (``KafkaConnectApi.ConnectRestException``; read at tags 0.45.0, 0.51.0, 1.2.0):
+``<METHOD> <path> returned <code> (<statusMessage>): <msg>`` where ``<msg>`` is ``Unexpected status code`` for the
+offsets and state endpoints (Connect's body is not surfaced) and
+* 0.44-0.45 (Vert.x client): ``<statusMessage>`` is the reason phrase, e.g. ``returned 400 (Bad Request)``;
+* 0.46-0.51 (java.net.http): the number again, ``returned 400 (400)``; the path comes from
+  ``HttpResponse#uri().getPath()``, i.e. decoded (``->``, although ``%2D%3E`` was sent);
+  ``VertxUtil#completableFutureToVertxFuture`` unwraps the CompletionException, so no class prefix;
+* 1.0+ (``Future.fromCompletionStage``, #12579): the CompletionException reaches the status, so the message gets
+  the ``io.strimzi...ConnectRestException: `` prefix and a NotReady's reason is ``CompletionException``.
 """
 import json
 import time
 import urllib.error
 import urllib.request
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 EXCEPTION_CLASS = "io.strimzi.operator.cluster.operator.assembly.ConnectRestException"
 
 
 class ConnectRestError(Exception):
-    """A non-expected HTTP status from Connect (or an injected fault)."""
+    """A non-expected HTTP status from Connect (or an injected fault), worded as the profile's Strimzi words it."""
 
-    reason = "ConnectRestException"
-
-    def __init__(self, method, path, status, detail="Unexpected status code"):
+    def __init__(self, method, path, status, detail="Unexpected status code", profile=None):
         self.method, self.path, self.status, self.detail = method, path, status, detail
-        super().__init__(f"{method} {path} returned {status} ({status}): {detail}")
-
-    def qualified(self):
-        """The message as Strimzi's status shows it after Vert.x unwraps the CompletionException (§2.5)."""
-        return f"{EXCEPTION_CLASS}: {self}"
+        status_text = profile.connect_rest_status_text(status) if profile else str(status)
+        text = f"{method} {unquote(path)} returned {status} ({status_text}): {detail}"
+        super().__init__(text)
+        wrapped = bool(profile and profile.wraps_completion)
+        self.reason = "CompletionException" if wrapped else "ConnectRestException"
+        self.message = f"{EXCEPTION_CLASS}: {text}" if wrapped else text
 
 
 class ConnectUnreachable(Exception):
-    """Connect did not answer at all (Strimzi would see a ConnectException / timeout)."""
+    """Connect did not answer at all.  Best effort per era (the JDK/Netty texts are not pinned by a Strimzi test):
+    1.x ``CompletionException`` "java.net.ConnectException"; 0.46-0.51 the unwrapped ``ConnectException`` (no
+    message); 0.45 Netty's ``AnnotatedConnectException`` "Connection refused: host/ip:port"."""
 
-    reason = "ConnectException"
+    def __init__(self, detail, base_url="", profile=None):
+        super().__init__(detail)
+        if profile is None or profile.wraps_completion:
+            self.reason, self.message = "CompletionException", "java.net.ConnectException"
+        elif profile.vertx_http_client:
+            host = urlsplit(base_url)
+            self.reason = "AnnotatedConnectException"
+            self.message = f"Connection refused: {host.hostname}/{host.hostname}:{host.port}"
+        else:
+            self.reason, self.message = "ConnectException", None
 
 
 def encode_name(name):
@@ -40,10 +55,11 @@ def encode_name(name):
 
 
 class ConnectClient:
-    def __init__(self, base_url, faults, timeout=30.0):
+    def __init__(self, base_url, faults, profile, timeout=30.0):
         self._base = base_url.rstrip("/")
         self._faults = faults
         self._timeout = timeout
+        self.profile = profile
 
     # ------------------------------------------------------------------------------------------- transport
 
@@ -64,7 +80,7 @@ class ConnectClient:
         except urllib.error.HTTPError as err:
             return err.code, _parse(err.read())
         except (urllib.error.URLError, OSError) as err:
-            raise ConnectUnreachable(f"{method} {path}: {err}") from err
+            raise ConnectUnreachable(f"{method} {path}: {err}", self._base, self.profile) from err
 
     def _expect(self, method, path, expected, body=None, raw_body=None, surface_body=False):
         status, parsed = self._request(method, path, body=body, raw_body=raw_body)
@@ -72,7 +88,7 @@ class ConnectClient:
             detail = "Unexpected status code"
             if surface_body and isinstance(parsed, dict) and parsed.get("message"):
                 detail = str(parsed["message"])
-            raise ConnectRestError(method, path, status, detail)
+            raise ConnectRestError(method, path, status, detail, self.profile)
         return parsed
 
     # ------------------------------------------------------------------------------------------- connectors
@@ -86,19 +102,21 @@ class ConnectClient:
             if status == 200:
                 return parsed
             if status != 409 or attempt == 5:
-                raise ConnectRestError("GET", path, status, _message(parsed))
+                raise ConnectRestError("GET", path, status, _message(parsed), self.profile)
             time.sleep(delay)
             delay *= 2
         raise AssertionError("unreachable")
 
     def create(self, name, config, initial_state=None):
-        """``POST /connectors`` with ``initial_state`` as Strimzi 1.2.0 does (§2.7, KIP-980); expects 201."""
+        """``KafkaConnectApiImpl#createConnector`` (1.2.0+): ``POST /connectors`` with ``initial_state`` (§2.7,
+        KIP-980); expects 201."""
         body = {"name": name, "config": config}
         if initial_state:
             body["initial_state"] = initial_state
         return self._expect("POST", "/connectors", (201,), body=body, surface_body=True)
 
     def put_config(self, name, config):
+        """``KafkaConnectApiImpl#createOrUpdatePutRequest``: creates (before 1.2.0) or reconfigures."""
         return self._expect("PUT", f"/connectors/{encode_name(name)}/config", (200, 201), body=config,
                             surface_body=True)
 

@@ -2,7 +2,10 @@
 
 Order of REST calls per connector (strimzi-offsets.md §2.1):
 1. ``GET /config`` (409 retried with back-off);
-2. 404 -> ``POST /connectors`` with ``initial_state`` (1.2.0) -> status -> topics; **no offsets handling**;
+2. 404 -> create: 1.2.0+ ``POST /connectors`` with ``initial_state`` -> status (``#createConnector``); before,
+   ``PUT /config`` -> status -> updateState -> status (``#createOrUpdateConnector`` at 1.1.0); then topics; **no
+   offsets**. The version is the profile's, or older when the namespace has a cluster-operator pod whose image tag
+   says so (``Context.operator_version``; lifecycle tests emulate an old operator that way);
 3. config differs -> ``PUT /config`` -> state update -> status -> topics; **no offsets handling**;
 4. exists with matching config -> ``GET /status`` -> updateState -> manageConnectorOffsets -> ``GET /status``
    (retried on 404) -> ``GET /topics``.
@@ -12,6 +15,8 @@ from dataclasses import dataclass, field
 
 from .connect_client import ConnectRestError
 from .state import initial_state, update_state
+
+INITIAL_STATE_SINCE = (1, 2, 0)  # KafkaConnectApiImpl#createConnector with initial_state (#12974)
 
 
 @dataclass
@@ -38,7 +43,12 @@ def maybe_create_or_update(ctx, cr, name, desired, spec, offsets_fn):
 
 
 def _create(ctx, cr, name, desired, spec):
-    state = initial_state(spec)
+    version = ctx.operator_version(cr["metadata"]["namespace"])
+    if not ctx.profile.creates_with_initial_state or version < INITIAL_STATE_SINCE:
+        ctx.decide(cr, f"connector {name}: does not exist -> PUT /config (Strimzi {'.'.join(map(str, version))}: "
+                       "created running), then the state update")
+        return _update(ctx, cr, name, desired, spec, {})
+    state = initial_state(spec, ctx.profile)
     ctx.decide(cr, f"connector {name}: does not exist -> POST /connectors (initial_state={state})")
     ctx.connect.create(name, desired, state)
     status = ctx.connect.status_with_backoff(name)
@@ -47,7 +57,8 @@ def _create(ctx, cr, name, desired, spec):
 
 def _update(ctx, cr, name, desired, spec, current):
     changed = sorted(k for k in set(current) | set(desired) if current.get(k) != desired.get(k))
-    ctx.decide(cr, f"connector {name}: config differs ({', '.join(changed)}) -> PUT /config")
+    if current:
+        ctx.decide(cr, f"connector {name}: config differs ({', '.join(changed)}) -> PUT /config")
     ctx.connect.put_config(name, desired)
     warnings = update_state(ctx, cr, name, spec, ctx.connect.status_with_backoff(name))
     status = ctx.connect.status_with_backoff(name)

@@ -3,6 +3,8 @@
 File format (every key optional; a missing or empty file means no faults)::
 
     {"delay_seconds": 5.0,            # sleep before handling an offsets annotation (a slow operator)
+     "connect_busy_seconds": 15.0,    # a KafkaConnect reconcile holds its lock this long first (a build or rolling
+                                      # update), so connector events wait for the lock and are dropped after 10 s
      "ignore_offsets": true,          # operator alive but never acts on offsets annotations
      "connect_failures": [            # answer matching Connect calls with this HTTP error instead of calling Connect
         {"method": "PATCH", "path_regex": "/offsets$", "status": 500, "times": 1}]}
@@ -28,6 +30,7 @@ class Faults:
         self._used = {}  # rule fingerprint -> number of calls already failed by it
         self._rules = []
         self.delay_seconds = 0.0
+        self.connect_busy_seconds = 0.0
         self.ignore_offsets = False
 
     def reload(self):
@@ -35,6 +38,7 @@ class Faults:
         data = self._read()
         with self._lock:
             self.delay_seconds = float(data.get("delay_seconds") or 0.0)
+            self.connect_busy_seconds = float(data.get("connect_busy_seconds") or 0.0)
             self.ignore_offsets = bool(data.get("ignore_offsets", False))
             self._rules = [_validate_rule(r) for r in data.get("connect_failures") or []]
 

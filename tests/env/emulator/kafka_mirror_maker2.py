@@ -6,6 +6,8 @@ evaluated per connector (so a missing half yields one ``ManageOffsets`` Warning 
 holds each connector's verbatim ``GET /status`` sorted by ``name``.  Connectors that left the spec are deleted from
 Connect, found through the previous ``status.connectors`` (Strimzi lists its own dedicated Connect cluster instead).
 """
+import time
+
 from . import conditions, mm2
 from .conditions import ReconcileError
 from .connect_client import ConnectRestError, ConnectUnreachable
@@ -19,26 +21,49 @@ ERRORS = (ReconcileError, ConnectRestError, ConnectUnreachable)
 
 
 def reconcile(ctx, namespace, name):
+    """Fast cadence: read fresh and reconcile at once."""
     cr = ctx.kube.get(KIND, namespace, name)
     if cr is None:
         _deleted(ctx, namespace, name)
         return
+    _reconcile(ctx, cr, readiness_seconds=0.0)
+
+
+def reconcile_under_lock(ctx, namespace, name, trigger):
+    """Realistic cadence: ``AbstractOperator#reconcile``: the MM2's own lock (dropped after 10 s), a fresh GET, then
+    ``KafkaMirrorMaker2AssemblyOperator#createOrUpdate``, whose connectors come only after the pods are ready."""
+    with ctx.locks.hold((KIND, namespace, name), f"{KIND} {trigger} reconcile") as acquired:
+        if not acquired:
+            return
+        cr = ctx.kube.get(KIND, namespace, name)
+        if cr is None:
+            _deleted(ctx, namespace, name)
+            return
+        _reconcile(ctx, cr, readiness_seconds=ctx.mm2_readiness_seconds)
+
+
+def _reconcile(ctx, cr, readiness_seconds):
     if is_paused(cr):
         ctx.decide(cr, "reconciliation paused by annotation")
         _write_status(ctx, cr, _paused_status(cr))
         return
     spec = cr.get("spec") or {}
     if spec.get("replicas") == 0:
-        # §2.9: an MM2 scaled to zero skips its connectors.
+        # createOrUpdate: an MM2 scaled to zero skips its connectors entirely; the status is Ready, without url
+        # or connectors (§2.9).
         ctx.decide(cr, "replicas 0: connectors skipped")
         _write_status(ctx, cr, _status(cr, [], [], None))
         return
     try:
-        connectors = mm2.generate(cr)
+        connectors = mm2.generate(cr, ctx.profile)
     except ReconcileError as err:
         ctx.decide(cr, f"invalid spec: {err}")
         _write_status(ctx, cr, _status(cr, [], [], err))
         return
+    if readiness_seconds > 0:
+        # reconcilePodSet waits for the pods to be ready (up to STRIMZI_OPERATION_TIMEOUT_MS) before the connectors.
+        ctx.decide(cr, f"waiting {readiness_seconds:g}s for the MirrorMaker 2 pods to be ready")
+        time.sleep(readiness_seconds)
     statuses, warnings, error = _reconcile_connectors(ctx, cr, connectors)
     _delete_removed(ctx, cr, {c.name for c in connectors})
     _write_status(ctx, cr, _status(cr, statuses, warnings, error))
@@ -82,12 +107,13 @@ def _status(cr, statuses, warnings, error):
     status = {
         "conditions": [head] + list(warnings),
         "observedGeneration": meta.get("generation"),
-        "url": f"http://{name}-mirrormaker2-api.{namespace}.svc:8083",
         "connectors": sorted(statuses, key=lambda s: s.get("name") or ""),
         "labelSelector": f"strimzi.io/cluster={name},strimzi.io/name={name}-mirrormaker2,"
                          f"strimzi.io/kind={KIND}",
     }
     replicas = (cr.get("spec") or {}).get("replicas")
+    if replicas != 0:
+        status["url"] = f"http://{name}-mirrormaker2-api.{namespace}.svc:8083"
     if replicas is not None:
         status["replicas"] = replicas
     return status
@@ -99,11 +125,15 @@ def _paused_status(cr):
 
 
 def _write_status(ctx, cr, status):
-    current = cr.get("status")
+    """Written only when it differs from the stored status, lastTransitionTime ignored (``StatusDiff``)."""
+    meta = cr["metadata"]
+    fresh = ctx.kube.get(KIND, meta["namespace"], meta["name"])
+    if fresh is None:
+        return
+    current = fresh.get("status")
     if not conditions.status_differs(current, status):
         return
     status = conditions.keep_transition_times(current, status)
-    meta = cr["metadata"]
     ctx.kube.replace_status(KIND, meta["namespace"], meta["name"], status)
     ctx.decide(cr, "status written: " + ", ".join(
         f"{c['type']}{'/' + c['reason'] if c.get('reason') else ''}" for c in status["conditions"]))
@@ -118,9 +148,9 @@ def _delete_removed(ctx, cr, desired_names):
         _delete_connector(ctx, cr, name)
 
 
-def _generated_names(cr):
+def _generated_names(ctx, cr):
     try:
-        return {c.name for c in mm2.generate(cr)} if cr else set()
+        return {c.name for c in mm2.generate(cr, ctx.profile)} if cr else set()
     except ReconcileError:
         return set()
 
@@ -129,7 +159,7 @@ def _deleted(ctx, namespace, name):
     """Delete the MM2's connectors: those its last status listed plus those its last spec generates (a connector
     whose reconcile failed is missing from status.connectors)."""
     last = ctx.forget(KIND, namespace, name)
-    for connector in sorted(_previous_connectors(last) | _generated_names(last)):
+    for connector in sorted(_previous_connectors(last) | _generated_names(ctx, last)):
         _delete_connector(ctx, last, connector)
 
 

@@ -1,18 +1,20 @@
 """Thin wrapper over the ``kubernetes`` client that speaks plain dicts.
 
-Custom resources are read through ``v1beta2`` (the storage version, whose schema is a superset of ``v1`` in our
-CRDs) so that legacy-only fields (``pause``, MM2 ``heartbeatConnector``/``clusters``) stay visible.  The emulator
+Custom resources are read through the profile's storage version, as the operator of that era does: ``v1beta2`` up to
+0.51 (whose schema is the superset in 0.49-0.51, so ``pause`` and the legacy MM2 fields stay visible), ``v1`` from
+1.0.  The emulator
 never logs request headers, so the kubeconfig's token or client key never reaches the log.
 """
 import json
+import re
 
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
 GROUP = "kafka.strimzi.io"
-READ_VERSION = "v1beta2"
 JSON_PATCH = "application/json-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
+OPERATOR_POD_LABEL = "strimzi.io/kind=cluster-operator"  # 060-Deployment-strimzi-cluster-operator.yaml
 FIELD_MANAGER = "strimzi-kafka-operator"  # §2.6: Strimzi's server-side-apply field manager
 
 PLURALS = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors",
@@ -24,7 +26,8 @@ def _json(resp):
 
 
 class Kube:
-    def __init__(self, kubeconfig):
+    def __init__(self, kubeconfig, version):
+        self.version = version  # the API version every custom-resource call goes through
         self.api_client = config.new_client_from_config(config_file=kubeconfig)
         self.custom = client.CustomObjectsApi(self.api_client)
         self.core = client.CoreV1Api(self.api_client)
@@ -34,7 +37,7 @@ class Kube:
     def get(self, kind, namespace, name):
         try:
             return _json(self.custom.get_namespaced_custom_object(
-                GROUP, READ_VERSION, namespace, PLURALS[kind], name, _preload_content=False))
+                GROUP, self.version, namespace, PLURALS[kind], name, _preload_content=False))
         except ApiException as err:
             if err.status == 404:
                 return None
@@ -47,9 +50,9 @@ class Kube:
             kwargs["label_selector"] = label_selector
         if namespace:
             data = _json(self.custom.list_namespaced_custom_object(
-                GROUP, READ_VERSION, namespace, PLURALS[kind], **kwargs))
+                GROUP, self.version, namespace, PLURALS[kind], **kwargs))
         else:
-            data = _json(self.custom.list_cluster_custom_object(GROUP, READ_VERSION, PLURALS[kind], **kwargs))
+            data = _json(self.custom.list_cluster_custom_object(GROUP, self.version, PLURALS[kind], **kwargs))
         return data.get("items") or [], data["metadata"].get("resourceVersion")
 
     def watch_func(self):
@@ -59,7 +62,7 @@ class Kube:
         """Replace the whole status through the status subresource (a JSON patch, so no stale-map merging)."""
         body = [{"op": "add", "path": "/status", "value": status}]
         self.custom.patch_namespaced_custom_object_status(
-            GROUP, READ_VERSION, namespace, PLURALS[kind], name, body, _content_type=JSON_PATCH,
+            GROUP, self.version, namespace, PLURALS[kind], name, body, _content_type=JSON_PATCH,
             _preload_content=False)
 
     def remove_annotations(self, kind, namespace, name, resource_version, keys):
@@ -71,8 +74,22 @@ class Kube:
         ops = [{"op": "replace", "path": "/metadata/resourceVersion", "value": resource_version}]
         ops += [{"op": "remove", "path": "/metadata/annotations/" + _pointer(k)} for k in keys]
         self.custom.patch_namespaced_custom_object(
-            GROUP, READ_VERSION, namespace, PLURALS[kind], name, ops, _content_type=JSON_PATCH,
+            GROUP, self.version, namespace, PLURALS[kind], name, ops, _content_type=JSON_PATCH,
             _preload_content=False)
+
+    # ------------------------------------------------------------------------------------------- the operator's pod
+
+    def operator_version(self, namespace):
+        """(major, minor, patch) from the image tag of a ``strimzi.io/kind=cluster-operator`` pod in the namespace
+        (``quay.io/strimzi/operator:1.1.0``); None when there is none."""
+        pods = _json(self.core.list_namespaced_pod(namespace, label_selector=OPERATOR_POD_LABEL,
+                                                   _preload_content=False)).get("items") or []
+        for pod in pods:
+            for container in (pod.get("spec") or {}).get("containers") or []:
+                match = re.search(r":(\d+)\.(\d+)\.(\d+)$", container.get("image") or "")
+                if match:
+                    return tuple(int(g) for g in match.groups())
+        return None
 
     # ------------------------------------------------------------------------------------------- config maps
 
@@ -83,6 +100,14 @@ class Kube:
             if err.status == 404:
                 return None
             raise
+
+    def create_or_replace_configmap(self, desired):
+        """Create, or replace with the resourceVersion read (Strimzi before server-side apply)."""
+        meta = desired["metadata"]
+        if not meta.get("resourceVersion"):
+            return _json(self.core.create_namespaced_config_map(meta["namespace"], desired, _preload_content=False))
+        return _json(self.core.replace_namespaced_config_map(meta["name"], meta["namespace"], desired,
+                                                             _preload_content=False))
 
     def apply_configmap(self, desired, force=False):
         """Server-side apply with Strimzi's field manager (§2.6)."""

@@ -73,15 +73,23 @@ def is_v1_layout(spec):
     return bool(spec.get("target"))
 
 
-def generate(mm2):
-    """All connectors the CR asks for, sorted by name.  Raises ReconcileError for an unusable spec."""
+def generate(mm2, profile=None):
+    """All connectors the CR asks for, sorted by name.  Raises ReconcileError for an unusable spec.
+
+    ``profile`` limits the layouts to the era's (the CRD schema already prunes the other layout's fields) and picks
+    the era's legacy validation (0.44-0.48: a target that is not the connect cluster is accepted when both have the
+    same bootstrap servers, ``KafkaMirrorMaker2Connectors#validateConnectors``)."""
     spec = mm2.get("spec") or {}
     if not spec:
         raise ReconcileError("InvalidResourceException", "spec property is required")
-    if is_v1_layout(spec):
+    layouts = profile.mm2_layouts if profile else ("v1beta2", "v1")
+    if is_v1_layout(spec) and "v1" in layouts:
         connectors = list(_generate_v1(spec))
+    elif "v1beta2" in layouts:
+        connectors = list(_generate_legacy(spec, lenient_target="v1" not in layouts))
     else:
-        connectors = list(_generate_legacy(spec))
+        raise ReconcileError("InvalidResourceException", ".spec.target section is required in KafkaMirrorMaker2 "
+                                                         "resource")
     return sorted(connectors, key=lambda c: c.name)
 
 
@@ -95,7 +103,7 @@ def _generate_v1(spec):
         yield from _mirror_connectors(mirror, source, target, V1_SLOTS)
 
 
-def _generate_legacy(spec):
+def _generate_legacy(spec, lenient_target=False):
     clusters = {c.get("alias"): c for c in spec.get("clusters") or []}
     connect_cluster = spec.get("connectCluster")
     for mirror in spec.get("mirrors") or []:
@@ -106,7 +114,9 @@ def _generate_legacy(spec):
                     "InvalidResourceException",
                     f"The {role} cluster alias {alias} is used in a mirror definition, but cluster with this alias "
                     f"does not exist in cluster definitions")
-        if connect_cluster is not None and target_alias != connect_cluster:
+        if connect_cluster is not None and target_alias != connect_cluster and not (
+                lenient_target and connect_cluster in clusters
+                and clusters[connect_cluster].get("bootstrapServers") == clusters[target_alias].get("bootstrapServers")):
             # Since 0.42 a mirror's target must be the Connect cluster (§1.3).
             raise ReconcileError(
                 "InvalidResourceException",

@@ -15,7 +15,7 @@ from . import jackson_json
 from .conditions import ReconcileError, warning
 from .configmap_writer import write_list_configmap
 from .connect_client import ConnectRestError, ConnectUnreachable
-from .kube import GROUP, PLURALS, READ_VERSION, api_error_text
+from .kube import GROUP, PLURALS, api_error_text
 
 ANNO_OFFSETS = "strimzi.io/connector-offsets"
 ANNO_MM2_CONNECTOR = "strimzi.io/mirrormaker-connector"
@@ -112,7 +112,7 @@ def _list(ctx, target):
         if not cm_name:
             raise StepFailure("ConfigMap name must be specified in listOffsets.toConfigMap.name")
         _kube(ctx, "PATCH", f"api/v1/namespaces/{target.namespace}/configmaps/{cm_name}",
-              lambda: write_list_configmap(ctx.kube, target.cr, cm_name, target.configmap_key, text))
+              lambda: write_list_configmap(ctx.kube, target.cr, cm_name, target.configmap_key, text, ctx.profile))
         _remove_annotations(ctx, target)
     except StepFailure as err:
         return _warn(ctx, target, "ListOffsets", f"Encountered error listing connector offsets. {err}")
@@ -199,7 +199,7 @@ def jackson_parse_error(text):
 
 def _remove_annotations(ctx, target):
     meta = target.cr["metadata"]
-    plural_path = f"apis/{GROUP}/{READ_VERSION}/namespaces/{meta['namespace']}/{PLURALS[target.kind]}/{meta['name']}"
+    plural_path = f"apis/{GROUP}/{ctx.kube.version}/namespaces/{meta['namespace']}/{PLURALS[target.kind]}/{meta['name']}"
     _kube(ctx, "PATCH", plural_path, lambda: ctx.kube.remove_annotations(
         target.kind, meta["namespace"], meta["name"], meta["resourceVersion"], target.annotations))
 
@@ -208,9 +208,10 @@ def _rest(call):
     try:
         return call()
     except ConnectRestError as err:
-        raise StepFailure(err.qualified()) from err
+        raise StepFailure(err.message) from err
     except ConnectUnreachable as err:
-        raise StepFailure(f"java.net.ConnectException: {err}") from err
+        # Java concatenates getMessage(): "... offsets. null" when the exception has no message.
+        raise StepFailure("null" if err.message is None else err.message) from err
 
 
 def _kube(ctx, method, path, call):

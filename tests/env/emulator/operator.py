@@ -1,7 +1,21 @@
-"""The emulated cluster operator: watches -> keyed queue -> reconcile workers, plus the periodic full reconcile.
+"""The emulated cluster operator: watches -> reconciles, plus the periodic full reconcile, in one of two cadences.
 
-Limitation (documented in README.md of this package): every KafkaConnect and KafkaMirrorMaker2 maps to the single
-Connect worker at ``--connect-url``; tests must use unique connector names and MM2 aliases.
+realistic (the default; research/strimzi-cadence-and-eras.md):
+* ``ReconnectingWatcher#eventReceived`` -> ``KafkaConnectAssemblyOperator#connectorEventHandler``: every KafkaConnector
+  event is reconciled on its own, with the object the event carried (no fresh GET, no merging of queued events),
+  under the owning KafkaConnect's lock; not acquired within 10 s = dropped, never re-queued (locks.py).
+* KafkaConnect and KafkaMirrorMaker2 events -> ``AbstractOperator#reconcile``: the resource's own lock, a fresh GET.
+* Periodic: ``ClusterOperator`` runs ``reconcileAll`` for KafkaConnect and KafkaMirrorMaker2 every ``--interval``
+  (``STRIMZI_FULL_RECONCILIATION_INTERVAL_MS``); KafkaConnectors are reached only through their KafkaConnect
+  (``#reconcileConnectors``).  Nothing else re-queues anything: a failed list/alter/reset retries once because its
+  Warning status write is an event, and then only periodically (the second identical Warning changes nothing).
+* MirrorMaker 2 connectors only after a simulated pod-readiness wait (``--mm2-readiness``).
+
+fast (``--cadence fast``, for the few tests that want the old behaviour): a keyed work queue that coalesces events,
+re-reads each resource, queues every resource of every kind every ``--interval`` and retries crashed reconciles.
+
+Limitation (README.md of this package): every KafkaConnect and KafkaMirrorMaker2 maps to the single Connect worker at
+``--connect-url``; tests must use unique connector names and MM2 aliases.
 """
 import logging
 import threading
@@ -11,23 +25,23 @@ from . import kafka_connect, kafka_connector, kafka_mirror_maker2
 from .connect_client import ConnectClient
 from .faults import Faults
 from .kube import Kube
+from .locks import KeyedLocks
 from .watcher import KindWatcher
 from .workqueue import WorkQueue
 
 LOG = logging.getLogger("emulator")
 KINDS = ("KafkaConnect", "KafkaConnector", "KafkaMirrorMaker2")
-RECONCILERS = {
-    "KafkaConnector": kafka_connector.reconcile,
-    "KafkaMirrorMaker2": kafka_mirror_maker2.reconcile,
-}
 RETRY_AFTER_ERROR_SECONDS = 5.0
+CADENCES = ("realistic", "fast")
 
 
 class Context:
-    """What a reconcile needs: API clients, fault knobs, the decision log, last-seen objects (for deletes)."""
+    """What a reconcile needs: API clients, the Strimzi profile, fault knobs, locks, the decision log, last-seen
+    objects (for deletes)."""
 
-    def __init__(self, kube, connect, faults):
-        self.kube, self.connect, self.faults = kube, connect, faults
+    def __init__(self, kube, connect, faults, profile, locks, mm2_readiness_seconds=0.0):
+        self.kube, self.connect, self.faults, self.profile = kube, connect, faults, profile
+        self.locks, self.mm2_readiness_seconds = locks, mm2_readiness_seconds
         self._seen = {}
         self._seen_lock = threading.Lock()
 
@@ -35,6 +49,12 @@ class Context:
         """One log line per reconcile decision."""
         meta = (cr or {}).get("metadata") or {}
         LOG.info("%s %s/%s: %s", (cr or {}).get("kind", "?"), meta.get("namespace"), meta.get("name"), message)
+
+    def operator_version(self, namespace):
+        """The Strimzi version this namespace's operator emulates: the image tag of a pod labelled
+        ``strimzi.io/kind=cluster-operator`` in the namespace (how a real installation shows its version), else
+        the profile's release. Lets tests run one namespace as an older operator would."""
+        return self.kube.operator_version(namespace) or tuple(int(p) for p in self.profile.release.split(".")[:3])
 
     def remember(self, kind, obj):
         meta = obj["metadata"]
@@ -47,49 +67,125 @@ class Context:
 
 
 class Operator:
-    def __init__(self, kubeconfig, connect_url, faults_path, interval, workers=4):
-        self.faults = Faults(faults_path)
-        self.ctx = Context(Kube(kubeconfig), ConnectClient(connect_url, self.faults), self.faults)
-        self.interval = interval
-        self.queue = WorkQueue()
-        self.stop_event = threading.Event()
-        self._workers = workers
+    """Shared lifecycle: watchers, the periodic thread, fault reloading.  Subclasses decide what an event does."""
 
-    # ------------------------------------------------------------------------------------------- lifecycle
+    cadence = None
+
+    def __init__(self, kubeconfig, connect_url, faults_path, interval, profile, lock_timeout=10.0,
+                 mm2_readiness_seconds=0.0):
+        self.faults = Faults(faults_path)
+        self.ctx = Context(Kube(kubeconfig, profile.read_version), ConnectClient(connect_url, self.faults, profile),
+                           self.faults, profile, KeyedLocks(lock_timeout), mm2_readiness_seconds)
+        self.interval = interval
+        self.stop_event = threading.Event()
 
     def start(self):
         for kind in KINDS:
             KindWatcher(self.ctx.kube, kind, self.on_event, self.stop_event).start()
-        for i in range(self._workers):
-            threading.Thread(target=self._work, name=f"reconcile-{i}", daemon=True).start()
         threading.Thread(target=self._periodic, name="periodic", daemon=True).start()
-        LOG.info("emulator started: interval=%ss workers=%s", self.interval, self._workers)
+        LOG.info("emulator started: strimzi=%s cadence=%s interval=%ss lock-timeout=%ss mm2-readiness=%ss",
+                 self.ctx.profile.name, self.cadence, self.interval, self.ctx.locks.timeout,
+                 self.ctx.mm2_readiness_seconds)
 
     def stop(self):
         self.stop_event.set()
-        self.queue.shutdown()
 
-    # ------------------------------------------------------------------------------------------- triggers
+    def reload_faults(self):
+        try:
+            self.faults.reload()  # knobs are re-read on every reconcile
+        except ValueError as err:
+            LOG.error("faults file unreadable, keeping previous knobs: %s", err)
+
+    def _periodic(self):
+        while not self.stop_event.wait(self.interval):
+            self.periodic_pass()
+
+    def _list(self, kind):
+        try:
+            return self.ctx.kube.list(kind)[0]
+        except Exception as err:  # noqa: BLE001 - try again next interval
+            LOG.warning("periodic list of %s failed: %s", kind, err)
+            return []
+
+
+class RealisticOperator(Operator):
+    cadence = "realistic"
 
     def on_event(self, kind, event_type, obj):
-        """Every watch event triggers a reconcile of that resource (§2.9)."""
+        """Each watch event is handled on its own thread, like Vert.x handles each event's futures independently:
+        a reconcile waiting for a lock never holds up other events."""
+        self.ctx.remember(kind, obj)
+        meta = obj["metadata"]
+        if kind == "KafkaConnector":
+            self._spawn(f"event-{meta['name']}", self._connector_event, event_type, obj)
+        elif kind == "KafkaConnect":
+            self._spawn(f"event-{meta['name']}", self._safely, kafka_connect.reconcile_under_lock,
+                        meta["namespace"], meta["name"], f"{event_type} event")
+        else:
+            self._spawn(f"event-{meta['name']}", self._safely, kafka_mirror_maker2.reconcile_under_lock,
+                        meta["namespace"], meta["name"], f"{event_type} event")
+
+    def periodic_pass(self):
+        """``reconcileAll`` of KafkaConnect and KafkaMirrorMaker2 (not KafkaConnector: it has no periodic pass of
+        its own, its KafkaConnect's reconcile covers it)."""
+        LOG.info("periodic reconciliation (every %ss)", self.interval)
+        for obj in self._list("KafkaConnect"):
+            meta = obj["metadata"]
+            self._spawn(f"periodic-{meta['name']}", self._safely, kafka_connect.reconcile_under_lock,
+                        meta["namespace"], meta["name"], "periodic")
+        for obj in self._list("KafkaMirrorMaker2"):
+            meta = obj["metadata"]
+            self._spawn(f"periodic-{meta['name']}", self._safely, kafka_mirror_maker2.reconcile_under_lock,
+                        meta["namespace"], meta["name"], "periodic")
+
+    def _connector_event(self, event_type, obj):
+        self._safely(kafka_connector.on_event, event_type, obj)
+
+    def _safely(self, fn, *args):
+        self.reload_faults()
+        try:
+            fn(self.ctx, *args)
+        except Exception as err:  # noqa: BLE001 - a failed reconcile is logged; only the next event/pass retries
+            LOG.error("reconcile %s%s crashed: %s: %s\n%s", fn.__module__.rsplit(".", 1)[-1], args[-2:],
+                      type(err).__name__, err, traceback.format_exc())
+
+    def _spawn(self, name, fn, *args):
+        threading.Thread(target=fn, args=args, name=name, daemon=True).start()
+
+
+class FastOperator(Operator):
+    """The original emulator: keyed queue, coalesced events, fresh reads, everything re-queued every interval."""
+
+    cadence = "fast"
+    RECONCILERS = {
+        "KafkaConnector": kafka_connector.reconcile,
+        "KafkaMirrorMaker2": kafka_mirror_maker2.reconcile,
+    }
+
+    def __init__(self, *args, workers=4, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.queue = WorkQueue()
+        self._workers = workers
+
+    def start(self):
+        for i in range(self._workers):
+            threading.Thread(target=self._work, name=f"reconcile-{i}", daemon=True).start()
+        super().start()
+
+    def stop(self):
+        super().stop()
+        self.queue.shutdown()
+
+    def on_event(self, kind, event_type, obj):
+        """Every watch event queues a reconcile of that resource (§2.9); pending duplicates collapse."""
         self.ctx.remember(kind, obj)
         meta = obj["metadata"]
         self.queue.add((kind, meta["namespace"], meta["name"]))
 
-    def _periodic(self):
-        """Full reconcile every ``interval`` seconds (STRIMZI_FULL_RECONCILIATION_INTERVAL_MS, §2.9)."""
-        while not self.stop_event.wait(self.interval):
-            for kind in KINDS:
-                try:
-                    items, _ = self.ctx.kube.list(kind)
-                except Exception as err:  # noqa: BLE001 - try again next interval
-                    LOG.warning("periodic list of %s failed: %s", kind, err)
-                    continue
-                for obj in items:
-                    self.queue.add((kind, obj["metadata"]["namespace"], obj["metadata"]["name"]))
-
-    # ------------------------------------------------------------------------------------------- workers
+    def periodic_pass(self):
+        for kind in KINDS:
+            for obj in self._list(kind):
+                self.queue.add((kind, obj["metadata"]["namespace"], obj["metadata"]["name"]))
 
     def _work(self):
         while not self.stop_event.is_set():
@@ -112,12 +208,15 @@ class Operator:
 
     def reconcile(self, key):
         kind, namespace, name = key
-        try:
-            self.faults.reload()  # knobs are re-read on every reconcile
-        except ValueError as err:
-            LOG.error("faults file unreadable, keeping previous knobs: %s", err)
+        self.reload_faults()
         if kind == "KafkaConnect":
             for connector_key in kafka_connect.reconcile(self.ctx, namespace, name):
                 self.queue.add(connector_key)
             return
-        RECONCILERS[kind](self.ctx, namespace, name)
+        self.RECONCILERS[kind](self.ctx, namespace, name)
+
+
+def make_operator(cadence, *args, **kwargs):
+    if cadence not in CADENCES:
+        raise ValueError(f"cadence must be one of {CADENCES}")
+    return (RealisticOperator if cadence == "realistic" else FastOperator)(*args, **kwargs)

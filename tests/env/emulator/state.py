@@ -1,15 +1,19 @@
-"""``AbstractConnectOperator#updateState`` (strimzi-offsets.md §2.7).
+"""``AbstractConnectOperator#updateState`` (strimzi-offsets.md §2.7), per Strimzi profile.
 
-Target state: ``spec.state``; when absent, the deprecated v1beta2 ``pause: true`` means PAUSED (0.38-0.51 rule,
-kept because this environment serves v1beta2 like 0.49-0.51 do); otherwise RUNNING.  Transitions follow the table
-driven by the live ``connector.state`` from ``GET /status``; FAILED follows the >= 1.1.0 rules.
+Target state: ``spec.state``; when absent, up to 0.51 the deprecated v1beta2 ``pause: true`` means PAUSED (with an
+``UpdateState`` Warning when both are set); from 1.0 ``pause`` is ignored (#12488); otherwise RUNNING.  Transitions
+follow the table driven by the live ``connector.state`` from ``GET /status``.  A FAILED connector is left alone up to
+1.0; from 1.1 (#12750) it can be stopped, and asking to pause it fails the reconcile.
 """
 from .conditions import ReconcileError, warning
 
+# Future.failedFuture(String) fails with Vert.x's NoStackTraceThrowable: the NotReady reason Strimzi shows.
 
-def target_state(spec):
+
+def target_state(spec, profile):
     """Returns (target state in upper case, extra Warning conditions)."""
-    state, pause = spec.get("state"), spec.get("pause")
+    state = spec.get("state")
+    pause = spec.get("pause") if profile.honours_pause else None
     if state:
         warnings = []
         if pause is not None:
@@ -22,10 +26,10 @@ def target_state(spec):
     return "RUNNING", []
 
 
-def initial_state(spec):
-    """``initial_state`` for ``POST /connectors`` (1.2.0): only when the spec asks for a state explicitly."""
-    if spec.get("state") or spec.get("pause") is not None:
-        return target_state(spec)[0]
+def initial_state(spec, profile):
+    """``initial_state`` for ``POST /connectors`` (1.2.0): only when ``spec.state`` is set explicitly."""
+    if spec.get("state"):
+        return spec["state"].upper()
     return None
 
 
@@ -33,17 +37,17 @@ def update_state(ctx, cr, connector, spec, status):
     """Issue the pause/stop/resume call the table asks for; returns Warning conditions; raises on failures."""
     live = ((status or {}).get("connector") or {}).get("state")
     if not isinstance(live, str):
-        raise ReconcileError("RuntimeException", "JSON response lacked $.connector.state")
-    target, warnings = target_state(spec)
+        raise ReconcileError("NoStackTraceThrowable", "JSON response lacked $.connector.state")
+    target, warnings = target_state(spec, ctx.profile)
     live = live.upper()
-    action = _transition(connector, live, target)
+    action = _transition(connector, live, target, ctx.profile)
     if action:
         ctx.decide(cr, f"connector {connector}: state {live} -> {target}: PUT /{action}")
         getattr(ctx.connect, action)(connector)
     return warnings
 
 
-def _transition(connector, live, target):
+def _transition(connector, live, target, profile):
     if live == target:
         return None
     if live == "RUNNING":
@@ -52,8 +56,8 @@ def _transition(connector, live, target):
         return {"STOPPED": "stop", "RUNNING": "resume"}.get(target)
     if live == "STOPPED":
         return {"PAUSED": "pause", "RUNNING": "resume"}.get(target)
-    if live == "FAILED":
+    if live == "FAILED" and profile.failed_can_stop:
         if target == "PAUSED":
-            raise ReconcileError("RuntimeException", f"Connector {connector} cannot be paused since it is in failed state.")
+            raise ReconcileError("NoStackTraceThrowable", f"Connector {connector} cannot be paused since it is in failed state.")
         return "stop" if target == "STOPPED" else None
-    return None  # UNASSIGNED, RESTARTING, ...: ignored this pass
+    return None  # FAILED before 1.1, UNASSIGNED, RESTARTING, ...: ignored this pass

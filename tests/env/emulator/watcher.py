@@ -11,7 +11,7 @@ import time
 from kubernetes import watch
 from kubernetes.client.rest import ApiException
 
-from .kube import GROUP, PLURALS, READ_VERSION
+from .kube import GROUP, PLURALS
 
 LOG = logging.getLogger("emulator")
 WATCH_TIMEOUT_SECONDS = 240
@@ -46,7 +46,7 @@ class KindWatcher(threading.Thread):
         while not self._stop.is_set():
             w = watch.Watch()
             started = time.monotonic()
-            for event in w.stream(self._kube.watch_func(), GROUP, READ_VERSION, PLURALS[self._kind],
+            for event in w.stream(self._kube.watch_func(), GROUP, self._kube.version, PLURALS[self._kind],
                                   resource_version=resource_version, timeout_seconds=WATCH_TIMEOUT_SECONDS,
                                   allow_watch_bookmarks=True):
                 if self._stop.is_set():

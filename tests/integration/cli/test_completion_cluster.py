@@ -22,32 +22,40 @@ HELPER = BIN / "kubectl_complete-offsets"
 # itself is exercised below with a server that never answers.
 GENEROUS = "60"
 
-MIRROR = {
-    "apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaMirrorMaker2",
-    "metadata": {"name": "mirror"},
-    "spec": {
-        "version": "4.1.0", "replicas": 1, "connectCluster": "west",
-        "clusters": [{"alias": "east", "bootstrapServers": "east:9092"},
-                     {"alias": "west", "bootstrapServers": "west:9092"}],
-        "mirrors": [{"sourceCluster": "east", "targetCluster": "west", "topicsPattern": "orders",
-                     "sourceConnector": {"config": {}}, "checkpointConnector": {"config": {}}}],
-    },
-}
+def mirror(profile) -> dict:
+    """The same MirrorMaker 2 (east -> west: a source and a checkpoint connector) in the era's layout."""
+    connectors = {"sourceConnector": {"config": {}}, "checkpointConnector": {"config": {}}}
+    if "v1beta2" in profile.mm2_layouts:
+        spec = {"version": "4.1.0", "replicas": 1, "connectCluster": "west",
+                "clusters": [{"alias": "east", "bootstrapServers": "east:9092"},
+                             {"alias": "west", "bootstrapServers": "west:9092"}],
+                "mirrors": [{"sourceCluster": "east", "targetCluster": "west", "topicsPattern": "orders",
+                             **connectors}]}
+    else:
+        spec = {"version": "4.1.0", "replicas": 1,
+                "target": {"alias": "west", "bootstrapServers": "west:9092", "groupId": "g",
+                           "configStorageTopic": "c", "statusStorageTopic": "s", "offsetStorageTopic": "o"},
+                "mirrors": [{"source": {"alias": "east", "bootstrapServers": "east:9092"}, "topicsPattern": "orders",
+                             **connectors}]}
+    return {"apiVersion": f"kafka.strimzi.io/{profile.storage}", "kind": "KafkaMirrorMaker2",
+            "metadata": {"name": "mirror"}, "spec": spec}
 
 
-def connector(name: str) -> dict:
-    return {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaConnector",
+def connector(name: str, version: str) -> dict:
+    return {"apiVersion": f"kafka.strimzi.io/{version}", "kind": "KafkaConnector",
             "metadata": {"name": name, "labels": {"strimzi.io/cluster": "my-connect"}},
             "spec": {"class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "tasksMax": 1,
                      "config": {"topics": "orders", "file": "/dev/null"}}}
 
 
 @pytest.fixture
-def resources(kube_api, namespace):
+def resources(kube_api, namespace, env):
     custom = client.CustomObjectsApi(kube_api)
-    for body, plural in ((connector("my-sink"), "kafkaconnectors"), (connector("my-source"), "kafkaconnectors"),
-                         (MIRROR, "kafkamirrormaker2s")):
-        custom.create_namespaced_custom_object("kafka.strimzi.io", "v1beta2", namespace, plural, body)
+    version = env.profile.storage
+    for body, plural in ((connector("my-sink", version), "kafkaconnectors"),
+                         (connector("my-source", version), "kafkaconnectors"),
+                         (mirror(env.profile), "kafkamirrormaker2s")):
+        custom.create_namespaced_custom_object("kafka.strimzi.io", version, namespace, plural, body)
     return namespace
 
 

@@ -24,17 +24,18 @@ def run(env, *args: str, kubeconfig: str | None = None) -> subprocess.CompletedP
 
 
 @pytest.fixture
-def kafka_connect(kube_api, namespace):
+def kafka_connect(kube_api, namespace, env):
     """A KafkaConnect whose status the operator (emulator) has written: status.url is the cluster-internal
     Service address, as Strimzi writes it."""
     custom = client.CustomObjectsApi(kube_api)
-    body = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaConnect",
+    version = env.profile.storage
+    body = {"apiVersion": f"kafka.strimzi.io/{version}", "kind": "KafkaConnect",
             "metadata": {"name": "my-connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
             "spec": {"bootstrapServers": "my-kafka:9092", "replicas": 1}}
-    custom.create_namespaced_custom_object("kafka.strimzi.io", "v1beta2", namespace, "kafkaconnects", body)
+    custom.create_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", body)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        current = custom.get_namespaced_custom_object("kafka.strimzi.io", "v1beta2", namespace, "kafkaconnects",
+        current = custom.get_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects",
                                                       "my-connect")
         if (current.get("status") or {}).get("url"):
             return namespace, current["status"]["url"]
@@ -55,7 +56,7 @@ def test_cluster_internal_connect_url_is_unknown_with_the_reason(env, kafka_conn
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"Plugin Version: v{__version__}")
-    assert lines[1].startswith("Strimzi API: kafka.strimzi.io ") and "v1beta2" in lines[1]
+    assert lines[1].startswith("Strimzi API: kafka.strimzi.io " + ", ".join(sorted(env.profile.served)))
     assert lines[2].startswith("Kafka Connect Version: unknown (kafkaconnect/my-connect: not reachable from here")
     assert time.monotonic() - started < 120  # the probe is bounded (2 s); the rest is start-up on a busy box
 
@@ -68,9 +69,10 @@ def test_connect_version_through_a_reachable_url(env, kafka_connect):
     report = json.loads(result.stdout)
     assert report["kafkaConnect"] == [{"name": "my-connect", "namespace": namespace, "url": env.connect_url,
                                        "version": env.versions["kafka"], "reason": ""}]
-    assert set(report["strimzi"]["served"]) >= {"v1beta2"}
-    assert report["strimzi"]["used"] == {"KafkaConnector": "v1beta2", "KafkaMirrorMaker2": "v1beta2",
-                                         "KafkaConnect": "v1beta2"}
+    assert set(report["strimzi"]["served"]) == set(env.profile.served)
+    # The plugin reads v1beta2 while it is served (its superset schema), v1 when only v1 is (Strimzi 1.x).
+    used = env.profile.superset_version
+    assert report["strimzi"]["used"] == {"KafkaConnector": used, "KafkaMirrorMaker2": used, "KafkaConnect": used}
 
 
 def test_a_namespace_without_kafkaconnect(env, namespace):

@@ -15,7 +15,11 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
+from tests.env.emulator import profiles
+
 GROUP = "kafka.strimzi.io"
+# The session's Strimzi era: create/read through the version users would (v1 whenever served).
+V = profiles.selected().preferred_version
 PLURALS = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors",
            "KafkaMirrorMaker2": "kafkamirrormaker2s"}
 
@@ -55,7 +59,7 @@ class Kube:
         ns = obj["metadata"]["namespace"]
         return self.custom.create_namespaced_custom_object(group, version, ns, PLURALS[obj["kind"]], obj, **kwargs)
 
-    def get(self, kind, ns, name, version="v1"):
+    def get(self, kind, ns, name, version=V):
         try:
             return self.custom.get_namespaced_custom_object(GROUP, version, ns, PLURALS[kind], name)
         except ApiException as err:
@@ -63,10 +67,10 @@ class Kube:
                 return None
             raise
 
-    def merge_patch(self, kind, ns, name, patch, version="v1"):
+    def merge_patch(self, kind, ns, name, patch, version=V):
         return self.custom.patch_namespaced_custom_object(GROUP, version, ns, PLURALS[kind], name, patch)
 
-    def annotate(self, kind, ns, name, annotations, version="v1"):
+    def annotate(self, kind, ns, name, annotations, version=V):
         """Set (value) or remove (None) annotations in one metadata update.
 
         Writing through ``v1`` prunes v1beta2-only fields (legacy MM2 layout, ``pause``) from the stored object, as
@@ -76,7 +80,7 @@ class Kube:
 
     def delete(self, kind, ns, name):
         try:
-            self.custom.delete_namespaced_custom_object(GROUP, "v1", ns, PLURALS[kind], name)
+            self.custom.delete_namespaced_custom_object(GROUP, V, ns, PLURALS[kind], name)
         except ApiException as err:
             if err.status != 404:
                 raise
@@ -118,7 +122,7 @@ def connect_ns(kube, emu_env):
     """
     ns = unique("emu")
     kube.core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-    kube.create({"apiVersion": f"{GROUP}/v1", "kind": "KafkaConnect",
+    kube.create({"apiVersion": f"{GROUP}/{V}", "kind": "KafkaConnect",
                  "metadata": {"name": "connect", "namespace": ns,
                               "annotations": {"strimzi.io/use-connector-resources": "true"}},
                  "spec": {"replicas": 1, "bootstrapServers": "unused:9092", "groupId": f"{ns}-g",
@@ -127,7 +131,7 @@ def connect_ns(kube, emu_env):
     yield ns
     owned = set()
     for kind in ("KafkaConnector", "KafkaMirrorMaker2"):
-        items = kube.custom.list_namespaced_custom_object(GROUP, "v1beta2", ns, PLURALS[kind])["items"]
+        items = kube.custom.list_namespaced_custom_object(GROUP, V, ns, PLURALS[kind])["items"]
         for item in items:
             if kind == "KafkaConnector":
                 owned.add(item["metadata"]["name"])
@@ -224,4 +228,4 @@ def h():
     """The helpers above as one fixture (test modules cannot import a conftest reliably)."""
     import types
     return types.SimpleNamespace(wait_for=wait_for, unique=unique, conditions=conditions, condition=condition,
-                                 annotations=annotations, dump=dump, GROUP=GROUP)
+                                 annotations=annotations, dump=dump, GROUP=GROUP, V=V, profile=profiles.selected())

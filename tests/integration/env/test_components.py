@@ -59,26 +59,29 @@ def test_client_certificate_users_authenticate_with_their_groups(kube_client_for
     assert "team-a" in review.status.user_info.groups
 
 
-def test_admin_creates_and_reads_a_kafkaconnector(kube_api, limited_api, namespace):
+def test_admin_creates_and_reads_a_kafkaconnector(kube_api, limited_api, namespace, env):
+    """Created through the storage version and read through every served one (the profile's CRDs: v1beta2 only on
+    0.45, both on 0.51, v1 only on 1.2); an unbound user is refused."""
     custom = client.CustomObjectsApi(kube_api)
-    body = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaConnector",
+    storage = env.profile.storage
+    body = {"apiVersion": f"kafka.strimzi.io/{storage}", "kind": "KafkaConnector",
             "metadata": {"name": "file-source", "labels": {"strimzi.io/cluster": "no-such-connect"}},
             "spec": {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasksMax": 1,
                      "config": {"file": "/tmp/in.txt", "topic": "file-in"}, "state": "running"}}
-    created = custom.create_namespaced_custom_object("kafka.strimzi.io", "v1beta2", namespace, "kafkaconnectors",
+    created = custom.create_namespaced_custom_object("kafka.strimzi.io", storage, namespace, "kafkaconnectors",
                                                      body)
     assert created["metadata"]["uid"]
 
-    # Served as v1 too, with the spec preserved.
-    read = custom.get_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkaconnectors",
-                                               "file-source")
-    assert read["spec"]["class"] == body["spec"]["class"]
-    assert read["spec"]["config"] == body["spec"]["config"]
-    assert read["spec"]["state"] == "running"
+    for version in env.profile.served:  # served through each version, with the spec preserved
+        read = custom.get_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnectors",
+                                                   "file-source")
+        assert read["spec"]["class"] == body["spec"]["class"]
+        assert read["spec"]["config"] == body["spec"]["config"]
+        assert read["spec"]["state"] == "running"
 
     with pytest.raises(client.ApiException) as denied:
         client.CustomObjectsApi(limited_api).list_namespaced_custom_object(
-            "kafka.strimzi.io", "v1beta2", namespace, "kafkaconnectors")
+            "kafka.strimzi.io", storage, namespace, "kafkaconnectors")
     assert denied.value.status == 403
 
 

@@ -2,12 +2,21 @@
 
 Everything goes through the Kubernetes API with the plain kubernetes client (plus Kafka clients to produce data and
 read committed offsets), never through the plugin: these tests prove the environment the plugin is tested in.
-Expected texts come from research/strimzi-offsets.md §2 (cited per test).
+Expected texts come from research/strimzi-offsets.md §2 (cited per test).  The session's Strimzi profile
+(KO_STRIMZI, default 1.2) decides which API version objects are created through, which MirrorMaker 2 layouts exist
+and the era's texts; tests marked ``exclusive`` change global emulator knobs (faults file, restarts).
 """
 import json
+import time
 
 import pytest
 from kubernetes.client.rest import ApiException
+
+from tests.env.emulator import profiles
+
+PROFILE = profiles.selected()
+V = PROFILE.preferred_version  # what users' manifests and kubectl use in this era
+DEFAULT_LAYOUT = PROFILE.mm2_layouts[-1]  # v1 where it exists, else the legacy v1beta2 layout
 
 OFFSETS = "strimzi.io/connector-offsets"
 MM2_CONNECTOR = "strimzi.io/mirrormaker-connector"
@@ -21,7 +30,7 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 def connector(ns, name, cls, config, **spec):
     body = {"class": cls, "tasksMax": 1, "config": config}
     body.update(spec)
-    return {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnector",
+    return {"apiVersion": f"kafka.strimzi.io/{V}", "kind": "KafkaConnector",
             "metadata": {"name": name, "namespace": ns, "labels": {"strimzi.io/cluster": "connect"}},
             "spec": body}
 
@@ -64,6 +73,21 @@ def listed_until(kube, h, ns, name, cm, predicate, what, timeout=60):
     return h.wait_for(what, attempt, timeout, interval=1.0)
 
 
+def rest_error(method, path, status):
+    """``ConnectRestException`` as each era's status shows it (connect_client.py has the source references)."""
+    phrase = {400: "Bad Request", 500: "Internal Server Error"}[status]
+    return {"0.45": f"{method} {path} returned {status} ({phrase}): Unexpected status code",
+            "0.51": f"{method} {path} returned {status} ({status}): Unexpected status code",
+            "1.2": "io.strimzi.operator.cluster.operator.assembly.ConnectRestException: "
+                   f"{method} {path} returned {status} ({status}): Unexpected status code"}[PROFILE.name]
+
+
+def decisions(emu_env, needle):
+    """Lines of the emulator's decision log containing ``needle`` (the log is per environment; names are unique)."""
+    with open(emu_env.emulator_log, encoding="utf-8") as fh:
+        return [line for line in fh if needle in line]
+
+
 def write_lines(path, count):
     path.write_text("".join(f"line-{i}\n" for i in range(count)))
     return path.stat().st_size
@@ -90,14 +114,18 @@ def test_file_source_list_yields_real_position(kube, kafka, h, connect_ns, tmp_p
     assert raw.startswith('{\n  "offsets" : [ {\n    "partition" : {\n') and raw.endswith("\n  } ]\n}")
 
     cm = kube.configmap(connect_ns, "src-offsets")
-    assert cm.metadata.labels["strimzi.io/cluster"] == name
-    assert cm.metadata.labels["strimzi.io/kind"] == "KafkaConnector"
-    assert cm.metadata.labels["app.kubernetes.io/managed-by"] == "strimzi-cluster-operator"
     [owner] = cm.metadata.owner_references
-    assert (owner.kind, owner.name, owner.uid, owner.controller, owner.block_owner_deletion) == \
-        ("KafkaConnector", name, cr["metadata"]["uid"], False, True)
+    if PROFILE.list_configmap_1x:  # 1.0+: Strimzi's default labels, which override the connector's cluster label
+        assert cm.metadata.labels["strimzi.io/cluster"] == name
+        assert cm.metadata.labels["strimzi.io/kind"] == "KafkaConnector"
+        assert cm.metadata.labels["app.kubernetes.io/managed-by"] == "strimzi-cluster-operator"
+    else:  # 0.44-0.51: a copy of the connector's labels
+        assert cm.metadata.labels == {"strimzi.io/cluster": "connect"}
+    assert (owner.api_version, owner.kind, owner.name, owner.uid, owner.controller, owner.block_owner_deletion) == \
+        (f"kafka.strimzi.io/{PROFILE.read_version}", "KafkaConnector", name, cr["metadata"]["uid"], False,
+         PROFILE.block_owner_deletion)
     managers = {m.manager for m in cm.metadata.managed_fields}
-    assert "strimzi-kafka-operator" in managers
+    assert ("strimzi-kafka-operator" in managers) == (not PROFILE.vertx_http_client)  # server-side apply from 0.48
 
 
 def test_list_keeps_other_configmap_keys(kube, h, connect_ns, tmp_path):
@@ -231,6 +259,7 @@ def test_list_without_list_offsets_property_warns(kube, h, connect_ns, tmp_path)
     assert h.annotations(cr)[OFFSETS] == "list"
 
 
+@pytest.mark.exclusive
 def test_connect_failure_fault_then_recovery(kube, h, faults, connect_ns, tmp_path):
     """Fault knob: GET offsets answered 500 -> Warning with Strimzi's ConnectRestException text; annotation kept;
     once the fault is used up the next reconcile succeeds and removes the annotation."""
@@ -248,6 +277,7 @@ def test_connect_failure_fault_then_recovery(kube, h, faults, connect_ns, tmp_pa
     assert kube.configmap(connect_ns, "fault-out").data["offsets.json"].startswith('{\n  "offsets" : [')
 
 
+@pytest.mark.exclusive
 def test_persistent_connect_failure_warns_with_strimzi_text(kube, h, faults, connect_ns, tmp_path):
     name = h.unique("fault2")
     write_lines(tmp_path / "in.txt", 1)
@@ -259,15 +289,14 @@ def test_persistent_connect_failure_warns_with_strimzi_text(kube, h, faults, con
     cr = h.wait_for("ListOffsets warning", lambda: (lambda o: o if h.condition(o, "Warning", "ListOffsets")
                                                     else None)(kube.get("KafkaConnector", connect_ns, name)))
     assert h.condition(cr, "Warning", "ListOffsets")["message"] == (
-        "Encountered error listing connector offsets. io.strimzi.operator.cluster.operator.assembly."
-        f"ConnectRestException: GET /connectors/{name}/offsets returned 500 (500): Unexpected status code")
+        "Encountered error listing connector offsets. " + rest_error("GET", f"/connectors/{name}/offsets", 500))
     assert h.annotations(cr)[OFFSETS] == "list"
     assert kube.configmap(connect_ns, "fault2-out") is None
 
 
 def test_missing_use_connector_resources_is_not_ready(kube, h, connect_ns, tmp_path):
     """§2.9: the KafkaConnect must carry strimzi.io/use-connector-resources: "true"."""
-    kube.create({"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnect",
+    kube.create({"apiVersion": f"kafka.strimzi.io/{V}", "kind": "KafkaConnect",
                  "metadata": {"name": "plain", "namespace": connect_ns},
                  "spec": {"replicas": 1, "bootstrapServers": "x:9092"}})
     obj = file_source(connect_ns, h.unique("nores"), tmp_path / "in.txt", "t")
@@ -281,16 +310,43 @@ def test_missing_use_connector_resources_is_not_ready(kube, h, connect_ns, tmp_p
                                    "strimzi.io/use-connector-resources")
 
 
-def test_v1_has_no_pause_field(kube, h, connect_ns, tmp_path):
-    """§1.2: `pause` exists only in v1beta2: through v1, strict field validation rejects it and the default
-    validation prunes it from the stored object."""
-    obj = file_source(connect_ns, h.unique("pause"), tmp_path / "in.txt", "t", pause=True)
-    with pytest.raises(ApiException) as err:
-        kube.create(obj, field_validation="Strict")
-    assert err.value.status == 400 and 'unknown field \\"spec.pause\\"' in err.value.body
-    kube.create(obj)
-    stored = kube.get("KafkaConnector", connect_ns, obj["metadata"]["name"], version="v1beta2")
-    assert "pause" not in stored["spec"] and stored["spec"]["class"] == FILE_SOURCE
+def test_pause_field_and_rule_per_profile(kube, h, connect_ns, tmp_path):
+    """§1.2/§2.7: `pause` exists only in v1beta2.  Through v1 (0.51, 1.2) strict field validation rejects it and the
+    default validation prunes it; through v1beta2 (0.45, 0.51) `pause: true` without `state` pauses the connector
+    (AbstractConnectOperator#updateState up to 0.51); 1.x has no pause at all, so the connector runs."""
+    write_lines(tmp_path / "in.txt", 1)
+    obj = file_source(connect_ns, h.unique("pause"), tmp_path / "in.txt", h.unique("t"), pause=True)
+    name = obj["metadata"]["name"]
+    if "v1" in PROFILE.served:
+        obj["apiVersion"] = "kafka.strimzi.io/v1"
+        with pytest.raises(ApiException) as err:
+            kube.create(obj, field_validation="Strict")
+        assert err.value.status == 400 and 'unknown field \\"spec.pause\\"' in err.value.body
+    if "v1beta2" in PROFILE.served:
+        obj["apiVersion"] = "kafka.strimzi.io/v1beta2"
+        kube.create(obj)
+        assert kube.get("KafkaConnector", connect_ns, name, version="v1beta2")["spec"]["pause"] is True
+        wait_connector_state(kube, h, connect_ns, name, "PAUSED")
+    else:
+        kube.create(obj)
+        assert "pause" not in kube.get("KafkaConnector", connect_ns, name)["spec"]
+        wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+
+
+def test_served_versions_follow_the_profile(kube, emu_env):
+    """The era's CRDs: v1beta2 only (0.45), v1beta2 stored + v1 (0.51), v1 only (1.2); discovery says so."""
+    group = kube.api.call_api("/apis/kafka.strimzi.io", "GET", response_type="object", auth_settings=["BearerToken"],
+                              _return_http_data_only=True)
+    assert sorted(v["version"] for v in group["versions"]) == sorted(emu_env.profile.served)
+    assert group["preferredVersion"]["version"] == PROFILE.preferred_version
+    for version in ("v1beta2", "v1"):
+        try:
+            kube.custom.list_cluster_custom_object("kafka.strimzi.io", version, "kafkaconnectors", limit=1)
+            served = True
+        except ApiException as err:
+            assert err.status == 404
+            served = False
+        assert served == (version in emu_env.profile.served), version
 
 
 # --------------------------------------------------------------------------------------------- KafkaMirrorMaker2
@@ -328,6 +384,18 @@ def mm2_v1beta2(ns, name, src, tgt, bootstrap, topic):
                      "mirrors": [mirror]}}
 
 
+def mm2_build(layout):
+    return mm2_v1 if layout == "v1" else mm2_v1beta2
+
+
+def mm2_names(layout, src, tgt):
+    """The connectors the operator generates: a heartbeat connector only in the legacy layout."""
+    types = ["MirrorSourceConnector", "MirrorCheckpointConnector"]
+    if layout == "v1beta2":
+        types.append("MirrorHeartbeatConnector")
+    return sorted(f"{src}->{tgt}.{t}" for t in types)
+
+
 def mm2_ready(kube, h, ns, name, expected_connectors):
     def ready():
         obj = kube.get("KafkaMirrorMaker2", ns, name)
@@ -338,7 +406,13 @@ def mm2_ready(kube, h, ns, name, expected_connectors):
     return h.wait_for(f"KafkaMirrorMaker2 {name} Ready with {expected_connectors}", ready, timeout=90)
 
 
-@pytest.mark.parametrize("layout", ["v1", "v1beta2"])
+def mm2_default(kube, h, emu_env, ns, name, src, tgt, topic):
+    """A KafkaMirrorMaker2 in the era's default layout (v1 where it exists), Ready with its connectors."""
+    kube.create(mm2_build(DEFAULT_LAYOUT)(ns, name, src, tgt, emu_env.bootstrap_servers, topic))
+    return mm2_ready(kube, h, ns, name, mm2_names(DEFAULT_LAYOUT, src, tgt))
+
+
+@pytest.mark.parametrize("layout", PROFILE.mm2_layouts)
 def test_mm2_replicates_and_lists_source_connector(kube, kafka, h, emu_env, connect_ns, layout):
     """§1.3 naming for both layouts; §2.6 key `<src>--<tgt>.MirrorSourceConnector.json`; §2.8 both annotations
     removed; offsets are the last replicated source offset (§3.4)."""
@@ -346,12 +420,8 @@ def test_mm2_replicates_and_lists_source_connector(kube, kafka, h, emu_env, conn
     topic, name = h.unique("mm2in"), h.unique("mm2")
     kafka.create_topic(topic)
     kafka.produce(topic, [f"m-{i}" for i in range(5)])
-    build = mm2_v1 if layout == "v1" else mm2_v1beta2
-    kube.create(build(connect_ns, name, src, tgt, emu_env.bootstrap_servers, topic))
-    expected = sorted(f"{src}->{tgt}.{t}" for t in (
-        ["MirrorSourceConnector", "MirrorCheckpointConnector"] +
-        (["MirrorHeartbeatConnector"] if layout == "v1beta2" else [])))
-    cr = mm2_ready(kube, h, connect_ns, name, expected)
+    kube.create(mm2_build(layout)(connect_ns, name, src, tgt, emu_env.bootstrap_servers, topic))
+    cr = mm2_ready(kube, h, connect_ns, name, mm2_names(layout, src, tgt))
     assert cr["status"]["observedGeneration"] == cr["metadata"]["generation"]
     kafka.consume_all(f"{src}.{topic}", 5, timeout=90)  # DefaultReplicationPolicy: <source alias>.<topic>
 
@@ -369,16 +439,15 @@ def test_mm2_replicates_and_lists_source_connector(kube, kafka, h, emu_env, conn
     assert parsed["offsets"] == [{"partition": {"cluster": src, "partition": 0, "topic": topic},
                                   "offset": {"offset": 4}}]
     cm = kube.configmap(connect_ns, "mm2-offsets")
-    assert cm.metadata.labels["strimzi.io/kind"] == "KafkaMirrorMaker2"
+    if PROFILE.list_configmap_1x:
+        assert cm.metadata.labels["strimzi.io/kind"] == "KafkaMirrorMaker2"
     assert cm.metadata.owner_references[0].kind == "KafkaMirrorMaker2"
 
 
 def test_mm2_typo_in_connector_name_is_a_silent_no_op(kube, h, emu_env, connect_ns):
     """§2.3: a mirrormaker-connector naming no connector -> no warning, both annotations stay, nothing written."""
     src, tgt, name = "typosrc" + h.unique("a")[-6:], "typotgt" + h.unique("b")[-6:], h.unique("mm2typo")
-    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, h.unique("none")))
-    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector",
-                                                 f"{src}->{tgt}.MirrorSourceConnector"]))
+    mm2_default(kube, h, emu_env, connect_ns, name, src, tgt, h.unique("none"))
     typo = {OFFSETS: "list", MM2_CONNECTOR: f"{src}->{tgt}.MirrorSourceConnecter"}
     kube.annotate("KafkaMirrorMaker2", connect_ns, name, typo)
     # Prove later reconciles happened: a spec change that leaves the connector configs alone bumps the
@@ -396,12 +465,11 @@ def test_mm2_typo_in_connector_name_is_a_silent_no_op(kube, h, emu_env, connect_
 def test_mm2_one_annotation_missing_warns_per_connector(kube, h, emu_env, connect_ns):
     """§2.3: only connector-offsets -> one ManageOffsets Warning per generated connector, annotation kept."""
     src, tgt, name = "onesrc" + h.unique("a")[-6:], "onetgt" + h.unique("b")[-6:], h.unique("mm2one")
-    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, h.unique("none")))
-    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector",
-                                                 f"{src}->{tgt}.MirrorSourceConnector"]))
+    mm2_default(kube, h, emu_env, connect_ns, name, src, tgt, h.unique("none"))
     kube.annotate("KafkaMirrorMaker2", connect_ns, name, {OFFSETS: "list"})
-    cr = h.wait_for("two ManageOffsets warnings", lambda: (lambda o: o if len(
-        [c for c in h.conditions(o) if c.get("reason") == "ManageOffsets"]) == 2 else None)(
+    count = len(mm2_names(DEFAULT_LAYOUT, src, tgt))
+    cr = h.wait_for(f"{count} ManageOffsets warnings", lambda: (lambda o: o if len(
+        [c for c in h.conditions(o) if c.get("reason") == "ManageOffsets"]) == count else None)(
         kube.get("KafkaMirrorMaker2", connect_ns, name)))
     message = (f"Encountered error getting connector offsets annotation. KafkaMirrorMaker2 resource "
                f"{connect_ns}/{name} is missing annotation strimzi.io/mirrormaker-connector")
@@ -411,6 +479,7 @@ def test_mm2_one_annotation_missing_warns_per_connector(kube, h, emu_env, connec
 
 # --------------------------------------------------------------------------------------------- fault knobs, §2.8
 
+@pytest.mark.exclusive
 def test_ignore_offsets_knob_leaves_annotation_alone(kube, h, faults, connect_ns, tmp_path):
     """`ignore_offsets`: the operator keeps reconciling (observedGeneration follows) but never acts on offsets."""
     name = h.unique("ign")
@@ -430,10 +499,13 @@ def test_ignore_offsets_knob_leaves_annotation_alone(kube, h, faults, connect_ns
         "observedGeneration") == 3 else None)(kube.get("KafkaConnector", connect_ns, name)))
     assert h.annotations(cr)[OFFSETS] == "list" and kube.configmap(connect_ns, "ign-out") is None
     faults({})
+    # Clearing a knob is no event: like a real operator, the emulator acts on the next one (here a label).
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"metadata": {"labels": {"nudge": "1"}}})
     wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
     assert kube.configmap(connect_ns, "ign-out") is not None
 
 
+@pytest.mark.exclusive
 def test_cr_changed_during_slow_list_conflicts_then_retries(kube, h, faults, emu_env, connect_ns, tmp_path):
     """§2.8: annotation removal carries the resourceVersion read; if the CR changed meanwhile (made possible here
     by the `delay_seconds` knob) the patch gets 409, a ListOffsets Warning appears, and the list is repeated."""
@@ -465,13 +537,12 @@ def test_cr_changed_during_slow_list_conflicts_then_retries(kube, h, faults, emu
                            "in alter operation. Data field offsets.json is missing."),
     ({"offsets.json": '{"test":}'}, "Encountered error altering connector offsets. Failed to parse contents of "
                                     "offsets.json as JSON: "),
-    ({"offsets.json": '{"offsets": []}'}, "Encountered error altering connector offsets. io.strimzi.operator.cluster."
-                                          "operator.assembly.ConnectRestException: PATCH /connectors/{name}/offsets "
-                                          "returned 400 (400): Unexpected status code"),
+    ({"offsets.json": '{"offsets": []}'}, "Encountered error altering connector offsets. "
+                                          + rest_error("PATCH", "/connectors/{name}/offsets", 400)),
 ])
 def test_alter_failures_on_stopped_connector(kube, h, connect_ns, tmp_path, cm_data, expected):
     """§2.5 step 3/4 and §2.11: ConfigMap checks and Connect's rejection, each a Warning AlterOffsets; the
-    connector is created already STOPPED (initial_state, 1.2.0)."""
+    connector is created already STOPPED (initial_state from 1.2.0; created, then stopped, before)."""
     name = h.unique("altf")
     write_lines(tmp_path / "in.txt", 1)
     if cm_data is not None:
@@ -491,9 +562,7 @@ def test_mm2_invalid_value_for_named_connector_is_not_ready(kube, h, emu_env, co
     """§2.3: with mirrormaker-connector naming an existing connector, a bad value fails that connector's reconcile
     and the KafkaMirrorMaker2 goes NotReady/IllegalArgumentException; both annotations stay."""
     src, tgt, name = "badsrc" + h.unique("a")[-6:], "badtgt" + h.unique("b")[-6:], h.unique("mm2bad")
-    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, h.unique("none")))
-    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector",
-                                                 f"{src}->{tgt}.MirrorSourceConnector"]))
+    mm2_default(kube, h, emu_env, connect_ns, name, src, tgt, h.unique("none"))
     bad = {OFFSETS: "", MM2_CONNECTOR: f"{src}->{tgt}.MirrorCheckpointConnector"}
     kube.annotate("KafkaMirrorMaker2", connect_ns, name, bad)
     cr = h.wait_for("NotReady", lambda: (lambda o: o if h.condition(o, "NotReady") else None)(
@@ -510,9 +579,8 @@ def test_mm2_reset_stopped_source_connector(kube, kafka, h, emu_env, connect_ns)
     src, tgt, topic, name = "rsrc" + h.unique("a")[-6:], "rtgt" + h.unique("b")[-6:], h.unique("rin"), h.unique("mm2r")
     kafka.create_topic(topic)
     kafka.produce(topic, ["a", "b", "c"])
-    kube.create(mm2_v1(connect_ns, name, src, tgt, emu_env.bootstrap_servers, topic))
     source = f"{src}->{tgt}.MirrorSourceConnector"
-    mm2_ready(kube, h, connect_ns, name, sorted([f"{src}->{tgt}.MirrorCheckpointConnector", source]))
+    mm2_default(kube, h, emu_env, connect_ns, name, src, tgt, topic)
     kafka.consume_all(f"{src}.{topic}", 3, timeout=90)
 
     mirrors = kube.get("KafkaMirrorMaker2", connect_ns, name)["spec"]["mirrors"]
@@ -550,3 +618,168 @@ def test_pause_reconciliation_freezes_everything(kube, h, connect_ns, tmp_path):
     kube.annotate("KafkaConnector", connect_ns, name, {"strimzi.io/pause-reconciliation": None})
     wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, name)
     assert kube.configmap(connect_ns, "frozen-out") is not None
+
+
+# --------------------------------------------------------------------------------------------- realistic cadence
+
+def connect_status(emu_env, name):
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{emu_env.connect_url}/connectors/{name}/status", timeout=10) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError:
+        return None
+
+
+def interval_of(emu_env):
+    return float(emu_env.emulator_setting("--interval"))
+
+
+def attempts(emu_env, ns, name, reason):
+    return len(decisions(emu_env, f"{ns}/{name}: connector {name}: Warning {reason}:"))
+
+
+def test_failed_alter_retries_once_then_status_is_not_rewritten(kube, h, emu_env, connect_ns, tmp_path):
+    """Realistic cadence (AbstractConnectOperator#maybeUpdateStatusCommon + StatusDiff): the first Warning is a status
+    write, hence an event, hence exactly one immediate retry; the retry's identical Warning changes nothing in status
+    (lastTransitionTime ignored), so nothing is written and nothing else happens until the periodic pass."""
+    assert emu_env.emulator_setting("--cadence") == "realistic"
+    assert interval_of(emu_env) >= 60, "this test needs the default (long) periodic interval"
+    name = h.unique("retry")
+    kube.create_configmap(connect_ns, f"{name}-in", {"offsets.json": '{"offsets": []}'})
+    # No input file: the task idles, so nothing in the connector's status (tasks, topics) moves on its own.
+    kube.create(file_source(connect_ns, name, tmp_path / "absent.txt", h.unique("t"),
+                            alterOffsets={"fromConfigMap": {"name": f"{name}-in"}}))
+    h.wait_for("the task RUNNING in Connect", lambda: [t for t in (connect_status(emu_env, name) or {}).get(
+        "tasks") or [] if t.get("state") == "RUNNING"])
+
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})  # not stopped: the alter must fail
+    h.wait_for("the immediate retry", lambda: attempts(emu_env, connect_ns, name, "AlterOffsets") >= 2, timeout=30)
+    settled = kube.get("KafkaConnector", connect_ns, name)
+    time.sleep(8)
+    assert attempts(emu_env, connect_ns, name, "AlterOffsets") == 2
+    after = kube.get("KafkaConnector", connect_ns, name)
+    assert after["metadata"]["resourceVersion"] == settled["metadata"]["resourceVersion"], "status rewritten"
+    assert h.condition(after, "Warning", "AlterOffsets") and h.annotations(after)[OFFSETS] == "alter"
+    written = decisions(emu_env, f"KafkaConnector {connect_ns}/{name}: status written: Ready, Warning/AlterOffsets")
+    assert len(written) == 1, written
+
+
+@pytest.mark.exclusive
+def test_dropped_event_under_a_held_lock_waits_for_the_next_event(kube, h, emu_env, faults, connect_ns, tmp_path):
+    """AbstractOperator#withLock: a slow offsets operation on connector A holds its KafkaConnect's lock; connector
+    B's annotation event waits 10 s for that lock and is dropped (never re-queued).  B's annotation then stays
+    although A finished, until another event for B arrives (the periodic pass would be the other way)."""
+    assert interval_of(emu_env) >= 60, "this test needs the default (long) periodic interval"
+    a, b = h.unique("holder"), h.unique("dropped")
+    write_lines(tmp_path / "in.txt", 1)
+    for name in (a, b):
+        kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                                listOffsets={"toConfigMap": {"name": f"{name}-out"}}))
+    for name in (a, b):
+        wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    faults({"delay_seconds": 13})
+    kube.annotate("KafkaConnector", connect_ns, a, {OFFSETS: "list"})
+    h.wait_for("A's list holding the lock", lambda: decisions(emu_env, f"{connect_ns}/{a}: connector {a}: fault delay"),
+               timeout=30)
+    kube.annotate("KafkaConnector", connect_ns, b, {OFFSETS: "list"})
+    h.wait_for("B's event dropped", lambda: [line for line in decisions(
+        emu_env, f"KafkaConnect {connect_ns}/connect: lock not acquired") if f"KafkaConnector {b} " in line],
+        timeout=30)
+    faults({})
+    wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, a, timeout=30)
+    time.sleep(5)  # A's own follow-up events come and go; none of them is B's
+    assert h.annotations(kube.get("KafkaConnector", connect_ns, b))[OFFSETS] == "list"
+    assert kube.configmap(connect_ns, f"{b}-out") is None
+
+    kube.merge_patch("KafkaConnector", connect_ns, b, {"metadata": {"labels": {"nudge": "1"}}})  # any event
+    wait_annotation_gone(kube, h, "KafkaConnector", connect_ns, b, timeout=30)
+    assert kube.configmap(connect_ns, f"{b}-out") is not None
+
+
+@pytest.mark.exclusive
+def test_periodic_pass_reaches_connectors_through_their_kafkaconnect(kube, h, emulator, connect_ns, tmp_path):
+    """KafkaConnectAssemblyOperator#reconcileConnectors: with a short interval the failed alter is retried on every
+    periodic KafkaConnect pass (there is no periodic pass of the KafkaConnector itself)."""
+    emulator.restart_emulator(interval=6)
+    name = h.unique("periodic")
+    write_lines(tmp_path / "in.txt", 2)
+    kube.create_configmap(connect_ns, f"{name}-in", {"offsets.json": '{"offsets": []}'})
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            alterOffsets={"fromConfigMap": {"name": f"{name}-in"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})
+    h.wait_for("two periodic retries after the immediate one",
+               lambda: attempts(emulator, connect_ns, name, "AlterOffsets") >= 4, timeout=45)
+    assert decisions(emulator, "periodic reconciliation (every 6s)")
+
+
+@pytest.mark.exclusive
+def test_fast_cadence_keeps_requeueing(kube, h, emulator, connect_ns, tmp_path):
+    """--cadence fast: the old work queue re-queues every resource every interval, whatever its status."""
+    emulator.restart_emulator(interval=2, cadence="fast")
+    name = h.unique("fast")
+    write_lines(tmp_path / "in.txt", 2)
+    kube.create_configmap(connect_ns, f"{name}-in", {"offsets.json": '{"offsets": []}'})
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t"),
+                            alterOffsets={"fromConfigMap": {"name": f"{name}-in"}}))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    kube.annotate("KafkaConnector", connect_ns, name, {OFFSETS: "alter"})
+    h.wait_for("attempts every 2 s", lambda: attempts(emulator, connect_ns, name, "AlterOffsets") >= 5, timeout=30)
+
+
+@pytest.mark.parametrize("value, uses", [("true", True), ("TRUE", True), ("True", True), ("yes", False),
+                                         (" true", False)])
+def test_boolean_annotations_parse_like_java(kube, h, connect_ns, tmp_path, value, uses):
+    """Annotations#booleanAnnotation -> Boolean.parseBoolean: "true" in any case, nothing else (no trimming)."""
+    cluster = "c" + h.unique("b")[-6:]
+    kube.create({"apiVersion": f"kafka.strimzi.io/{V}", "kind": "KafkaConnect",
+                 "metadata": {"name": cluster, "namespace": connect_ns,
+                              "annotations": {"strimzi.io/use-connector-resources": value}},
+                 "spec": {"replicas": 1, "bootstrapServers": "x:9092"}})
+    obj = file_source(connect_ns, h.unique("bool"), tmp_path / "in.txt", h.unique("t"), state="stopped")
+    obj["metadata"]["labels"]["strimzi.io/cluster"] = cluster
+    kube.create(obj)
+    cr = h.wait_for("Ready or NotReady", lambda: (lambda o: o if h.condition(o, "Ready") or h.condition(
+        o, "NotReady") else None)(kube.get("KafkaConnector", connect_ns, obj["metadata"]["name"])))
+    if uses:
+        wait_connector_state(kube, h, connect_ns, obj["metadata"]["name"], "STOPPED")
+    else:
+        assert h.condition(cr, "NotReady")["reason"] == "NoSuchResourceException"
+
+
+def test_kafkaconnect_with_zero_replicas_makes_its_connectors_not_ready(kube, h, connect_ns, tmp_path):
+    """connectorEventHandler: a KafkaConnect scaled to 0 -> every connector event writes NotReady zeroReplicas."""
+    kube.create({"apiVersion": f"kafka.strimzi.io/{V}", "kind": "KafkaConnect",
+                 "metadata": {"name": "zero", "namespace": connect_ns,
+                              "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                 "spec": {"replicas": 0, "bootstrapServers": "x:9092"}})
+    obj = file_source(connect_ns, h.unique("zero"), tmp_path / "in.txt", "t")
+    obj["metadata"]["labels"]["strimzi.io/cluster"] = "zero"
+    kube.create(obj)
+    cr = h.wait_for("NotReady", lambda: (lambda o: o if h.condition(o, "NotReady") else None)(
+        kube.get("KafkaConnector", connect_ns, obj["metadata"]["name"])))
+    cond = h.condition(cr, "NotReady")
+    assert (cond["reason"], cond["message"]) == (
+        "RuntimeException", f"Kafka Connect cluster 'zero' in namespace {connect_ns} has 0 replicas.")
+
+
+
+@pytest.mark.exclusive
+def test_stop_rest_error_is_a_not_ready_with_the_era_text(kube, h, faults, connect_ns, tmp_path):
+    """updateState: a REST failure on stop fails the connector's reconcile: NotReady (not a Warning) whose reason
+    and message follow the era (ConnectRestException up to 0.51, CompletionException with the class prefix in 1.x)."""
+    name = h.unique("nostop")
+    write_lines(tmp_path / "in.txt", 1)
+    kube.create(file_source(connect_ns, name, tmp_path / "in.txt", h.unique("t")))
+    wait_connector_state(kube, h, connect_ns, name, "RUNNING")
+    faults({"connect_failures": [{"method": "PUT", "path_regex": f"/connectors/{name}/stop$", "status": 500}]})
+    kube.merge_patch("KafkaConnector", connect_ns, name, {"spec": {"state": "stopped"}})
+    cr = h.wait_for("NotReady", lambda: (lambda o: o if h.condition(o, "NotReady") else None)(
+        kube.get("KafkaConnector", connect_ns, name)))
+    cond = h.condition(cr, "NotReady")
+    expected = rest_error("PUT", f"/connectors/{name}/stop", 500)
+    assert (cond["reason"], cond["message"]) == (
+        "CompletionException" if PROFILE.wraps_completion else "ConnectRestException", expected)

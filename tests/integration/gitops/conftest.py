@@ -10,6 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.env.emulator import profiles
+
+# The session's Strimzi era decides what a team's manifests say (v1 whenever it is served).
+API_VERSION = f"kafka.strimzi.io/{profiles.selected().preferred_version}"
+
 KUBECTL = "/usr/bin/kubectl"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 
@@ -60,18 +65,19 @@ def controller(env, namespace):
 
 
 @pytest.fixture
-def connect_cluster(kube_api, namespace):
-    """KafkaConnect ``connect`` with connector resources enabled (the emulator drives the real Connect)."""
+def connect_cluster(env, kube_api, namespace):
+    """KafkaConnect ``connect`` with connector resources enabled (the emulator drives the real Connect; on kind it
+    is a real Connect pod)."""
     from kubernetes import client
 
+    from tests.env.kind.shared import connect_spec_for
+
     client.CustomObjectsApi(kube_api).create_namespaced_custom_object(
-        "kafka.strimzi.io", "v1", namespace, "kafkaconnects",
-        {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnect",
+        "kafka.strimzi.io", API_VERSION.split("/")[1], namespace, "kafkaconnects",
+        {"apiVersion": API_VERSION, "kind": "KafkaConnect",
          "metadata": {"name": "connect", "namespace": namespace,
                       "annotations": {"strimzi.io/use-connector-resources": "true"}},
-         "spec": {"replicas": 1, "bootstrapServers": "unused:9092", "groupId": f"{namespace}-g",
-                  "configStorageTopic": f"{namespace}-c", "statusStorageTopic": f"{namespace}-s",
-                  "offsetStorageTopic": f"{namespace}-o"}})
+         "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "connect")})
     return "connect"
 
 
@@ -88,7 +94,7 @@ def sink_repo(root: Path, namespace: str, name: str, topic: str, out_file: Path)
         """))
     (deploy / "sink.yaml").write_text(textwrap.dedent(f"""\
         # The orders sink. Owner: team-data
-        apiVersion: kafka.strimzi.io/v1
+        apiVersion: {API_VERSION}
         kind: KafkaConnector
         metadata:
           name: {name}

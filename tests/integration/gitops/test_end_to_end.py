@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kubectl_offsets.cli.root import root as cli_root
 from tests.env.clients import ConnectRest, produce, unique_name
 
-from .conftest import commit_all, sink_repo, wait_for
+from .conftest import API_VERSION, commit_all, sink_repo, wait_for
 
 
 def run(*args: str):
@@ -36,7 +36,7 @@ def annotations(kube_api, namespace: str, name: str) -> dict[str, str]:
     from kubernetes import client
 
     obj = client.CustomObjectsApi(kube_api).get_namespaced_custom_object(
-        "kafka.strimzi.io", "v1", namespace, "kafkaconnectors", name)
+        "kafka.strimzi.io", API_VERSION.split("/")[1], namespace, "kafkaconnectors", name)
     return obj["metadata"].get("annotations") or {}
 
 

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from tests.env.clients import ConnectRest, produce, unique_name
+from tests.env.emulator import profiles
 
 from .conftest import commit_all, init_repo, wait_for
 from .test_end_to_end import run
@@ -87,7 +88,7 @@ def _state(connect: ConnectRest, connector: str) -> str | None:
     return (body or {}).get("connector", {}).get("state") if status == 200 else None
 
 
-@pytest.mark.parametrize("layout", ["v1", "v1beta2"])
+@pytest.mark.parametrize("layout", profiles.selected().mm2_layouts)
 def test_mm2_source_connector_gitops_alter(layout, env, namespace, controller, kafka_admin, kafka_producer,
                                            tmp_path):
     from tests.env.clients import create_topic

@@ -1,7 +1,8 @@
 """A KafkaMirrorMaker2 replicating real topics between two aliases of the one test broker, in both layouts, plus
 helpers to run the CLI in-process and to read what really arrived on the target topic.
 
-One MirrorMaker 2 per layout per module (``mirror`` is module-scoped and parametrized): mirror 0 replicates
+One MirrorMaker 2 per layout the session's Strimzi profile supports (KO_STRIMZI: legacy v1beta2 only on 0.45, both on
+0.51, v1 only on 1.2) per module (``mirror`` is module-scoped and parametrized): mirror 0 replicates
 ``topic`` with a source, a checkpoint (and, in the v1beta2 layout, a heartbeat) connector; mirror 1 replicates
 ``topic2`` with a source connector only, so the short form ``source`` is ambiguous and the other mirror's stanza
 can be checked to stay untouched. Aliases are unique per module (all MirrorMaker 2 share the one Connect worker).
@@ -25,7 +26,13 @@ import pytest
 from click.testing import CliRunner
 
 from tests.env.clients import Feeder, create_topic, kafka_conf, produce
+from tests.env.emulator import profiles
+from tests.env.kind.shared import cluster_bootstrap
 
+PROFILE = profiles.selected()
+# Read and patched through the version whose schema shows every stored field (v1beta2 while it is served: a write
+# through v1 would prune the legacy layout's fields).
+READ_VERSION = PROFILE.superset_version
 GROUP, PLURAL = "kafka.strimzi.io", "kafkamirrormaker2s"
 OFFSETS, MM2_CONNECTOR = "strimzi.io/connector-offsets", "strimzi.io/mirrormaker-connector"
 JOURNAL = "kubectl-offsets.io/journal"
@@ -128,12 +135,12 @@ class Mirror:
     def target_topic(self) -> str:
         return f"{self.src}.{self.topic}"  # DefaultReplicationPolicy
 
-    # the resource (always read through v1beta2: the superset view of both layouts)
+    # the resource (read through READ_VERSION: the superset view of the era's layouts)
     def get(self) -> dict:
-        return self.custom.get_namespaced_custom_object(GROUP, "v1beta2", self.ns, PLURAL, self.name)
+        return self.custom.get_namespaced_custom_object(GROUP, READ_VERSION, self.ns, PLURAL, self.name)
 
     def merge_patch(self, patch: dict) -> dict:
-        return self.custom.patch_namespaced_custom_object(GROUP, "v1beta2", self.ns, PLURAL, self.name, patch)
+        return self.custom.patch_namespaced_custom_object(GROUP, READ_VERSION, self.ns, PLURAL, self.name, patch)
 
     def set_state(self, mirror_index: int, slot: str, state: str | None) -> None:
         obj = self.get()
@@ -143,7 +150,7 @@ class Mirror:
         else:
             mirrors[mirror_index][slot]["state"] = state
         self.custom.patch_namespaced_custom_object(
-            GROUP, "v1beta2", self.ns, PLURAL, self.name,
+            GROUP, READ_VERSION, self.ns, PLURAL, self.name,
             [{"op": "test", "path": "/metadata/resourceVersion", "value": obj["metadata"]["resourceVersion"]},
              {"op": "replace", "path": "/spec/mirrors", "value": mirrors}],
             _content_type="application/json-patch+json")
@@ -243,7 +250,7 @@ def wait_for(what: str, predicate, timeout: float = 60, interval: float = 0.5):
     pytest.fail(f"timed out after {timeout}s waiting for {what}")
 
 
-@pytest.fixture(scope="module", params=["v1beta2", "v1"])
+@pytest.fixture(scope="module", params=PROFILE.mm2_layouts)
 def mirror(request, env, kube_api, kafka_admin):
     from confluent_kafka import Consumer, TopicPartition
     from kubernetes import client
@@ -267,7 +274,7 @@ def mirror(request, env, kube_api, kafka_admin):
     consumer.commit(offsets=[TopicPartition(topic, 0, 3)], asynchronous=False)
     consumer.close()
 
-    obj = build_mm2(layout, ns, name, env.bootstrap_servers, src, src2, tgt, topic, topic2, group)
+    obj = build_mm2(layout, ns, name, cluster_bootstrap(env), src, src2, tgt, topic, topic2, group)
     custom.create_namespaced_custom_object(GROUP, layout, ns, PLURAL, obj)
     expected = sorted([m.connector(), m.connector("MirrorCheckpointConnector"), m.connector(src=src2)]
                       + ([m.connector("MirrorHeartbeatConnector")] if layout == "v1beta2" else []))
@@ -286,7 +293,7 @@ def mirror(request, env, kube_api, kafka_admin):
         m.feeder.stop()
     m.producer = None  # librdkafka would log connection errors if it outlived the broker
     try:
-        custom.delete_namespaced_custom_object(GROUP, "v1beta2", ns, PLURAL, name)
+        custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
     finally:
         core.delete_namespace(ns)
 
@@ -309,7 +316,7 @@ class Recorder:
         self._ready.set()
         while not self._stop.is_set():
             w = watch.Watch()
-            for event in w.stream(m.custom.list_namespaced_custom_object, GROUP, "v1beta2", m.ns, PLURAL,
+            for event in w.stream(m.custom.list_namespaced_custom_object, GROUP, READ_VERSION, m.ns, PLURAL,
                                   field_selector=f"metadata.name={m.name}", resource_version=rv, timeout_seconds=2):
                 obj = event["object"]
                 rv = obj["metadata"]["resourceVersion"]

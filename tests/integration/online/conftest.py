@@ -21,8 +21,11 @@ from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
 from tests.env.clients import Feeder, create_topic, produce, unique_name
+from tests.env.emulator import profiles
+from tests.env.kind.shared import connect_spec_for
 
-GROUP, VERSION = "kafka.strimzi.io", "v1"
+# The version a user's kubectl and manifests use in the session's Strimzi era (v1 whenever it is served).
+GROUP, VERSION = "kafka.strimzi.io", profiles.selected().preferred_version
 CONNECT = "connect"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
@@ -176,7 +179,7 @@ class Lab:
                 "spec": spec}
 
     def sink(self, prefix: str = "sink", records: int = 0, *, state: str | None = None, wait_for: int | None = None,
-             extra: dict | None = None, partitions: int = 1, live: bool = True) -> Connector:
+             extra: dict | None = None, partitions: int = 1, live: bool = False) -> Connector:
         """A FileStreamSink reading a fresh topic into a fresh file; ``records`` lines produced to partition 0
         before it starts. ``live``: the topic gets one more partition that a Feeder keeps writing to for the rest
         of the module, so the sink's offsets move during every operation (as in production). Waits until the
@@ -349,9 +352,7 @@ def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
     cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                     "metadata": {"name": CONNECT, "namespace": ns,
                                  "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{ns}-g",
-                             "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
-                             "offsetStorageTopic": f"{ns}-o"}})
+                    "spec": connect_spec_for(env, cluster.core, ns, CONNECT)})
     workdir = tmp_path_factory.mktemp(module)
     lab = Lab(env, cluster, kafka_admin, ns, workdir)
     yield lab

@@ -52,7 +52,7 @@ def _no_live_record_twice(conn) -> None:
 
 @pytest.fixture(scope="module")
 def live_sink(lab, cli):
-    conn = lab.sink("livesink", records=6)
+    conn = lab.sink("livesink", records=6, live=True)
     assert conn.live_partition == 1
     _moving(cli, conn, 6)
     return conn

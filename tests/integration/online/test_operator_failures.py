@@ -18,6 +18,9 @@ from kubectl_offsets.output import progress as progress_module
 
 from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
 
+# Every test here drives a global emulator knob (faults file, stopping the emulator): never in parallel.
+pytestmark = pytest.mark.exclusive
+
 
 class HookedProgress(progress_module.StderrProgress):
     """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``."""

@@ -26,7 +26,7 @@ def _wait_committed(cli, conn, expected: int) -> None:
 
 
 def test_alter_set_makes_the_sink_write_records_again(lab, cli):
-    conn = lab.sink("set", records=6)
+    conn = lab.sink("set", records=6, live=True)
     _wait_committed(cli, conn, 6)
     assert conn.file_lines() == [f"r{i}" for i in range(6)]
 
@@ -47,7 +47,7 @@ def test_alter_set_makes_the_sink_write_records_again(lab, cli):
 def test_skip_record_skips_exactly_one_poison_record_and_paused_stays_paused(lab, cli):
     """The sink wrote r0..r2 and was paused; r3 (the poison record), r4, r5 arrive. --skip-record TOPIC:0:3 on the
     paused sink leaves it paused; once resumed it writes r4 and r5: exactly one record skipped."""
-    conn = lab.sink("skip", records=3)
+    conn = lab.sink("skip", records=3, live=True)
     _wait_committed(cli, conn, 3)
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "paused"}})
     lab.wait_state(conn, "PAUSED")
@@ -102,7 +102,7 @@ def test_no_resume_leaves_the_connector_stopped_and_says_so(lab, cli):
 
 def test_reset_makes_the_sink_consume_the_topic_again(lab, cli):
     """Reset deletes the sink's consumer group offsets; Connect's sink consumers start from the earliest record."""
-    conn = lab.sink("sinkreset", records=3)
+    conn = lab.sink("sinkreset", records=3, live=True)
     _wait_committed(cli, conn, 3)
 
     result = cli("reset", conn.name, "-n", conn.ns, "--yes")

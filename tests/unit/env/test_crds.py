@@ -4,6 +4,8 @@ import pathlib
 
 import yaml
 
+from tests.env.emulator import profiles
+
 # tests/env/crds.py (the env's CRD applier) shadows the crds/ directory as a package, so load the generator by path.
 _PATH = pathlib.Path(__file__).resolve().parents[2] / "env" / "crds" / "generate.py"
 _SPEC = importlib.util.spec_from_file_location("crd_generate", _PATH)
@@ -11,14 +13,38 @@ generate = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(generate)
 
 
-def load(name):
-    return yaml.safe_load((generate.HERE / name).read_text())
+def load(name, profile="0.51"):
+    return yaml.safe_load((generate.HERE / profile / name).read_text())
 
 
 def test_committed_yaml_matches_generator():
-    for filename, factory in generate.FILES.items():
-        assert (generate.HERE / filename).read_text() == generate.render(factory), \
-            f"{filename} is stale: run python tests/env/crds/generate.py"
+    for profile in generate.ERAS:
+        for filename, factory in generate.FILES.items():
+            assert (generate.HERE / profile / filename).read_text() == generate.render(factory, profile), \
+                f"{profile}/{filename} is stale: run python tests/env/crds/generate.py"
+
+
+def served(crd):
+    return [v["name"] for v in sorted(crd["spec"]["versions"], key=lambda v: not v["storage"]) if v["served"]]
+
+
+def test_every_profile_has_crds_serving_its_versions():
+    """The CRD directories and the emulator's profiles are one truth: same eras, same served versions."""
+    assert set(generate.ERAS) == set(profiles.PROFILES)
+    for name, profile in profiles.PROFILES.items():
+        for filename in generate.FILES:
+            assert tuple(served(load(filename, name))) == profile.served, f"{name}/{filename}"
+
+
+def test_045_is_legacy_only_and_12_is_v1_only():
+    beta, _ = spec_props(load("kafkamirrormaker2.yaml", "0.45"), "v1beta2")
+    assert "target" not in beta and "clusters" in beta
+    assert "source" not in beta["mirrors"]["items"]["properties"]
+    assert "version" not in spec_props(load("kafkaconnector.yaml", "0.45"), "v1beta2")[0]  # added in 0.49
+    assert "pause" in spec_props(load("kafkaconnector.yaml", "0.45"), "v1beta2")[0]
+    v1, v1_v = spec_props(load("kafkamirrormaker2.yaml", "1.2"), "v1")
+    assert v1_v["storage"] and "clusters" not in v1 and "heartbeatConnector" not in v1["mirrors"]["items"]["properties"]
+    assert "pause" not in spec_props(load("kafkaconnector.yaml", "1.2"), "v1")[0]
 
 
 def spec_props(crd, version):

@@ -103,9 +103,22 @@ def test_faults_file_is_replaced_whole(tmp_path):
 
 
 def test_emulator_command_line_is_the_contract():
-    argv = emulator_process.argv("/k", "http://c:1", "/f.json", "/e.log", interval=1.5)
+    argv = emulator_process.argv("/k", "http://c:1", "/f.json", "/e.log", "0.45", interval=1.5, cadence="fast")
     assert argv[1:] == ["-m", "tests.env.emulator", "--kubeconfig", "/k", "--connect-url", "http://c:1",
-                        "--faults", "/f.json", "--interval", "1.5", "--log", "/e.log"]
+                        "--faults", "/f.json", "--interval", "1.5", "--log", "/e.log", "--strimzi", "0.45",
+                        "--cadence", "fast"]
+    from tests.env.emulator.__main__ import parse_args
+
+    args = parse_args(argv[3:])
+    assert (args.strimzi, args.cadence, args.interval) == ("0.45", "fast", 1.5)
+
+
+def test_emulator_defaults_are_realistic_with_a_long_interval():
+    """No test may pass by waiting for a 2-second periodic pass: the default interval is at least a minute."""
+    argv = emulator_process.argv("/k", "http://c:1", "/f.json", "/e.log", "1.2")
+    assert float(argv[argv.index("--interval") + 1]) >= 60
+    assert argv[argv.index("--cadence") + 1] == "realistic"
+    assert emulator_process.with_option(argv, "--cadence", "fast")[-1] == "fast"
 
 
 def test_env_json_round_trip_and_public_view_has_no_secrets(tmp_path):
@@ -121,6 +134,7 @@ def test_env_json_round_trip_and_public_view_has_no_secrets(tmp_path):
                 "faults_file", "versions"):
         assert key in public
     assert public["pids"] == {"etcd": 123}
+    assert public["strimzi"] == "1.2" and public["served_versions"] == ["v1"]
 
 
 def test_assets_come_from_env_sh_and_missing_ones_name_the_fix(tmp_path, monkeypatch):

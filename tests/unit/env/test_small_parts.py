@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from tests.env.emulator import conditions, configmap_writer, state
+from tests.env.emulator import conditions, configmap_writer, profiles, state
 from tests.env.emulator.conditions import ReconcileError
 from tests.env.emulator.connect_client import ConnectRestError, encode_name
 from tests.env.emulator.connector_config import desired_config
@@ -57,10 +57,19 @@ def test_arrow_is_encoded_like_strimzi():
     assert encode_name("plain-name") == "plain-name"
 
 
-def test_rest_error_text():
-    err = ConnectRestError("DELETE", "/connectors/my-conn/offsets", 400)
-    assert err.qualified() == ("io.strimzi.operator.cluster.operator.assembly.ConnectRestException: "
-                               "DELETE /connectors/my-conn/offsets returned 400 (400): Unexpected status code")
+@pytest.mark.parametrize("profile, reason, message", [
+    ("0.45", "ConnectRestException", "DELETE /connectors/a->b.X/offsets returned 400 (Bad Request): "
+                                     "Unexpected status code"),
+    ("0.51", "ConnectRestException", "DELETE /connectors/a->b.X/offsets returned 400 (400): Unexpected status code"),
+    ("1.2", "CompletionException", "io.strimzi.operator.cluster.operator.assembly.ConnectRestException: "
+                                   "DELETE /connectors/a->b.X/offsets returned 400 (400): Unexpected status code"),
+])
+def test_rest_error_text_per_era(profile, reason, message):
+    """Vert.x reason phrase (0.45), java.net.http numeric status with the path decoded (0.46+), CompletionException
+    kept from 1.0 (Future.fromCompletionStage)."""
+    err = ConnectRestError("DELETE", "/connectors/" + encode_name("a->b.X") + "/offsets", 400,
+                           profile=profiles.get(profile))
+    assert (err.reason, err.message) == (reason, message)
 
 
 # --------------------------------------------------------------------------------------------- conditions
@@ -82,7 +91,7 @@ def test_error_condition_uses_strimzi_reason():
 
 # --------------------------------------------------------------------------------------------- ConfigMap (§2.6)
 
-CR = {"kind": "KafkaConnector", "metadata": {
+CR = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnector", "metadata": {
     "name": "src", "namespace": "ns", "uid": "u-1",
     "labels": {"strimzi.io/cluster": "my-connect", "app.kubernetes.io/name": "drop-me",
                "app.kubernetes.io/part-of": "keep-me", "kustomize.toolkit.fluxcd.io/name": "drop", "team": "a"}}}
@@ -113,6 +122,24 @@ def test_existing_configmap_keeps_data_and_foreign_owner():
     assert cm["metadata"]["ownerReferences"][0] == foreign and len(cm["metadata"]["ownerReferences"]) == 2
 
 
+def test_legacy_configmap_copies_labels_and_owns_only_unowned_maps():
+    """0.44-0.51: the CR's labels copied (no Strimzi defaults), owner reference only when the map had none,
+    blockOwnerDeletion false up to 0.48 (0.45 here)."""
+    cr = dict(CR, apiVersion="kafka.strimzi.io/v1beta2")
+    fresh = configmap_writer.legacy_configmap(cr, "cm", "offsets.json", "{ }", None, False)
+    assert fresh["metadata"]["labels"] == CR["metadata"]["labels"]
+    assert fresh["metadata"]["ownerReferences"][0]["apiVersion"] == "kafka.strimzi.io/v1beta2"
+    assert fresh["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] is False
+    foreign = {"apiVersion": "v1", "kind": "Secret", "name": "x", "uid": "s"}
+    existing = {"metadata": {"name": "cm", "labels": {"mine": "1"}, "ownerReferences": [foreign],
+                             "managedFields": [{}]}, "data": {"other": "1"}}
+    merged = configmap_writer.legacy_configmap(cr, "cm", "offsets.json", "new", existing, True)
+    assert merged["metadata"]["ownerReferences"] == [foreign]
+    assert merged["metadata"]["labels"]["mine"] == "1" and merged["metadata"]["labels"]["team"] == "a"
+    assert "managedFields" not in merged["metadata"]
+    assert merged["data"] == {"other": "1", "offsets.json": "new"}
+
+
 def test_existing_owner_with_same_name_and_kind_is_not_duplicated():
     mine = {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaConnector", "name": "src", "uid": "old"}
     cm = configmap_writer.desired_configmap(CR, "cm", "k", "v", {"metadata": {"ownerReferences": [mine]}})
@@ -130,25 +157,39 @@ def test_existing_owner_with_same_name_and_kind_is_not_duplicated():
     ("PAUSED", {"pause": True, "state": "running"}, "resume"),
 ])
 def test_transition_table(live, spec, action):
-    target, _ = state.target_state(spec)
-    assert state._transition("c", live, target) == action
+    """The 0.51 rules (pause honoured) except FAILED, which follows 1.1+ (see the per-era tests below)."""
+    target, _ = state.target_state(spec, profiles.get("0.51"))
+    assert state._transition("c", live, target, profiles.get("1.2")) == action
 
 
-def test_failed_connector_cannot_be_paused():
+def test_failed_connector_cannot_be_paused_from_1_1():
     with pytest.raises(ReconcileError) as err:
-        state._transition("c", "FAILED", "PAUSED")
+        state._transition("c", "FAILED", "PAUSED", profiles.get("1.2"))
     assert err.value.message == "Connector c cannot be paused since it is in failed state."
+    assert err.value.reason == "NoStackTraceThrowable"
+
+
+@pytest.mark.parametrize("profile", ["0.45", "0.51"])
+def test_failed_connector_is_left_alone_before_1_1(profile):
+    assert state._transition("c", "FAILED", "PAUSED", profiles.get(profile)) is None
+    assert state._transition("c", "FAILED", "STOPPED", profiles.get(profile)) is None
+
+
+@pytest.mark.parametrize("profile, target", [("0.45", "PAUSED"), ("0.51", "PAUSED"), ("1.2", "RUNNING")])
+def test_deprecated_pause_honoured_until_0_51(profile, target):
+    assert state.target_state({"pause": True}, profiles.get(profile))[0] == target
 
 
 def test_both_pause_and_state_warns():
-    _, warnings = state.target_state({"pause": True, "state": "stopped"})
+    _, warnings = state.target_state({"pause": True, "state": "stopped"}, profiles.get("0.51"))
     assert warnings[0]["reason"] == "UpdateState"
     assert warnings[0]["message"].endswith("so the connector will be stopped")
+    assert state.target_state({"pause": True, "state": "stopped"}, profiles.get("1.2"))[1] == []
 
 
 def test_initial_state_only_when_asked():
-    assert state.initial_state({}) is None
-    assert state.initial_state({"state": "stopped"}) == "STOPPED"
+    assert state.initial_state({}, profiles.get("1.2")) is None
+    assert state.initial_state({"state": "stopped"}, profiles.get("1.2")) == "STOPPED"
 
 
 # --------------------------------------------------------------------------------------------- desired config

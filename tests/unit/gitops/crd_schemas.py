@@ -1,5 +1,5 @@
 """schemas/kafkaconnector.schema.json and kafkamirrormaker2.schema.json are the CRDs' openAPIV3Schema per served
-version (tests/env/crds), chosen by apiVersion. Regenerate: python -m tests.unit.gitops.crd_schemas"""
+version (tests/env/crds/0.51: the era that serves both v1beta2 and v1), chosen by apiVersion. Regenerate: python -m tests.unit.gitops.crd_schemas"""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ CRDS = {"kafkaconnector": "kafkaconnector.yaml", "kafkamirrormaker2": "kafkamirr
 
 
 def schema_for(name: str) -> dict:
-    crd = yaml.safe_load((ROOT / "tests/env/crds" / CRDS[name]).read_text())
+    crd = yaml.safe_load((ROOT / "tests/env/crds/0.51" / CRDS[name]).read_text())
     group = crd["spec"]["group"]
     versions = {v["name"]: v["schema"]["openAPIV3Schema"] for v in crd["spec"]["versions"] if v.get("served")}
     branches = [{"if": {"properties": {"apiVersion": {"const": f"{group}/{v}"}}}, "then": {"$ref": f"#/$defs/{v}"}}

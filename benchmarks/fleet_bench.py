@@ -1,0 +1,134 @@
+"""A fleet reset against one-by-one resets: wall time and the plugin's own CPU per connector.
+
+    .venv/bin/python benchmarks/fleet_bench.py                        # starts (and stops) its own environment
+    .venv/bin/python benchmarks/fleet_bench.py --env-json /tmp/x/env.json --connectors 40 --json
+
+One namespace, one KafkaConnect, N running FileStreamSink connectors (each on its own topic with a few records),
+labelled so that ``-l`` selects exactly them. Measured in one run, each a fresh ``kubectl-offsets`` process:
+
+- the baseline: N single ``reset NAME --yes`` invocations, one after another (what a script would do);
+- ``reset -l SELECTOR --yes --parallel P`` for P = 1, 4, 8.
+
+Wall time is reported as a ratio to the baseline; the plugin's CPU (user + system of the child processes, so
+Python start-up is included) per connector shows what one process for the whole fleet saves. Goals (issue 13):
+``--parallel 8`` at least 4x faster than one by one; client CPU under 0.1 s per connector. Not a test: it only
+prints figures. Every reset waits on the emulated operator and the real Connect worker, so the figures depend on
+the machine's load: run it on a quiet machine, and compare the ratios, which are measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PARALLELISM = (1, 4, 8)
+
+
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_cli(env, *args: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ``kubectl-offsets`` process."""
+    exe = Path(sys.executable).parent / "kubectl-offsets"
+    cpu, start = child_cpu(), time.perf_counter()
+    completed = subprocess.run([str(exe), *args, "--kubeconfig", env.kubeconfig], capture_output=True, text=True,
+                               env={**os.environ, "XDG_STATE_HOME": str(Path(env.run_dir) / "bench-state")})
+    wall = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed (exit {completed.returncode}):\n{completed.stderr[-3000:]}")
+    return wall, child_cpu() - cpu
+
+
+def build_fleet(env, count: int):
+    """A namespace with a KafkaConnect and ``count`` running sinks; returns (namespace, selector, names)."""
+    from kubernetes import client as k8s
+
+    from tests.env.clients import kube_api_client
+    from tests.integration.online.conftest import CONNECT, GROUP, VERSION, Cluster, Lab
+
+    api = kube_api_client(env.kubeconfig)
+    cluster = Cluster(api)
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": env.bootstrap_servers})
+    tag = uuid.uuid4().hex[:6]
+    ns, selector = f"fleet-bench-{tag}", f"kubectl-offsets-bench={tag}"
+    cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=ns)))
+    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+                    "metadata": {"name": CONNECT, "namespace": ns,
+                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers}})
+    workdir = Path(env.run_dir) / f"fleet-bench-{tag}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    lab = Lab(env, cluster, admin, ns, workdir)
+    names = []
+    for _ in range(count):
+        conn = lab.sink("bench", records=3)
+        cluster.merge(ns, conn.name, {"metadata": {"labels": {"kubectl-offsets-bench": tag}}})
+        names.append(conn.name)
+    return ns, selector, names
+
+
+def measure(env, count: int) -> dict:
+    ns, selector, names = build_fleet(env, count)
+    figures: dict = {"connectors": count}
+    wall = cpu = 0.0
+    for name in names:
+        w, c = run_cli(env, "reset", name, "-n", ns, "--yes", "-q")
+        wall, cpu = wall + w, cpu + c
+    figures["one_by_one"] = {"wall_s": round(wall, 2), "cpu_per_connector_s": round(cpu / count, 3)}
+    for parallel in PARALLELISM:
+        w, c = run_cli(env, "reset", "-l", selector, "-n", ns, "--yes", "-q", "--parallel", str(parallel))
+        figures[f"parallel_{parallel}"] = {"wall_s": round(w, 2), "cpu_per_connector_s": round(c / count, 3),
+                                           "speed_up_vs_one_by_one": round(wall / w, 2)}
+    return figures
+
+
+def _interrupt(signum, _frame):
+    # SIGTERM unwinds like Ctrl-C, so the environment this run started is stopped, not leaked.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env-json", help="reuse a running environment (python -m tests.env up --json)")
+    parser.add_argument("--connectors", type=int, default=40)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    sys.path.insert(0, str(ROOT))
+    from tests.env import Env, start_environment
+
+    env = Env.load(args.env_json) if args.env_json else start_environment()
+    try:
+        figures = measure(env, args.connectors)
+    finally:
+        if not args.env_json:
+            env.stop()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    base = figures["one_by_one"]
+    print(f"{figures['connectors']} FileStreamSink connectors, reset")
+    print(f"  one by one ({figures['connectors']} processes): {base['wall_s']:.1f} s wall, "
+          f"{base['cpu_per_connector_s']:.3f} s client CPU per connector")
+    for parallel in PARALLELISM:
+        f = figures[f"parallel_{parallel}"]
+        print(f"  reset -l --parallel {parallel}: {f['wall_s']:.1f} s wall ({f['speed_up_vs_one_by_one']:.2f}x "
+              f"faster), {f['cpu_per_connector_s']:.3f} s client CPU per connector")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""kubectl offsets import"""
+
+import click
+
+from .common import flow_options, require_confirmation_possible, session
+from .exits import guarded
+from .fleet import parallel_options
+from .options import cluster_options, mutation_options, quiet_option
+
+
+@click.command("import")
+@click.option("-f", "--filename", "file", required=True, metavar="FILE",
+              help="A fleet document, as 'kubectl offsets export' (or 'list --all -o json') writes it.")
+@click.option("--map-namespace", "map_namespace", multiple=True, metavar="OLD=NEW",
+              help="Apply the entries recorded in namespace OLD to the connectors in NEW. Repeatable.")
+@click.option("--only", multiple=True, metavar="NAME",
+              help="Only the entries of this resource or connector name. Repeatable.")
+@click.option("--strict", is_flag=True, help="Fail (change nothing) when an entry's connector does not exist "
+              "(default: list it and skip it).")
+@parallel_options
+@flow_options
+@cluster_options
+@mutation_options
+@quiet_option
+def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no_resume, force, namespace, context,
+                   kubeconfig, timeout, yes, dry_run, quiet):
+    """Apply a fleet document: each entry's offsets to the connector of the same name, through the normal alter
+    flow (backup, stop, alter, verify, resume).
+
+    The connector ends exactly as exported: partitions the entry has get its offsets, partitions that appeared
+    since are reset (as undo does), and an entry without offsets resets the connector. Entries go to the
+    namespace of --map-namespace, else of -n, else the one recorded in the document. Every connector is checked
+    and previewed first, then one confirmation; each keeps its own backup ('undo -l ... --since TIME').
+
+    \b
+    Examples:
+      kubectl offsets import -f offsets-kafka.json --dry-run
+      kubectl offsets import -f offsets-kafka.json --map-namespace kafka=kafka-new --yes --parallel 8
+      kubectl offsets import -f offsets-kafka.json -n kafka-dr --only orders-sink
+    """
+    def work():
+        from ..core import fleet
+        from .fleet import run_plan
+        from .options import cluster_config
+
+        require_confirmation_possible(yes, dry_run, "import")
+        document = fleet.read_fleet_file(file)
+        mapping = fleet.ImportMapping(namespace=namespace, namespaces=fleet.parse_namespace_map(map_namespace),
+                                      only=tuple(only))
+        cluster = cluster_config(namespace, context, kubeconfig)
+        _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
+                                       resume=not no_resume, force=force)
+        run_plan(lambda: fleet.plan_import(cluster, document, mapping, options, strict=strict, parallel=parallel,
+                                           progress=progress), cluster, options, parallel, skip_invalid, "import",
+                 progress)
+
+    guarded(work)

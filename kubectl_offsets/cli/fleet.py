@@ -1,0 +1,177 @@
+"""What the fleet forms of list, alter, reset, undo, export and import share: the selection flags, the plan shown
+before one confirmation, and the summary printed after. Parsing and printing only; core/fleet.py does the work."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import click
+
+from .options import _add
+
+selection_options = _add(
+    click.option("-l", "--selector", metavar="SELECTOR",
+                 help="Every connector of the KafkaConnector/KafkaMirrorMaker2 resources matching this label selector "
+                      "(kubectl's -l, e.g. team=payments,tier!=test)."),
+    click.option("--all", "all_", is_flag=True, help="Every KafkaConnector and MirrorMaker 2 connector in the namespace."),
+    click.option("-A", "--all-namespaces", is_flag=True, help="Like --all, in every namespace."),
+)
+
+parallel_options = _add(
+    click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True,
+                 help="Connectors worked on at once; never more than this many are stopped at the same time "
+                      "(the connectors of one KafkaMirrorMaker2 always run one after another)."),
+    click.option("--skip-invalid", is_flag=True,
+                 help="Go on with the valid connectors when some fail validation (default: change nothing)."),
+)
+
+
+def fleet_requested(selector, all_, all_namespaces) -> bool:
+    return bool(selector or all_ or all_namespaces)
+
+
+def check_target_or_selection(target, connector, selector, all_, all_namespaces, verb: str) -> bool:
+    """True for a fleet invocation. A TARGET and a selection together, or neither, is a usage error."""
+    from ..errors import InputError
+
+    fleet = fleet_requested(selector, all_, all_namespaces)
+    if fleet and (target or connector):
+        raise InputError(f"{verb}: give either a TARGET or -l/--all/-A, not both")
+    if not fleet and not target:
+        raise InputError(f"{verb}: missing TARGET", advice=f"kubectl offsets {verb} NAME, or -l SELECTOR / --all / -A "
+                                                           "for many connectors")
+    return fleet
+
+
+def selection(namespace, selector, all_, all_namespaces):
+    from ..core.fleet import Selection
+
+    return Selection(namespace=namespace, all_namespaces=all_namespaces, selector=selector)
+
+
+def cluster_and_members(namespace, context, kubeconfig, sel):
+    """The cluster config, one client, and the selected members (an empty selection is an error: nothing to do)."""
+    from ..core import fleet, operations
+    from ..errors import NotFoundError
+    from .options import cluster_config
+
+    cluster = cluster_config(namespace, context, kubeconfig)
+    kube = operations.connect(cluster)
+    members = fleet.select(kube, sel)
+    if not members:
+        where = "any namespace" if sel.all_namespaces else f"namespace {kube.namespace}"
+        what = f" matching {sel.selector}" if sel.selector else ""
+        raise NotFoundError(f"no KafkaConnector or KafkaMirrorMaker2 connector{what} in {where}",
+                            advice="check -n/--context and the selector")
+    return cluster, kube, members
+
+
+def entry_rows(document):
+    return [(e.member.namespace, e.member.kind, e.member.name, e.member.connector, e.kind, list(e.offsets))
+            for e in document.entries]
+
+
+def warn_unlisted(errors) -> None:
+    for member, error in errors:
+        click.echo(f"warning: {member.namespace}/{member.display}: {error.message}", err=True)
+
+
+# --- mutating fleet operations ------------------------------------------------------------------------------------
+
+
+def run_plan(plan_builder: Callable[[], object], cluster, options, parallel: int, skip_invalid: bool, verb: str,
+             progress) -> None:
+    """Plan, show, confirm once, execute, summarise; exit non-zero if any connector failed."""
+    from ..core import fleet
+
+    plan = plan_builder()
+    try:
+        plan.require_valid(skip_invalid)
+        _show_plan(plan)
+        runnable = plan.runnable
+        if not runnable:
+            click.echo(f"nothing to {verb}", err=True)
+            return
+        if options.dry_run:
+            click.echo("dry run: nothing was changed", err=True)
+            return
+        if not options.yes and not click.confirm(f"{verb} the offsets of {len(runnable)} connector(s), "
+                                                 f"{parallel} at a time?", default=False, err=True):
+            from ..errors import InputError
+
+            raise InputError(f"{verb} cancelled; nothing was changed")
+    except BaseException:
+        plan.close()
+        raise
+    report = fleet.execute(cluster, plan, options, parallel=parallel, progress=progress)
+    _show_summary(report)
+    status = fleet.exit_status(report)
+    if status:
+        sys.exit(status)
+
+
+def _show_plan(plan) -> None:
+    from ..output.fleet import render_plan
+    from .common import render_preview
+
+    for item in plan.runnable:
+        click.echo(render_preview(item.preview) + "\n", err=True)
+    rows = []
+    for item in plan.items:
+        changed = sum(1 for row in item.preview.rows() if row.changed) if item.preview is not None else ""
+        note = item.skipped or (f"invalid: {item.problem.message}" if item.problem else "")
+        rows.append([item.member.namespace, item.member.display, item.operation or "-", str(changed), note])
+    click.echo(render_plan(rows), err=True)
+
+
+def _show_summary(report) -> None:
+    from ..output.fleet import render_summary
+
+    rows = [[r.item.member.namespace, r.item.member.display, r.status,
+             r.outcome.backup if r.outcome is not None else "", r.next_command or ""] for r in report.results]
+    click.echo(render_summary(rows))
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts().items()))
+    if report.interrupted:
+        counts += "; interrupted: connectors not started are unchanged"
+    click.echo(counts, err=True)
+    for result in report.failed:
+        click.echo(f"error: {result.item.member.namespace}/{result.item.member.display}: {result.error.message}",
+                   err=True)
+        if result.error.advice:
+            click.echo(f"  hint: {result.error.advice}", err=True)
+
+
+def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force,
+                      selector, all_, all_namespaces, parallel, skip_invalid) -> None:
+    """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress)``),
+    confirm once, run."""
+    from ..core import fleet
+    from .common import session
+
+    sel = selection(namespace, selector, all_, all_namespaces)
+    cluster, _, members = cluster_and_members(namespace, context, kubeconfig, sel)
+    _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
+                                   resume=not no_resume, force=force)
+    run_plan(lambda: plan_for(fleet, cluster, members, options, progress), cluster, options, parallel, skip_invalid,
+             verb, progress)
+
+
+def parse_since(text: str):
+    """``--since``: an ISO 8601 time (UTC when no zone is given) or a duration ago (``2h``, ``30m``)."""
+    import datetime as dt
+
+    from ..errors import InputError
+    from .options import Duration
+
+    try:
+        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        pass
+    try:
+        seconds = Duration().convert(text, None, None)
+    except click.BadParameter:
+        raise InputError(f"--since '{text}' is neither an ISO 8601 time nor a duration",
+                         advice="e.g. --since 2026-11-23T10:00:00Z or --since 2h") from None
+    return dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=seconds)

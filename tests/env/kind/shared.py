@@ -1,0 +1,60 @@
+"""What a test's own KafkaConnect needs on whichever environment KO_ENV_JSON describes.
+
+On the local environment every KafkaConnect maps to the one Connect worker, which shares the test process's
+filesystem and reaches Kafka at ``bootstrap_servers``. On kind each KafkaConnect is a real Connect pod: it needs the
+image with the FileStream connectors, the in-cluster bootstrap address, and the directory the tests' files live in
+(``shared_dir``, mounted at the same path on the host, the kind node and, through a hostPath PersistentVolume per
+namespace, in the pod; run pytest with ``--basetemp`` under it).
+"""
+from __future__ import annotations
+
+from . import manifests
+
+
+def cluster_bootstrap(env) -> str:
+    """Where a custom resource's pods reach Kafka."""
+    return getattr(env, "cluster_bootstrap_servers", "") or env.bootstrap_servers
+
+
+def connect_spec_for(env, core_api, namespace: str, name: str) -> dict:
+    """The ``spec`` of a KafkaConnect ``name`` in ``namespace``, ready for this environment (on kind in the layout of
+    the profile's API version: Strimzi 0.45's v1beta2 keeps the group and topics in ``config``)."""
+    if getattr(env, "operator", "emulator") != "strimzi":
+        return {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{namespace}-{name}-g",
+                "configStorageTopic": f"{namespace}-{name}-c", "statusStorageTopic": f"{namespace}-{name}-s",
+                "offsetStorageTopic": f"{namespace}-{name}-o"}
+    spec = manifests.connect_spec(manifests.profile(env.strimzi), name=f"{namespace}-{name}")
+    claim = _shared_volume(core_api, namespace, env.shared_dir)
+    spec["template"] = {"pod": {"volumes": [{"name": "shared", "persistentVolumeClaim": {"claimName": claim}}]},
+                        "connectContainer": {"volumeMounts": [{"name": "shared", "mountPath": env.shared_dir}]}}
+    return spec
+
+
+def _shared_volume(core_api, namespace: str, path: str) -> str:
+    """A hostPath PersistentVolume bound to a claim in ``namespace`` (a volume binds one claim, so one each)."""
+    from kubernetes import client as k8s
+
+    claim = "ko-shared"
+    volume = f"ko-shared-{namespace}"[:63]
+    def create(call, *args):
+        try:
+            call(*args)
+        except k8s.ApiException as error:
+            if error.status != 409:  # 409: made for another KafkaConnect of this namespace already
+                raise
+
+    create(core_api.create_persistent_volume, k8s.V1PersistentVolume(
+        metadata=k8s.V1ObjectMeta(name=volume),
+        spec=k8s.V1PersistentVolumeSpec(
+            capacity={"storage": "1Gi"}, access_modes=["ReadWriteMany"], storage_class_name="",
+            persistent_volume_reclaim_policy="Retain", host_path=k8s.V1HostPathVolumeSource(path=path),
+            claim_ref=k8s.V1ObjectReference(namespace=namespace, name=claim))))
+    create(core_api.create_namespaced_persistent_volume_claim, namespace, k8s.V1PersistentVolumeClaim(
+        metadata=k8s.V1ObjectMeta(name=claim),
+        spec=k8s.V1PersistentVolumeClaimSpec(access_modes=["ReadWriteMany"], storage_class_name="",
+                                             volume_name=volume,
+                                             resources=k8s.V1VolumeResourceRequirements(requests={"storage": "1Gi"}))))
+    return claim
+
+
+__all__ = ["cluster_bootstrap", "connect_spec_for", "manifests"]
