@@ -160,3 +160,28 @@ def stored_offset_to_resume_at(kind: ConnectorKind, next_record: int) -> int | N
 def next_record_after_stored(kind: ConnectorKind, stored: int) -> int:
     """The inverse of :func:`stored_offset_to_resume_at`: where the connector will resume."""
     return stored if kind is ConnectorKind.SINK else stored + 1
+
+
+# --- Kafka's limits on what an offset may name ----------------------------------------------------------------
+# Kafka's own rules (org.apache.kafka.common.internals.Topic.validate): a topic name uses [a-zA-Z0-9._-], is at
+# most 249 characters long and is neither "." nor ".."; a partition is an int, an offset a long.
+
+MAX_TOPIC_LENGTH = 249
+MAX_PARTITION = 2**31 - 1
+MAX_OFFSET = 2**63 - 1
+_LEGAL_TOPIC_CHARACTER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def topic_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a Kafka topic, or None when it can."""
+    if not name:
+        return "a topic name cannot be empty"
+    if name in (".", ".."):
+        return f"a topic cannot be named '{name}'"
+    if len(name) > MAX_TOPIC_LENGTH:
+        return f"a topic name has at most {MAX_TOPIC_LENGTH} characters (this one has {len(name)})"
+    illegal = sorted({c for c in name if c not in _LEGAL_TOPIC_CHARACTER})
+    if illegal:
+        shown = ", ".join(repr(c) for c in illegal[:5])
+        return f"a topic name uses only letters, digits, '.', '_' and '-' (found {shown})"
+    return None

@@ -5,6 +5,7 @@ written by an older version must still be found."""
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 
 FIELD_MANAGER = "kubectl-offsets"
 # Our mark on a custom resource while an operation is under way; holds a JSON journal (schemas/journal.schema.json).
@@ -60,6 +61,21 @@ def gitops_configmap_name(resource_name: str, operation_id: str) -> str:
     return f"{resource_name}-offsets-{operation_id[:8]}"
 
 
+# The image of the one-shot trigger Job: a fixed kubectl version with a POSIX shell, never a moving tag such as
+# "latest" (what runs on the cluster must not change under a reviewed manifest). docs/gitops.md shows how to pin a
+# digest with --trigger-image.
+DEFAULT_TRIGGER_IMAGE = "alpine/k8s:1.32.3"
+# The Job controller copies a Job's name into its pods' job-name label, and a label value has at most 63 characters.
+MAX_JOB_NAME = 63
+
+
 def trigger_job_name(resource_name: str, operation_id: str) -> str:
-    """The one-shot trigger Job (and its ServiceAccount/Role/RoleBinding): unique per operation."""
-    return f"{resource_name[:40]}-offsets-trigger-{operation_id[:8]}"
+    """The one-shot trigger Job (and its ServiceAccount/Role/RoleBinding): unique per operation, at most 63
+    characters. A long resource name is cut and completed by a hash of the whole name, so two long names that share
+    their beginning still get different Jobs."""
+    suffix = f"-offsets-trigger-{operation_id[:8]}"
+    if len(resource_name) + len(suffix) <= MAX_JOB_NAME:
+        return resource_name + suffix
+    digest = hashlib.sha256(resource_name.encode()).hexdigest()[:8]
+    keep = MAX_JOB_NAME - len(suffix) - len(digest) - 1
+    return f"{resource_name[:keep].rstrip('.-')}-{digest}{suffix}"

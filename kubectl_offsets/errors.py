@@ -9,6 +9,7 @@ the same information as attributes.
 from __future__ import annotations
 
 import enum
+import re
 
 
 class ExitStatus(enum.IntEnum):
@@ -30,6 +31,7 @@ class OffsetsError(Exception):
     exit_status = ExitStatus.ERROR
 
     def __init__(self, message: str, *, advice: str | None = None, next_command: str | None = None):
+        message, advice, next_command = (redact(text) for text in (message, advice, next_command))
         super().__init__(message)
         self.message = message
         self.advice = advice
@@ -37,6 +39,15 @@ class OffsetsError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+_URL_CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"]+@")
+
+
+def redact(text: str | None) -> str | None:
+    """Credentials inside URLs (``https://user:token@host``) become ``***``. Every error passes through here, so a
+    secret in --forge-url, a remote URL or git's own error output is never printed, whoever built the message."""
+    return None if text is None else _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
 class InputError(OffsetsError):

@@ -37,7 +37,22 @@ def errors(name: str, document: Any) -> list[str]:
     """Every violation, as ``at <json path>: <message>`` lines, best first."""
     validator = _validator(name)
     found = sorted(validator.iter_errors(document), key=lambda e: (len(e.path), list(e.path)))
-    return [f"at {_path(e)}: {e.message}" for e in found]
+    return [f"at {_path(e)}: {_message(e)}" for e in found]
+
+
+def _message(error) -> str:
+    """jsonschema's message, without echoing the input: a document that is not what we expect may be any file
+    (``-f /etc/shadow``), so we quote at most the one offending value, cut short, and never a list of its keys."""
+    if error.validator == "additionalProperties":
+        allowed = ", ".join(sorted((error.schema.get("properties") or {}))) or "none"
+        return f"unexpected keys (allowed: {allowed})"
+    shown = repr(error.instance)
+    if len(shown) <= 60 or shown not in error.message:
+        return error.message
+    kind = type(error.instance).__name__
+    size = f" of {len(error.instance)} items" if isinstance(error.instance, (dict, list)) else ""
+    return error.message.replace(shown, f"a {kind}{size} ({shown[:30]}...)" if isinstance(error.instance, str)
+                                 else f"a {kind}{size}")
 
 
 def validate(name: str, document: Any, *, what: str) -> None:

@@ -1,44 +1,72 @@
-"""Run the black-box scenarios against every Strimzi profile: ``python -m tests.run_eras [--eras 0.45 0.51 1.2]``.
+"""The black-box scenarios against every Strimzi profile: ``python -m tests.run_eras [--eras 0.45 0.51 1.2]``.
 
-One pytest run per profile, each with its own environment (KO_STRIMZI=<profile>: that era's CRDs and operator
-rules), one after the other; tests marked ``exclusive`` (global emulator knobs) are left to the full suite on the
-default profile.  Prints the wall time per profile and exits non-zero if any profile failed.  Extra arguments after
-``--`` go to pytest (e.g. ``-- -x -n 2``).
+Per profile: one environment with that era's CRDs and operator rules (``start_environment(strimzi=...)``), the online,
+MirrorMaker 2 and GitOps-trigger scenarios run against it in parallel (pytest-xdist, as tests/suite.py does), then
+the environment is stopped.  Tests marked ``exclusive`` (global emulator knobs) are left to the full suite on the
+default profile.  Prints the wall time per profile (start-up included) and exits non-zero if any profile failed.
+
+    python -m tests.run_eras --eras 0.45 0.51   # `make test-eras`; `make test` covers the default profile
+    python -m tests.run_eras -- -x -k sink      # extra arguments after -- go to pytest
 """
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
+import signal
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-from tests.env.emulator import profiles
-
+ROOT = Path(__file__).resolve().parent.parent
 # The black-box online, MirrorMaker 2 and GitOps-trigger scenarios.
-ERA_TESTS = ("tests/integration/online", "tests/integration/mirrormaker2",
+ERA_TESTS = ["tests/integration/online", "tests/integration/mirrormaker2",
              "tests/integration/gitops/test_end_to_end.py", "tests/integration/gitops/test_trigger_job.py",
-             "tests/integration/gitops/test_mm2_end_to_end.py")
+             "tests/integration/gitops/test_mm2_end_to_end.py"]
+
+
+def _interrupt(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run_era(era: str, workers: int, extra: list[str], reports: Path) -> tuple[int, float]:
+    from tests.env import start_environment
+    from tests.suite import Phase, run_phase
+
+    started = time.monotonic()
+    environment = start_environment(strimzi=era)
+    environment.start_reaper()
+    try:
+        phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS))
+        status = run_phase(phase, str(environment.env_json), extra, reports / f"era-{era}.xml")
+    finally:
+        environment.stop()
+    return status, time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    parser = argparse.ArgumentParser(prog="python -m tests.run_eras", description=__doc__.splitlines()[0])
+    sys.path.insert(0, str(ROOT))
+    from tests.env.emulator import profiles
+    from tests.suite import DEFAULT_WORKERS
+
+    parser = argparse.ArgumentParser(prog="python -m tests.run_eras", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eras", nargs="+", default=list(profiles.PROFILES), choices=list(profiles.PROFILES))
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
+    parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
     args = parser.parse_args(argv)
     if os.environ.get("KO_ENV_JSON"):
-        parser.error("KO_ENV_JSON is set: each profile needs its own environment; unset it")
-    results = {}
-    for era in args.eras:
-        started = time.monotonic()
-        command = [sys.executable, "-m", "pytest", *ERA_TESTS, "-m", "not exclusive", "-p", "no:cacheprovider",
-                   "-q", "-ra", *extra]
-        print(f"=== Strimzi {era}: {' '.join(command[1:])}", flush=True)
-        code = subprocess.call(command, env={**os.environ, profiles.ENV_VAR: era})
-        results[era] = (code, time.monotonic() - started)
-    print("=== era matrix")
+        parser.error("KO_ENV_JSON is set: every profile needs its own environment; unset it")
+    signal.signal(signal.SIGTERM, _interrupt)
+    results: dict[str, tuple[int, float]] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="ko-eras-") as reports:
+            for era in args.eras:
+                results[era] = run_era(era, args.workers, args.pytest_args, Path(reports))
+    except KeyboardInterrupt as e:
+        print(f"[tests.run_eras] interrupted ({e or 'Ctrl-C'})", flush=True)
+        return 130
+    print("\n[tests.run_eras] era matrix (wall time includes the environment's start-up)")
     for era, (code, seconds) in results.items():
         print(f"  Strimzi {era:5} {'passed' if code == 0 else f'FAILED (exit {code})':18} {seconds:7.1f}s")
     return 0 if all(code == 0 for code, _ in results.values()) else 1

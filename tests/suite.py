@@ -6,7 +6,12 @@ and connector names. Tests marked `exclusive` (they flip global emulator knobs: 
 emulator) would disturb their neighbours, so they run afterwards, one at a time, against the same environment.
 
     python -m tests.suite                  # everything, KO_TEST_WORKERS workers (default 4)
+    python -m tests.suite --no-eras        # only the default Strimzi profile (the fast local loop)
     python -m tests.suite -- -k mm2        # extra arguments after -- go to every pytest run
+
+Then the era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment of that era
+runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py), so every supported era
+is tested on every run.
 
 The environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. The last line is the plain tally
@@ -86,32 +91,54 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.suite", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
+    parser.add_argument("--no-eras", action="store_true", help="skip the other Strimzi profiles")
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
 
     sys.path.insert(0, str(ROOT))
-    from tests.env import Env, start_environment
+    from tests.env.emulator import profiles
 
     reused = os.environ.get("KO_ENV_JSON")
+    status, tally, timings = 0, Tally(), {}
+    with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
+        try:
+            started = time.monotonic()
+            status = run_default_profile(reused, args, Path(reports), tally)
+            timings[profiles.DEFAULT] = time.monotonic() - started
+            if not args.no_eras and not reused:
+                from tests.run_eras import run_era
+
+                for era in (p for p in profiles.PROFILES if p != profiles.DEFAULT):
+                    era_status, timings[era] = run_era(era, args.workers, args.pytest_args, Path(reports))
+                    tally.add_junit(Path(reports) / f"era-{era}.xml")
+                    status = status or era_status
+        except KeyboardInterrupt as e:
+            print(f"[tests.suite] interrupted ({e or 'Ctrl-C'})", flush=True)
+            status = 130
+    for era, seconds in timings.items():
+        print(f"[tests.suite] Strimzi {era}: {seconds:.0f}s", flush=True)
+    print(f"\n{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped", flush=True)
+    return status
+
+
+def run_default_profile(reused: str | None, args, reports: Path, tally: Tally) -> int:
+    """Every test on the default profile: the parallel phase, then the exclusive one, against one environment."""
+    from tests.env import Env, start_environment
+
     environment = Env.load(reused) if reused else start_environment()
     if not reused:
         environment.start_reaper()  # stops the components even if this process is killed
-    status, tally = 0, Tally()
+    status = 0
     try:
-        with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
-            for index, phase in enumerate(phases(args.workers)):
-                report = Path(reports) / f"phase-{index}.xml"
-                status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
-                tally.add_junit(report)
-    except KeyboardInterrupt as e:
-        print(f"[tests.suite] interrupted ({e or 'Ctrl-C'})", flush=True)
-        status = 130
+        for index, phase in enumerate(phases(args.workers)):
+            report = reports / f"phase-{index}.xml"
+            status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
+            tally.add_junit(report)
     finally:
         if not reused:
             environment.stop()
             print(f"[tests.suite] environment stopped; logs kept in {environment.run_dir}/logs", flush=True)
-    print(f"\n{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped", flush=True)
     return status
 
 

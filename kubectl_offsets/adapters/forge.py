@@ -22,7 +22,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ForbiddenError, OffsetsError
+from ..errors import ForbiddenError, InputError, OffsetsError
 
 TOKEN_ENV = {"github": "GITHUB_TOKEN", "gitlab": "GITLAB_TOKEN"}
 FORGE_URL_ENV = "KUBECTL_OFFSETS_FORGE_URL"
@@ -62,6 +62,24 @@ def parse_remote(url: str, forge: str | None = None) -> Remote:
     if kind is None:
         raise ForgeError(f"cannot tell whether {host} is GitHub or GitLab", advice="pass --forge github|gitlab")
     return Remote(kind, host, project)
+
+
+def check_api_url(url: str) -> None:
+    """--forge-url names where the API is, never who we are: the token comes from the environment only, so a
+    credential in the URL is refused (and never echoed)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        has_credentials = parts.username is not None or parts.password is not None
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError:
+        raise InputError(f"--forge-url {_redact(url)[:80]} is not a valid URL",
+                         advice="for example: https://github.example.com/api/v3") from None
+    if has_credentials:
+        raise InputError(f"--forge-url {_redact(url)[:80]} contains credentials",
+                         advice=f"remove them; the token is read from {' or '.join(TOKEN_ENV.values())}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"--forge-url {_redact(url)[:80]} is not an http(s) URL",
+                         advice="for example: https://github.example.com/api/v3")
 
 
 def compare_url(remote: Remote, base: str, branch: str) -> str:
@@ -119,9 +137,9 @@ def _call(method: str, url: str, headers: dict[str, str], payload: Any = None) -
             return json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         raise _http_error(method, url, error) from None
-    except (urllib.error.URLError, OSError) as error:
-        raise ForgeError(f"cannot reach {urllib.parse.urlsplit(url).netloc}: {error}",
-                         advice="check --forge-url and the network") from None
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", None) or type(error).__name__
+        raise ForgeError(f"cannot reach {_host(url)}: {reason}", advice="check --forge-url and the network") from None
 
 
 def _http_error(method: str, url: str, error: urllib.error.HTTPError) -> OffsetsError:
@@ -140,3 +158,12 @@ def _http_error(method: str, url: str, error: urllib.error.HTTPError) -> Offsets
 def _redact(url: str) -> str:
     """A remote URL without credentials (``https://user:token@host`` -> ``https://***@host``)."""
     return re.sub(r"//[^@/]+@", "//***@", url)
+
+
+def _host(url: str) -> str:
+    """host[:port] of a URL, without any credentials it may carry."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        return (parts.hostname or "?") + (f":{parts.port}" if parts.port else "")
+    except ValueError:
+        return "the forge"

@@ -11,12 +11,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import OffsetsError, PreconditionError
+from ..errors import InputError, OffsetsError, PreconditionError
 
 
 class GitError(OffsetsError):
@@ -30,9 +32,41 @@ def _run(args: list[str], cwd: Path, *, check: bool = True, env: dict[str, str] 
     except FileNotFoundError:
         raise GitError("git is not installed", advice="install git, or drop --commit/--branch/--push/--pr") from None
     if check and result.returncode != 0:
-        raise GitError(f"git {' '.join(args[:2])} failed: {result.stderr.strip() or result.stdout.strip()}",
-                       advice=f"run it yourself in {cwd} to see why")
+        raise GitError(f"git {args[0]} failed: {result.stderr.strip() or result.stdout.strip()}",
+                       advice="run the git command yourself in the repository to see why")
     return result.stdout.strip()
+
+
+def check_name(value: str, flag: str) -> None:
+    """A name given on the command line that will be passed to git: never something git could read as an option
+    (``--remote '--upload-pack=...'``)."""
+    if not value or value.startswith("-"):
+        raise InputError(f"{flag} {_quoted(value)} is not a valid name (it would be read as a git option)",
+                         advice=f"give {flag} a name that does not start with '-'")
+
+
+def _quoted(value: str) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:56] + "...'"
+
+
+@contextlib.contextmanager
+def terminations_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the process through Python's exit path, so every ``finally`` (the worktree removal)
+    runs; by default they kill the interpreter where it stands. Only the main thread may install handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def exit_now(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    previous = {s: signal.signal(s, exit_now) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 class GitRepo:
@@ -47,8 +81,52 @@ class GitRepo:
         out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path, capture_output=True, text=True)
         return cls(Path(out.stdout.strip())) if out.returncode == 0 else None
 
+    def listed_files(self, directory: Path) -> list[str]:
+        """Files below ``directory`` that git tracks, or could (untracked and not ignored), relative to it. Git
+        lists a symlink as itself and never enters it."""
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+                             cwd=directory, capture_output=True, check=True).stdout
+        return sorted({name for name in out.decode("utf-8", "surrogateescape").split("\0") if name})
+
     def rev(self, ref: str) -> str:
-        return _run(["rev-parse", "--verify", f"{ref}^{{commit}}"], self.root)
+        check_name(ref, "--base")
+        out = _run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], self.root,
+                   check=False)
+        if not out:
+            raise InputError(f"--base {_quoted(ref)} is not a commit of this repository",
+                             advice="name a branch, tag or commit (default: HEAD)")
+        return out
+
+    def check_branch_name(self, branch: str, flag: str) -> None:
+        check_name(branch, flag)
+        result = subprocess.run(["git", "check-ref-format", f"refs/heads/{branch}"], cwd=self.root,
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise InputError(f"{flag} {_quoted(branch)} is not a valid branch name",
+                             advice="see 'git check-ref-format --help' for the rules")
+
+    def check_remote(self, remote: str) -> None:
+        check_name(remote, "--remote")
+        if remote not in _run(["remote"], self.root).split():
+            raise InputError(f"--remote {_quoted(remote)} is not a remote of this repository",
+                             advice="list them with 'git remote -v', or add one with 'git remote add'")
+
+    def trailer(self, commit: str, key: str) -> str | None:
+        """The value of trailer ``key`` in ``commit``'s message (how we recognise commits we made)."""
+        out = _run(["show", "-s", f"--format=%(trailers:key={key},valueonly)", "--end-of-options", commit],
+                   self.root, check=False)
+        return out.strip() or None
+
+    def has_commit(self, sha: str) -> bool:
+        return bool(_run(["cat-file", "-t", sha], self.root, check=False) == "commit")
+
+    def remote_default_branch(self, remote: str) -> str | None:
+        """The branch the remote's HEAD names (``git ls-remote --symref``), or None if it names none."""
+        out = _run(["ls-remote", "--symref", "--", remote, "HEAD"], self.root, check=False)
+        for line in out.splitlines():
+            if line.startswith("ref: refs/heads/") and line.endswith("\tHEAD"):
+                return line[len("ref: refs/heads/"):-len("\tHEAD")]
+        return None
 
     def branch_commit(self, branch: str) -> str | None:
         out = _run(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], self.root, check=False)
@@ -64,7 +142,8 @@ class GitRepo:
         return _run(["rev-parse", "--verify", "--quiet", f"{commit}^"], self.root, check=False) or None
 
     def remote_url(self, remote: str) -> str:
-        url = _run(["remote", "get-url", remote], self.root, check=False)
+        check_name(remote, "--remote")
+        url = _run(["remote", "get-url", "--", remote], self.root, check=False)
         if not url:
             raise PreconditionError(f"the repository has no remote '{remote}'", advice="add it or pass --remote")
         return url
@@ -72,14 +151,16 @@ class GitRepo:
     @contextlib.contextmanager
     def worktree(self, base: str) -> Iterator[Path]:
         """A detached temporary worktree at ``base``; removed afterwards whatever happens."""
-        parent = Path(tempfile.mkdtemp(prefix="kubectl-offsets-"))
-        path = parent / "work"
-        _run(["worktree", "add", "--detach", "--quiet", str(path), base], self.root)
-        try:
-            yield path
-        finally:
-            _run(["worktree", "remove", "--force", str(path)], self.root, check=False)
-            shutil.rmtree(parent, ignore_errors=True)
+        with terminations_raise():
+            parent = Path(tempfile.mkdtemp(prefix="kubectl-offsets-"))
+            path = parent / "work"
+            try:
+                _run(["worktree", "add", "--detach", "--quiet", "--", str(path), base], self.root)
+                yield path
+            finally:
+                _run(["worktree", "remove", "--force", "--", str(path)], self.root, check=False)
+                shutil.rmtree(parent, ignore_errors=True)
+                _run(["worktree", "prune"], self.root, check=False)  # if the removal itself was cut short
 
     def commit_in(self, worktree: Path, paths: list[str], message: str) -> str:
         """Stage exactly ``paths`` (added, changed or deleted) and commit; returns the new commit."""
@@ -87,16 +168,18 @@ class GitRepo:
         _run(["commit", "--quiet", "-m", message], worktree)  # the user's hooks run, as for their own commits
         return _run(["rev-parse", "HEAD"], worktree)
 
-    def point_branch(self, branch: str, commit: str) -> None:
-        _run(["branch", "--force", branch, commit], self.root)
+    def point_branch(self, branch: str, commit: str, expected: str | None) -> None:
+        """Point ``branch`` at ``commit`` only if it still is where the caller checked it (``expected``, None = it
+        must not exist yet): ``git update-ref`` compares and swaps atomically."""
+        _run(["update-ref", "-m", "kubectl-offsets gitops", "--", f"refs/heads/{branch}", commit,
+              expected or "0" * 40], self.root)
 
-    def push(self, remote: str, branch: str) -> str:
-        """Push the branch (replacing our own earlier version of it, never someone else's newer work)."""
-        remote_sha = self.remote_branch_commit(remote, branch)
-        lease = f"--force-with-lease=refs/heads/{branch}:{remote_sha or ''}"
-        _run(["push", "--quiet", lease, remote, f"refs/heads/{branch}:refs/heads/{branch}"], self.root)
-        return remote_sha or ""
+    def push(self, remote: str, branch: str, lease: str | None, source: str) -> None:
+        """Push ``source`` (a commit) to the remote's ``branch``, replacing the remote's version only if it still
+        is ``lease`` (the commit seen when the branch was made; None = the remote must not have the branch)."""
+        _run(["push", "--quiet", f"--force-with-lease=refs/heads/{branch}:{lease or ''}", "--", remote,
+              f"{source}:refs/heads/{branch}"], self.root)
 
     def remote_branch_commit(self, remote: str, branch: str) -> str | None:
-        out = _run(["ls-remote", "--heads", remote, f"refs/heads/{branch}"], self.root)
+        out = _run(["ls-remote", "--heads", "--", remote, f"refs/heads/{branch}"], self.root)
         return out.split()[0] if out else None

@@ -113,9 +113,8 @@ class Kube:
             if cluster.context:
                 contexts, _ = config.list_kube_config_contexts(config_file=cluster.kubeconfig)
                 active = next(c for c in contexts if c["name"] == cluster.context)
-        except (ConfigException, FileNotFoundError, StopIteration) as error:
-            raise ClusterError(f"cannot load the kubeconfig: {error}",
-                               advice="pass --kubeconfig/--context, or set KUBECONFIG") from None
+        except Exception as error:  # noqa: BLE001 - every kubeconfig mistake must become a message
+            raise kubeconfig_error(error, cluster.kubeconfig) from None
         self.server = configuration.host
         self.context = active.get("name")  # recorded by `export`; the name only, never credentials
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
@@ -407,6 +406,27 @@ def list_contexts(kubeconfig: str | None = None) -> list[str]:
     """The context names in the kubeconfig (``--context`` completion); reads the file only, no API call."""
     try:
         contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig)
-    except (ConfigException, FileNotFoundError) as error:
-        raise ClusterError(f"cannot load the kubeconfig: {error}") from None
+    except Exception as error:  # noqa: BLE001 - every kubeconfig mistake must become a message
+        raise kubeconfig_error(error, kubeconfig) from None
     return [c["name"] for c in contexts or []]
+
+
+def kubeconfig_error(error: BaseException, path: str | None) -> ClusterError:
+    """A kubeconfig that cannot be loaded, said without quoting it: its lines may hold tokens and keys, and the
+    YAML parser's own message would print the offending line."""
+    import yaml  # PyYAML, which the kubernetes client reads kubeconfigs with
+
+    where = f"the kubeconfig {path}" if path else "the kubeconfig (KUBECONFIG or ~/.kube/config)"
+    advice = "pass --kubeconfig/--context, or set KUBECONFIG"
+    if isinstance(error, StopIteration):
+        return ClusterError(f"{where} has no such context", advice="list them with: kubectl config get-contexts")
+    if isinstance(error, yaml.YAMLError):
+        mark = getattr(error, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        return ClusterError(f"{where} is not valid YAML{at}", advice=f"fix the file, or {advice}")
+    if isinstance(error, OSError):
+        return ClusterError(f"cannot read {where}: {error.strerror or type(error).__name__}", advice=advice)
+    if isinstance(error, ConfigException):
+        return ClusterError(f"cannot load {where}: {error}", advice=advice)
+    return ClusterError(f"{where} does not have a kubeconfig's structure (clusters, contexts, users)",
+                        advice=f"check it with: kubectl config view --kubeconfig FILE; or {advice}")

@@ -46,20 +46,62 @@ class Document:
     edited: bool = False
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """How a file's text is stored: UTF-8 (with or without a byte order mark) or, when the bytes are not UTF-8,
+    Latin-1, where every byte is one character, so decoding and encoding again gives back the same bytes."""
+
+    name: str = "utf-8"
+    bom: bool = False
+
+    def encode(self, text: str) -> bytes:
+        return (UTF8_BOM if self.bom else b"") + text.encode(self.name)
+
+    def describe(self) -> str:
+        return self.name + (" with byte order mark" if self.bom else "")
+
+
+def decode(data: bytes) -> tuple[str, Encoding]:
+    """The text of a file and how to store it again (line endings are left as they are)."""
+    bom = data.startswith(UTF8_BOM)
+    body = data[len(UTF8_BOM):] if bom else data
+    try:
+        return body.decode("utf-8"), Encoding("utf-8", bom)
+    except UnicodeDecodeError:
+        return body.decode("latin-1"), Encoding("latin-1", bom)
+
+
 @dataclass
 class YamlFile:
-    """A file's documents; edit ``documents[i].data`` (mark ``edited``), then ``render()``."""
+    """A file's documents; edit ``documents[i].data`` (mark ``edited``), then ``render()`` (text) or
+    ``render_bytes()`` (what is written: the file's own encoding, byte order mark and line endings)."""
 
     path: Path
     original: str
     documents: list[Document] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     newline: str = "\n"  # "\r\n" files are edited as "\n" and written back with "\r\n"
+    encoding: Encoding = Encoding()
+    mixed_newlines: bool = False  # CRLF and LF lines both: no single style to write new lines in
 
     def render(self) -> str:
         if not any(doc.edited for doc in self.documents):
             return self.original
+        if self.mixed_newlines:
+            raise YamlParseError(f"{self.path.name} mixes CRLF and LF line endings, so the lines we would add have "
+                                 "no single style to follow; refusing to edit it (nothing was written)",
+                                 advice="convert the file to one style first (e.g. dos2unix), or edit it by hand")
         return self._render_lf().replace("\n", self.newline) if self.newline != "\n" else self._render_lf()
+
+    def render_bytes(self) -> bytes:
+        return self.encoding.encode(self.render())
+
+    @property
+    def original_bytes(self) -> bytes:
+        return self.encoding.encode(self.original)
 
     def _render_lf(self) -> str:
         parts = []
@@ -83,18 +125,25 @@ class YamlFile:
 
 
 def load_file(path: Path, where: str | None = None) -> YamlFile:
-    """Read and parse every document of ``path``; raises YamlParseError naming the line."""
+    """Read and parse every document of ``path`` as bytes (no newline translation, no replacement characters);
+    raises YamlParseError naming the line."""
     try:
-        text = path.read_text()
-    except (UnicodeDecodeError, OSError) as e:
-        raise YamlParseError(f"cannot read {where or path}: {e}") from None
-    return load_text(text, path, where)
+        data = path.read_bytes()
+    except OSError as e:
+        raise YamlParseError(f"cannot read {where or path}: {e.strerror or type(e).__name__}") from None
+    return load_bytes(data, path, where)
 
 
-def load_text(text: str, path: Path, where: str | None = None) -> YamlFile:
-    newline = "\r\n" if "\r\n" in text else "\n"
-    result = YamlFile(path=path, original=text, newline=newline)
-    for segment, first_line in split_documents(text.replace("\r\n", "\n") if newline != "\n" else text):
+def load_bytes(data: bytes, path: Path, where: str | None = None) -> YamlFile:
+    text, encoding = decode(data)
+    return load_text(text, path, where, encoding)
+
+
+def load_text(text: str, path: Path, where: str | None = None, encoding: Encoding = Encoding()) -> YamlFile:
+    crlf, lf = text.count("\r\n"), text.count("\n")
+    newline = "\r\n" if crlf else "\n"
+    result = YamlFile(path=path, original=text, newline=newline, encoding=encoding, mixed_newlines=0 < crlf < lf)
+    for segment, first_line in split_documents(text.replace("\r\n", "\n") if crlf else text):
         result.documents.append(Document(segment, _parse(segment, where or str(path), first_line), first_line))
     return result
 
@@ -350,6 +399,73 @@ def set_key(mapping: Any, key: str, value: Any, before: Iterable[str] = ()) -> N
             _move_full_line_comments(mapping, keys[position - 1], key)
     else:
         mapping[key] = value
+
+
+def _references(root: Any, node: Any) -> int:
+    """How many times ``node`` is reached from ``root``: more than once means YAML aliases share it."""
+    count, seen, stack = 0, set(), [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            count += 1
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return count
+
+
+def is_shared(root: Any, node: Any) -> bool:
+    return _references(root, node) > 1
+
+
+def unshare(parent: Any, key: Any, root: Any) -> str | None:
+    """When ``parent[key]`` is shared through an anchor and its aliases, give this one place its own copy (without
+    the anchor), so that editing it leaves the others' values alone. Returns the anchor's name, or None when the
+    node was not shared. The anchor stays on the original, which keeps being written as before."""
+    import copy
+
+    node = parent[key]
+    if not is_shared(root, node):
+        return None
+    name = getattr(getattr(node, "anchor", None), "value", None)
+    if name is None:
+        return None  # shared without an anchor cannot come from a YAML file
+    own = copy.deepcopy(node)
+    own.yaml_set_anchor(None)
+    node.yaml_set_anchor(name, always_dump=True)
+    parent[key] = own
+    return name
+
+
+def reshare(parent: Any, key: Any, root: Any, anchor: str) -> bool:
+    """Undo ``unshare``: point ``parent[key]`` at the node carrying ``anchor`` again, if it holds the same values."""
+    stack, seen = [root], set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current is not parent[key] and getattr(getattr(current, "anchor", None), "value", None) == anchor:
+            if to_plain(current) != to_plain(parent[key]):
+                return False
+            current.yaml_set_anchor(anchor, always_dump=False)
+            parent[key] = current
+            return True
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
+def is_flow_style(node: Any) -> bool:
+    """Whether a loaded mapping or sequence was written in flow style (``{...}`` / ``[...]``)."""
+    fa = getattr(node, "fa", None)
+    return bool(fa is not None and fa.flow_style())
 
 
 def delete_key(mapping: Any, key: str) -> None:

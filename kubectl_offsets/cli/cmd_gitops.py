@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..conventions import DEFAULT_TRIGGER_IMAGE
 from .common import target_argument, with_connector_options
 from .exits import guarded
 from .options import Duration, _add, quiet_option
@@ -45,7 +46,11 @@ git_options = _add(
     click.option("--pr", "pull_request", is_flag=True,
                  help="Open a pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, GITLAB_TOKEN); implies "
                       "--push. Without a token the compare URL is printed."),
-    click.option("--pr-base", "target_branch", help="The branch the request merges into (default: current branch)."),
+    click.option("--pr-base", "target_branch", help="The branch the request merges into (default: the branch "
+                                                       "checked out in --repo; required when HEAD is detached)."),
+    click.option("--allow-default-branch", is_flag=True,
+                 help="Allow --branch to name the remote's default branch or --pr-base (a direct push that bypasses "
+                      "review; only as a fast-forward)."),
     click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
     click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
                  help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),
@@ -91,8 +96,8 @@ phase1_options = _add(
     click.option("--trigger", type=click.Choice(TRIGGERS), default="command", show_default=True,
                  help="command: you run 'kubectl offsets trigger'; job: a one-shot Job in phase 1; argocd: the same "
                       "Job as an Argo CD PostSync hook."),
-    click.option("--trigger-image", default="bitnami/kubectl:latest", show_default=True,
-                 help="Image of the trigger Job (needs sh and kubectl)."),
+    click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, show_default=True,
+                 help="Image of the trigger Job (needs sh and kubectl). Pin a digest with IMAGE:TAG@sha256:..."),
     click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint/heartbeat connectors."),
 )
 
@@ -180,7 +185,8 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
       kubectl offsets gitops create -f my-sink.yaml --repo ./deploy --from-scratch --accept-start-window --commit
     """
     def work():
-        from ..core import gitops_create, lifecycle
+        from ..core import lifecycle
+        from ..core.gitops import create as gitops_create
         from ..core.inputs import AlterRequest
 
         document = lifecycle.read_manifest(manifest)
@@ -217,23 +223,26 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
       kubectl offsets gitops next my-sink --repo ./deploy --pr
     """
     def work():
-        from ..core import gitops
+        from ..core.gitops import phases
+        from ..core.gitops.plan import GitopsRequest
 
-        request = gitops.GitopsRequest("alter", target, kw["namespace"], connector, source_cluster)
-        _run(lambda root, scope, base: gitops.plan_phase2(root, scope, request, keep_record), kw)
+        request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
+        _run(lambda root, scope, base: phases.plan_phase2(root, scope, request, keep_record), kw)
 
     guarded(work)
 
 
 def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> None:
-    from ..core import gitops
+    from ..core.gitops import phases
+    from ..core.gitops.plan import GitopsRequest
 
     current = _current(target, connector, source_cluster, kw)
 
     def planner(root, scope, base):
-        request = gitops.GitopsRequest(operation, target, kw["namespace"], connector, source_cluster, alter_request,
-                                       current, kw["trigger"], kw["trigger_image"], base, kw["force"])
-        return gitops.plan_phase1(root, scope, request)
+        request = GitopsRequest(operation, target, kw["namespace"], connector, source_cluster, alter_request,
+                                       current, kw["trigger"], kw["trigger_image"], base, kw["force"],
+                                       repo_arg=kw["repo"])
+        return phases.plan_phase1(root, scope, request)
 
     _run(planner, kw)
 
@@ -264,9 +273,15 @@ def _run(planner, kw) -> None:
     """Plan (in place, or in a worktree for git), validate, then print or write, then commit/push/PR."""
     from pathlib import Path
 
+    from ..adapters.gitrepo import terminations_raise
+
+    with terminations_raise():  # SIGTERM/SIGHUP run the cleanup of scratch copies and worktrees too
+        _run_in(planner, kw, Path(kw["repo"]).resolve())
+
+
+def _run_in(planner, kw, root) -> None:
     from ..adapters.gitrepo import GitRepo
 
-    root = Path(kw["repo"]).resolve()
     scope_rel = kw["path"]
     git = GitRepo.find(root)
     wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]
@@ -289,7 +304,7 @@ def _has_commits(git) -> bool:
 def _finish_offline(plan, root, kw) -> None:
     from pathlib import Path
 
-    from ..core import gitops
+    from ..core.gitops import output
 
     _report(plan, kw)
     if plan.already:
@@ -297,16 +312,16 @@ def _finish_offline(plan, root, kw) -> None:
         return
     _check(plan, root, kw)
     if kw["output"] == "diff":
-        click.echo(gitops.unified_diff(plan), nl=False)
+        click.echo(output.unified_diff(plan), nl=False)
         return
-    written = gitops.write(plan, root, Path(kw["out_dir"]) if kw["out_dir"] else None)
+    written = output.write(plan, root, Path(kw["out_dir"]) if kw["out_dir"] else None)
     for rel in written:
         click.echo(rel)
     _steps(plan, kw)
 
 
 def _publish(git, root, scope_rel, planner, kw) -> None:
-    from ..core import gitops_publish
+    from ..core.gitops import publish
     from ..errors import PreconditionError
 
     if git is None:
@@ -321,12 +336,12 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
         _check(plan, work / rel, kw)
         return plan
 
-    request = gitops_publish.PublishRequest(
+    request = publish.PublishRequest(
         branch=kw["branch"], base_ref=kw["base_ref"], push=kw["push"], remote=kw["remote"],
         pull_request=kw["pull_request"], target_branch=kw["target_branch"], forge=kw["forge"],
-        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"], repo_arg=kw["repo"],
-        path_arg=kw["path"])
-    plan, result = gitops_publish.publish(git, scope_rel, in_worktree, request)
+        forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"],
+        repo_in_git=rel.as_posix() or ".", path_arg=kw["path"], allow_default_branch=kw["allow_default_branch"])
+    plan, result = publish.publish(git, scope_rel, in_worktree, request)
     click.echo(f"branch {result.branch} at {result.commit[:12]}"
                + ("" if result.created_commit else " (unchanged: same input as before)"))
     if result.pushed or kw["push"]:
@@ -339,38 +354,38 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
 
 
 def _report(plan, kw) -> None:
-    from ..core import gitops
+    from ..core.gitops import output
 
     if not kw["quiet"]:
-        click.echo(f"==> {gitops.describe(plan)}", err=True)
+        click.echo(f"==> {output.describe(plan)}", err=True)
     for warning in plan.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 
 def _steps(plan, kw) -> None:
-    from ..core import gitops
+    from ..core.gitops import output
 
     if kw["quiet"]:
         return
     click.echo("next steps:", err=True)
-    for i, step in enumerate(gitops.follow_up(plan, kw["repo"], kw["path"]), 1):
+    for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"]), 1):
         click.echo(f"  {i}. {step}", err=True)
 
 
 def _check(plan, root, kw) -> None:
     """The built result against the schemas, and with --server-dry-run against the API server; before writing."""
-    from ..core import gitops_validate
+    from ..core.gitops import validation
 
-    for warning in gitops_validate.check_built(plan, root):
+    for warning in validation.check_built(plan, root):
         click.echo(f"warning: {warning}", err=True)
     if kw["server_dry_run"]:
         _server_dry_run(plan, root, kw)
 
 
 def _server_dry_run(plan, root, kw) -> None:
-    from ..core import gitops_validate
+    from ..core.gitops import validation
 
     namespace = kw["namespace"] or plan.target.namespace or None
-    checked = gitops_validate.server_dry_run(plan, root, namespace, kw["kubeconfig"], kw["context"])
+    checked = validation.server_dry_run(plan, root, namespace, kw["kubeconfig"], kw["context"])
     if not kw["quiet"]:
         click.echo(f"==> server-side dry run accepted {checked} manifest(s)", err=True)

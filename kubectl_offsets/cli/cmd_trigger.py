@@ -26,11 +26,11 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
       kubectl offsets trigger kmm2/mirror --connector 'east->west.MirrorSourceConnector' -n kafka
     """
     def work():
-        from ..core import gitops_trigger
+        from ..core.gitops import trigger_command
         from ..output.render import render_offsets
 
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
-        result = gitops_trigger.trigger(kube, target_spec(target, connector, source_cluster), options=options,
+        result = trigger_command.trigger(kube, target_spec(target, connector, source_cluster), options=options,
                                         progress=progress, force=force)
         if result.already:
             click.echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "

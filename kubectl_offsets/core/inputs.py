@@ -15,7 +15,6 @@ The same request is used online, by GitOps and by compute, so its checks are the
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -25,7 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .. import schemas
-from ..connect import (ConnectorKind, entry_for, position_of, stored_offset_to_resume_at, topic_partition_of)
+from ..connect import (MAX_OFFSET, MAX_PARTITION, ConnectorKind, entry_for, position_of, stored_offset_to_resume_at,
+                       topic_name_problem, topic_partition_of)
 from ..errors import InputError
 from ..model import OffsetEntry, OffsetsDocument
 
@@ -89,7 +89,7 @@ def build_change(request: AlterRequest, facts: ConnectorFacts, current: OffsetsD
     if request.file:
         change = read_offsets_file(request.file, facts, stdin=stdin)
     else:
-        change = OffsetsDocument.of(_shorthand_entries(request, facts, current))
+        change = OffsetsDocument.of(_refuse_duplicates(list(_shorthand_entries(request, facts, current))))
     validate_change(change, facts)
     return change
 
@@ -99,14 +99,15 @@ def validate_change(change: OffsetsDocument, facts: ConnectorFacts) -> None:
     if not len(change):
         raise InputError("the offsets document is empty", advice='Connect rejects an empty alter; to reset use "reset"')
     schemas.validate(facts.kind.schema_name, change.to_json(), what=f"the offsets for a {facts.kind.value} connector")
-    for entry in change:
-        _check_topic(entry, facts)
+    for number, entry in enumerate(change, start=1):
+        _check_topic(entry, facts, f"entry {number}")
 
 
-def _check_topic(entry: OffsetEntry, facts: ConnectorFacts) -> None:
+def _check_topic(entry: OffsetEntry, facts: ConnectorFacts, where: str) -> None:
     tp = topic_partition_of(facts.kind, entry.partition) if facts.kind.topic_partitioned else None
     if tp is None:
         return
+    check_kafka_limits(tp[0], tp[1], position_of(facts.kind, entry.offset), where)
     if facts.kind is ConnectorKind.MIRROR_SOURCE and facts.source_alias \
             and entry.partition.get("cluster") != facts.source_alias:
         raise InputError(f"partition {dict(entry.partition)} names cluster '{entry.partition.get('cluster')}', "
@@ -123,7 +124,7 @@ def _check_topic(entry: OffsetEntry, facts: ConnectorFacts) -> None:
 
 def read_offsets_file(path: str, facts: ConnectorFacts, *, stdin: io.TextIOBase | None = None) -> OffsetsDocument:
     """JSON, YAML or consumer-group CSV, recognised by content (stdin has no extension)."""
-    text = _read_text(path, stdin)
+    text = _read_text(path, stdin).removeprefix("\ufeff")  # a UTF-8 byte order mark, as Excel and Notepad write
     where = "standard input" if path == "-" else path
     stripped = text.strip()
     if not stripped:
@@ -132,6 +133,8 @@ def read_offsets_file(path: str, facts: ConnectorFacts, *, stdin: io.TextIOBase 
         return _from_csv(stripped, facts, where)
     document = _parse_json_or_yaml(stripped, where)
     schemas.validate("offsets", document, what=f"the offsets document in {where}")
+    _refuse_duplicates([(f"{where} entry {i}", OffsetEntry(e["partition"], e.get("offset")))
+                        for i, e in enumerate(document["offsets"], start=1)])
     return OffsetsDocument.from_json(document)
 
 
@@ -139,52 +142,149 @@ def _read_text(path: str, stdin: io.TextIOBase | None) -> str:
     if path == "-":
         return (stdin or sys.stdin).read()
     try:
-        return Path(path).read_text()
+        return Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"no such file: {path}") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read {path}: {e}") from None
+    except (IsADirectoryError, PermissionError) as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path} is not UTF-8 text (byte {e.start})",
+                         advice="give a JSON, YAML or CSV offsets file saved as UTF-8") from None
 
 
-_CSV_LINE = re.compile(r"^[^,{}\[\]:]+,\s*-?\d+\s*,\s*-?\d+\s*$")
+# The header that spreadsheets, pandas and our own CSV output write above the rows (optional).
+CSV_HEADER = ("topic", "partition", "offset")
+# Loose on purpose: a line with a comma and none of JSON's or YAML's mapping characters is meant as CSV, so that a
+# malformed row gets the CSV message that names its line (the strict checks are in _from_csv).
+_CSV_LINE = re.compile(r"^[^{}\[\]:]*,[^{}\[\]:]*$")
 
 
 def _looks_like_csv(text: str) -> bool:
-    return all(_CSV_LINE.match(line) for line in text.splitlines() if line.strip())
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and _is_csv_header(lines[0]):
+        return True
+    return all(_CSV_LINE.match(line) for line in lines)
+
+
+def _is_csv_header(line: str) -> bool:
+    return tuple(cell.strip().strip('"').lower() for cell in line.split(",")) == CSV_HEADER
+
+
+# Nesting deeper than this is no offsets document; the parsers would end in a RecursionError long before Python's
+# own limit is reached in a useful way.
+MAX_DEPTH = 64
 
 
 def _parse_json_or_yaml(text: str, where: str) -> Any:
     if text.startswith("{") or text.startswith("["):
         try:
-            return json.loads(text)
+            document = json.loads(text)
         except json.JSONDecodeError as e:
             raise InputError(f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        except RecursionError:
+            raise _too_deep(where) from None
+        _check_depth(document, where)
+        return document
     from ruamel.yaml import YAML  # heavy; only for YAML input
     from ruamel.yaml.error import YAMLError
 
     try:
         document = YAML(typ="safe", pure=True).load(text)
     except YAMLError as e:
-        raise InputError(f"{where} is neither valid JSON nor valid YAML: {e}") from None
+        # Only the position and the parser's words: the snippet ruamel adds would echo the file's lines.
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or type(e).__name__
+        raise InputError(f"{where} is neither valid JSON nor valid YAML{at}: {problem}",
+                         advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines'
+                         ) from None
+    except RecursionError:
+        raise _too_deep(where) from None
+    _check_depth(document, where)
     if not isinstance(document, dict):
         raise InputError(f"{where} does not hold an offsets document",
                          advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines')
     return document
 
 
+def _too_deep(where: str) -> InputError:
+    return InputError(f"{where} is nested too deeply to be an offsets document",
+                      advice='expected {"offsets": [{"partition": {...}, "offset": {...}}]}')
+
+
+def _check_depth(document: Any, where: str) -> None:
+    """Iteratively, so that a hostile document cannot exhaust the stack here either."""
+    stack = [(document, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _too_deep(where)
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+
+
 def _from_csv(text: str, facts: ConnectorFacts, where: str) -> OffsetsDocument:
-    """``kafka-consumer-groups --export`` lines: topic,partition,next-offset-to-read."""
+    """``kafka-consumer-groups --export`` lines: topic,partition,next-offset-to-read; an optional header line.
+
+    Plain comma-separated cells only: a quoted cell could carry a comma or a line break into a topic name, and no
+    legal topic name needs quoting, so a quote character is refused rather than interpreted."""
     if not facts.kind.topic_partitioned:
         raise InputError(f"CSV offsets are topic-partition offsets; a {facts.kind.value} connector has none",
                          advice='use the {"offsets": [...]} form')
     entries = []
-    for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
-        topic, partition, offset = (cell.strip() for cell in row)
-        _non_negative(int(partition), f"{where} line {number}: partition")
-        _non_negative(int(offset), f"{where} line {number}: offset")
-        stored = stored_offset_to_resume_at(facts.kind, int(offset))
-        entries.append(entry_for(facts.kind, topic, int(partition), stored, source_alias=facts.source_alias))
-    return OffsetsDocument.of(entries)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or (number == 1 and _is_csv_header(line)):
+            continue
+        here = f"{where} line {number}"
+        if '"' in line or "'" in line:
+            raise InputError(f"{here}: quoted CSV cells are not accepted",
+                             advice="write topic,partition,offset without quotes (topic names never need them)")
+        cells = [cell.strip() for cell in line.split(",")]
+        if len(cells) != 3 or not _INTEGER.match(cells[1]) or not _INTEGER.match(cells[2]):
+            raise InputError(f"{here}: expected topic,partition,offset with two integers",
+                             advice="for example: orders,0,1200")
+        topic, partition, offset = cells[0], int(cells[1]), int(cells[2])
+        _non_negative(partition, f"{here}: partition")
+        _non_negative(offset, f"{here}: offset")
+        check_kafka_limits(topic, partition, offset, here)
+        stored = stored_offset_to_resume_at(facts.kind, offset)
+        entries.append((here, entry_for(facts.kind, topic, partition, stored, source_alias=facts.source_alias)))
+    return OffsetsDocument.of(_refuse_duplicates(entries))
+
+
+_INTEGER = re.compile(r"^-?\d+$")
+
+
+def check_kafka_limits(topic: str, partition: int, offset: int | None, where: str) -> None:
+    """Kafka's own limits, checked before anything is stopped: Connect would reject these only later."""
+    problem = topic_name_problem(topic)
+    if problem:
+        raise InputError(f"{where}: {_short(topic)} is not a legal topic name: {problem}")
+    if partition > MAX_PARTITION:
+        raise InputError(f"{where}: partition {partition} is above Kafka's maximum {MAX_PARTITION}")
+    if offset is not None and offset > MAX_OFFSET:
+        raise InputError(f"{where}: offset {offset} is above Kafka's maximum {MAX_OFFSET} (2^63-1)")
+
+
+def _short(value: str, limit: int = 60) -> str:
+    """The offending value quoted, cut short: a message never carries a whole line of someone's file."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 4] + "...'"
+
+
+def _refuse_duplicates(entries: list[tuple[str, OffsetEntry]]) -> list[OffsetEntry]:
+    """Two values for one partition are a mistake in the input, not "the last one wins"."""
+    first: dict[Any, str] = {}
+    for where, entry in entries:
+        if entry.key in first:
+            raise InputError(f"{where} names partition {_describe(entry)} again (first at {first[entry.key]})",
+                             advice="give each partition once")
+        first[entry.key] = where
+    return [entry for _, entry in entries]
+
+
+def _describe(entry: OffsetEntry) -> str:
+    return ", ".join(f"{k}={_short(v, 40) if isinstance(v, str) else v}" for k, v in entry.partition.items())
 
 
 # --- shorthand flags --------------------------------------------------------------------------------------------
@@ -195,7 +295,7 @@ _TOPIC = re.compile(r"^(?P<topic>[^:]+)(?::(?P<partitions>\d+(?:,\d+)*))?$")
 
 
 def _shorthand_entries(request: AlterRequest, facts: ConnectorFacts, current: OffsetsDocument | None
-                       ) -> Iterable[OffsetEntry]:
+                       ) -> Iterable[tuple[str, OffsetEntry]]:
     if not facts.kind.topic_partitioned:
         raise InputError(f"--set, --skip-record, --shift-by and --to-offset need topic-partition offsets, "
                          f"but this is a {facts.kind.value} connector",
@@ -204,18 +304,22 @@ def _shorthand_entries(request: AlterRequest, facts: ConnectorFacts, current: Of
     for text in request.sets:
         topic, partition, offset = _match(_SET, text, "--set", "TOPIC:PARTITION=OFFSET")
         _non_negative(offset, f"--set {text}: offset")
-        yield entry_for(facts.kind, topic, partition, offset, source_alias=alias)
+        check_kafka_limits(topic, partition, offset, f"--set {_short(text)}")
+        yield f"--set {_short(text)}", entry_for(facts.kind, topic, partition, offset, source_alias=alias)
     for text in request.skip_records:
         topic, partition, offset = _match(_SKIP, text, "--skip-record", "TOPIC:PARTITION:OFFSET")
         _non_negative(offset, f"--skip-record {text}: offset")
-        yield entry_for(facts.kind, topic, partition, stored_offset_to_resume_at(facts.kind, offset + 1),
-                        source_alias=alias)
+        check_kafka_limits(topic, partition, offset + 1, f"--skip-record {_short(text)}")
+        yield f"--skip-record {_short(text)}", entry_for(
+            facts.kind, topic, partition, stored_offset_to_resume_at(facts.kind, offset + 1), source_alias=alias)
     for topic, partition in _selected_partitions(request.topics, facts, current):
         if request.to_offset is not None:
             stored = stored_offset_to_resume_at(facts.kind, request.to_offset)
         else:
             stored = _shifted(facts, current, topic, partition, request.shift_by or 0)
-        yield entry_for(facts.kind, topic, partition, stored, source_alias=alias)
+        check_kafka_limits(topic, partition, stored, f"--topic {_short(topic)}:{partition}")
+        yield f"--topic {_short(topic)}:{partition}", entry_for(facts.kind, topic, partition, stored,
+                                                                source_alias=alias)
 
 
 def _match(pattern: re.Pattern[str], text: str, flag: str, form: str) -> tuple[str, int, int]:

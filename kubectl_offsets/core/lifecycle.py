@@ -409,7 +409,7 @@ def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, nam
         raise InputError("delete works on KafkaConnectors; MirrorMaker 2 connectors come and go with the mirrors "
                          "of their KafkaMirrorMaker2", advice="kubectl offsets reset kmm2/NAME --connector ... "
                          "forgets a mirror connector's offsets")
-    live = operations._prepare(kube, spec, namespace, options)
+    live = operations._prepare(kube, spec, namespace, options, progress)
     _check_delete_permission(kube, live.target)
     if options.dry_run:
         return operations._dry_run_preview("reset", live, operations.peek_listed(kube, live), None) \

@@ -29,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="start every component and leave it running")
     up.add_argument("--json", action="store_true", help="print the environment as one JSON object on stdout")
     up.add_argument("--no-emulator", action="store_true", help="do not start the Strimzi operator emulator")
+    up.add_argument("--run-dir", help="use this (new or empty) directory as the run dir instead of a fresh one under "
+                                      "the shared base")
     up.add_argument("--strimzi", choices=sorted(profiles.PROFILES, key=_version_key), default=profiles.DEFAULT,
                     help=f"Strimzi profile: CRDs and operator rules of that era (default {profiles.DEFAULT})")
     up.add_argument("--cadence", choices=emulator_process.CADENCES, default=None,
@@ -74,8 +76,15 @@ def _env_json_path(args) -> Path:
 def cmd_up(args) -> int:
     if args.kind:
         return cmd_up_kind(args)
-    env = start_environment(with_emulator=not args.no_emulator, strimzi=args.strimzi, cadence=args.cadence,
-                            interval=args.interval)
+    run_dir = None
+    if args.run_dir:
+        run_dir = Path(args.run_dir).resolve()
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise SystemExit(f"--run-dir {run_dir} is not empty; give a new directory (or `down --purge` it first)")
+        for sub in ("logs", "config", "data"):
+            (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    env = start_environment(run_dir=run_dir, with_emulator=not args.no_emulator, strimzi=args.strimzi,
+                            cadence=args.cadence, interval=args.interval)
     POINTER.parent.mkdir(parents=True, exist_ok=True)
     tmp = POINTER.with_name(f".current.{os.getpid()}")
     tmp.unlink(missing_ok=True)

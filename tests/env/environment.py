@@ -258,7 +258,8 @@ def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profile
     kube.wait_apiserver_ready(api, admin)
     timer.mark("kube-apiserver")
     names = crds.apply_crds(admin, api.proc, crds.crd_dir(profile.name))
-    timer.mark(f"CRDs (Strimzi {profile.name}: {', '.join(profile.served)})")
+    timer.mark("CRDs")
+    say(f"CRDs of Strimzi profile {profile.name} serve {', '.join(profile.served)}")
     return {"etcd": etcd, "api": api, "kubeconfig": str(kubeconfig), "limited": str(limited), "crds": names}
 
 

@@ -8,6 +8,9 @@ that may pass ``--spark-conf spark.jars.packages=...`` explicitly.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
 import importlib.metadata
 import os
 import tempfile
@@ -132,8 +135,18 @@ def _jars_in(directory: str | None) -> list[str]:
     return sorted(str(p) for p in Path(directory).glob("*.jar")) if directory else []
 
 
+@functools.lru_cache(maxsize=None)
 def _log4j_file() -> str:
-    path = Path(tempfile.gettempdir()) / "kubectl-offsets-spark-log4j2.properties"
-    if not path.exists() or path.read_text() != _LOG4J2:
-        path.write_text(_LOG4J2)
-    return str(path)
+    """A private file (mkstemp: new, mode 0600, ours) for the JVM's log4j2 configuration. A fixed name in the shared
+    temporary directory could be created first by another user, who would then choose what the JVM loads. The JVM
+    reads it once at start-up; the file goes when the process ends."""
+    descriptor, name = tempfile.mkstemp(prefix="kubectl-offsets-log4j2-", suffix=".properties")
+    with os.fdopen(descriptor, "w") as out:
+        out.write(_LOG4J2)
+    atexit.register(_remove_quietly, name)
+    return name
+
+
+def _remove_quietly(name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(name)

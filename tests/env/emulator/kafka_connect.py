@@ -28,9 +28,15 @@ def reconcile(ctx, namespace, name):
     return keys
 
 
-def reconcile_under_lock(ctx, namespace, name, trigger):
-    """Realistic cadence: the whole KafkaConnect reconcile under its lock (dropped if not acquired in 10 s)."""
-    with ctx.locks.hold((KIND, namespace, name), f"{KIND} {trigger} reconcile") as acquired:
+def lock_key(namespace, name):
+    return (KIND, namespace, name)
+
+
+def reconcile_under_lock(ctx, ticket, trigger):
+    """Realistic cadence: the whole KafkaConnect reconcile under its lock (dropped if not acquired in 10 s);
+    ``ticket`` is the place in the lock's queue, taken when the event arrived."""
+    _, namespace, name = ticket.key
+    with ctx.locks.hold(ticket, f"{KIND} {trigger} reconcile") as acquired:
         if acquired:
             _reconcile(ctx, namespace, name)
 

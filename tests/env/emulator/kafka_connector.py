@@ -1,7 +1,7 @@
 """KafkaConnector reconcile and status (strimzi-offsets.md §2.1, §2.9, §2.10).
 
 Two entry points, one per cadence (operator.py):
-* realistic: ``on_event`` is ``KafkaConnectAssemblyOperator#connectorEventHandler``: the event's own object (no fresh
+* realistic: ``plan_event`` is ``KafkaConnectAssemblyOperator#connectorEventHandler``: the event's own object (no fresh
   GET), the owning KafkaConnect read fresh, then ``reconcileConnectorAndHandleResult`` under that KafkaConnect's lock
   (dropped after 10 s); the KafkaConnect's reconcile calls ``reconcile_and_handle_result`` for every connector it
   lists (``#reconcileConnectors``).
@@ -72,30 +72,36 @@ def zero_replicas_error(namespace, cluster):
 
 # ----------------------------------------------------------------------------------------------- realistic cadence
 
-def on_event(ctx, action, cr):
-    """``connectorEventHandler`` for one ADDED/MODIFIED/DELETED event carrying ``cr``."""
+def plan_event(ctx, action, cr):
+    """``connectorEventHandler`` for one ADDED/MODIFIED/DELETED event carrying ``cr``, up to the lock.
+
+    Runs on the watcher's thread, in event order (the KafkaConnect is read fresh here, as Strimzi does before
+    asking for the lock).  Returns ``(lock key or None, work)``: the caller asks for the lock at once and runs
+    ``work`` under it (or without a lock when the key is None)."""
     meta = cr["metadata"]
     namespace, cluster = meta["namespace"], cluster_of(cr)
     if not cluster:
-        write_status(ctx, cr, build_status(cr, None, no_label_error()))
-        return
+        return None, lambda: write_status(ctx, cr, build_status(cr, None, no_label_error()))
     connect = ctx.kube.get("KafkaConnect", namespace, cluster)
     if connect is None:
-        ctx.decide(cr, f"{action}, but Connect cluster {cluster} does not exist")
-        if action == "DELETED":
-            deleted(ctx, cr)  # with Strimzi the Connect cluster is gone too; on the shared worker, delete it here
-        else:
-            write_status(ctx, cr, build_status(cr, None, no_connect_error(namespace, cluster)))
-        return
-    with ctx.locks.hold(connect_lock_key(namespace, cluster), f"{KIND} {meta['name']} {action} event") as acquired:
-        if not acquired:
-            return
-        if (connect.get("spec") or {}).get("replicas") == 0 and not is_paused(cr):
-            write_status(ctx, cr, build_status(cr, None, zero_replicas_error(namespace, cluster)))
-        elif action == "DELETED":
-            deleted(ctx, cr)
-        else:
-            reconcile_and_handle_result(ctx, cr, uses_connector_resources(connect))
+        def no_connect():
+            ctx.decide(cr, f"{action}, but Connect cluster {cluster} does not exist")
+            if action == "DELETED":
+                deleted(ctx, cr)  # with Strimzi the Connect cluster is gone too; on the shared worker, delete it
+            else:
+                write_status(ctx, cr, build_status(cr, None, no_connect_error(namespace, cluster)))
+        return None, no_connect
+    return connect_lock_key(namespace, cluster), lambda: _event_under_lock(ctx, action, cr, connect)
+
+
+def _event_under_lock(ctx, action, cr, connect):
+    namespace, cluster = connect["metadata"]["namespace"], connect["metadata"]["name"]
+    if (connect.get("spec") or {}).get("replicas") == 0 and not is_paused(cr):
+        write_status(ctx, cr, build_status(cr, None, zero_replicas_error(namespace, cluster)))
+    elif action == "DELETED":
+        deleted(ctx, cr)
+    else:
+        reconcile_and_handle_result(ctx, cr, uses_connector_resources(connect))
 
 
 def reconcile_and_handle_result(ctx, cr, use_resources):

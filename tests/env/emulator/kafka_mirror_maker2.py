@@ -29,10 +29,15 @@ def reconcile(ctx, namespace, name):
     _reconcile(ctx, cr, readiness_seconds=0.0)
 
 
-def reconcile_under_lock(ctx, namespace, name, trigger):
+def lock_key(namespace, name):
+    return (KIND, namespace, name)
+
+
+def reconcile_under_lock(ctx, ticket, trigger):
     """Realistic cadence: ``AbstractOperator#reconcile``: the MM2's own lock (dropped after 10 s), a fresh GET, then
     ``KafkaMirrorMaker2AssemblyOperator#createOrUpdate``, whose connectors come only after the pods are ready."""
-    with ctx.locks.hold((KIND, namespace, name), f"{KIND} {trigger} reconcile") as acquired:
+    _, namespace, name = ticket.key
+    with ctx.locks.hold(ticket, f"{KIND} {trigger} reconcile") as acquired:
         if not acquired:
             return
         cr = ctx.kube.get(KIND, namespace, name)

@@ -61,9 +61,13 @@ class Kube:
     def replace_status(self, kind, namespace, name, status):
         """Replace the whole status through the status subresource (a JSON patch, so no stale-map merging)."""
         body = [{"op": "add", "path": "/status", "value": status}]
-        self.custom.patch_namespaced_custom_object_status(
-            GROUP, self.version, namespace, PLURALS[kind], name, body, _content_type=JSON_PATCH,
-            _preload_content=False)
+        try:
+            self.custom.patch_namespaced_custom_object_status(
+                GROUP, self.version, namespace, PLURALS[kind], name, body, _content_type=JSON_PATCH,
+                _preload_content=False)
+        except ApiException as err:
+            if err.status != 404:  # deleted since it was read: nothing to write to (Strimzi logs and moves on)
+                raise
 
     def remove_annotations(self, kind, namespace, name, resource_version, keys):
         """Drop annotation keys with a JSON patch that carries the resourceVersion read (§2.8).

@@ -112,42 +112,53 @@ class RealisticOperator(Operator):
     cadence = "realistic"
 
     def on_event(self, kind, event_type, obj):
-        """Each watch event is handled on its own thread, like Vert.x handles each event's futures independently:
-        a reconcile waiting for a lock never holds up other events."""
+        """Called on the watcher's thread, in event order: whatever Strimzi does before asking for a lock happens
+        here, and the lock is asked for here (its FIFO queue keeps the event order); the reconcile itself then runs
+        on a thread of its own, like Vert.x runs each event's futures independently, so an event waiting for a lock
+        never holds up other resources' events."""
         self.ctx.remember(kind, obj)
         meta = obj["metadata"]
-        if kind == "KafkaConnector":
-            self._spawn(f"event-{meta['name']}", self._connector_event, event_type, obj)
-        elif kind == "KafkaConnect":
-            self._spawn(f"event-{meta['name']}", self._safely, kafka_connect.reconcile_under_lock,
-                        meta["namespace"], meta["name"], f"{event_type} event")
-        else:
-            self._spawn(f"event-{meta['name']}", self._safely, kafka_mirror_maker2.reconcile_under_lock,
-                        meta["namespace"], meta["name"], f"{event_type} event")
+        self.reload_faults()
+        try:
+            if kind == "KafkaConnector":
+                key, work = kafka_connector.plan_event(self.ctx, event_type, obj)
+                if key is None:
+                    self._spawn(f"event-{meta['name']}", self._safely, work)
+                else:
+                    what = f"KafkaConnector {meta['name']} {event_type} event"
+                    self._spawn(f"event-{meta['name']}", self._under_lock, self.ctx.locks.reserve(key), what, work)
+            else:
+                module = kafka_connect if kind == "KafkaConnect" else kafka_mirror_maker2
+                ticket = self.ctx.locks.reserve(module.lock_key(meta["namespace"], meta["name"]))
+                self._spawn(f"event-{meta['name']}", self._safely, lambda: module.reconcile_under_lock(
+                    self.ctx, ticket, f"{event_type} event"))
+        except Exception as err:  # noqa: BLE001 - the watcher must survive a failed look-up
+            LOG.error("%s %s/%s: %s event not handled: %s: %s", kind, meta.get("namespace"), meta.get("name"),
+                      event_type, type(err).__name__, err)
 
     def periodic_pass(self):
         """``reconcileAll`` of KafkaConnect and KafkaMirrorMaker2 (not KafkaConnector: it has no periodic pass of
         its own, its KafkaConnect's reconcile covers it)."""
         LOG.info("periodic reconciliation (every %ss)", self.interval)
-        for obj in self._list("KafkaConnect"):
-            meta = obj["metadata"]
-            self._spawn(f"periodic-{meta['name']}", self._safely, kafka_connect.reconcile_under_lock,
-                        meta["namespace"], meta["name"], "periodic")
-        for obj in self._list("KafkaMirrorMaker2"):
-            meta = obj["metadata"]
-            self._spawn(f"periodic-{meta['name']}", self._safely, kafka_mirror_maker2.reconcile_under_lock,
-                        meta["namespace"], meta["name"], "periodic")
+        for module, kind in ((kafka_connect, "KafkaConnect"), (kafka_mirror_maker2, "KafkaMirrorMaker2")):
+            for obj in self._list(kind):
+                meta = obj["metadata"]
+                ticket = self.ctx.locks.reserve(module.lock_key(meta["namespace"], meta["name"]))
+                self._spawn(f"periodic-{meta['name']}", self._safely,
+                            lambda m=module, t=ticket: m.reconcile_under_lock(self.ctx, t, "periodic"))
 
-    def _connector_event(self, event_type, obj):
-        self._safely(kafka_connector.on_event, event_type, obj)
+    def _under_lock(self, ticket, what, work):
+        with self.ctx.locks.hold(ticket, what) as acquired:
+            if acquired:
+                self._safely(work)
 
-    def _safely(self, fn, *args):
+    def _safely(self, work):
         self.reload_faults()
         try:
-            fn(self.ctx, *args)
+            work()
         except Exception as err:  # noqa: BLE001 - a failed reconcile is logged; only the next event/pass retries
-            LOG.error("reconcile %s%s crashed: %s: %s\n%s", fn.__module__.rsplit(".", 1)[-1], args[-2:],
-                      type(err).__name__, err, traceback.format_exc())
+            LOG.error("reconcile in %s crashed: %s: %s\n%s", threading.current_thread().name, type(err).__name__,
+                      err, traceback.format_exc())
 
     def _spawn(self, name, fn, *args):
         threading.Thread(target=fn, args=args, name=name, daemon=True).start()

@@ -91,3 +91,34 @@ def json_id(kube_api, namespace, name) -> str:
     import json
 
     return json.loads(annotations(kube_api, namespace, name)["kubectl-offsets.io/gitops"])["id"]
+
+
+def test_a_second_operation_on_the_same_resource_fires_its_own_job(env, namespace, kube_api, connect_cluster,
+                                                                    controller, kafka_producer, topic, tmp_path):
+    """The first operation's marker stays on the resource; the second Job must replace it (annotate --overwrite),
+    or it retries its patch until its deadline and the second operation never fires. The resource's name is long
+    enough (44 characters) that the Job name needs the hash-shortened form."""
+    connect = ConnectRest(env.connect_url)
+    name = unique_name("orders-sink-with-a-rather-long-name")
+    repo = sink_repo(tmp_path / "repo", namespace, name, topic, tmp_path / "sink.out")
+    produce(kafka_producer, topic, [f"r{i}" for i in range(6)])
+    controller.sync(repo / "deploy")
+    wait_for("consumed", lambda: connect_offsets(connect, name) == {0: 6}
+             if connector_state(connect, name) == "RUNNING" else None)
+
+    for offset in (2, 4):
+        run("gitops", "alter", name, "--repo", str(repo), "--set", f"{topic}:0={offset}", "--trigger", "job")
+        commit_all(repo, f"phase 1: offset {offset}")
+        controller.sync(repo / "deploy")
+        job = _job(controller, repo)
+        assert len(job["metadata"]["name"]) <= 63
+        fired = _run_job_script(job, env, namespace, tmp_path)
+        assert fired.returncode == 0, fired.stdout + fired.stderr
+        assert "done: the operator has processed the alter request" in fired.stdout
+        assert connect_offsets(connect, name) == {0: offset}
+        marker = annotations(kube_api, namespace, name)["kubectl-offsets.io/triggered"]
+        assert marker == json_id(kube_api, namespace, name)
+        run("gitops", "next", name, "--repo", str(repo))
+        commit_all(repo, "phase 2")
+        controller.sync(repo / "deploy")
+        wait_for("running again", lambda: connector_state(connect, name) == "RUNNING")

@@ -14,13 +14,13 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gitops"
 
 def copy_fixture(name: str, tmp_path: Path) -> Path:
     dest = tmp_path / name
-    shutil.copytree(FIXTURES / name, dest)
+    shutil.copytree(FIXTURES / name, dest, symlinks=True)  # a fixture's symlinks are part of its shape
     return dest
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-            and ".git" not in p.relative_to(root).parts}
+            and not p.is_symlink() and ".git" not in p.relative_to(root).parts}
 
 
 def cli(*args: str):

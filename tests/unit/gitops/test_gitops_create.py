@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_offsets.core import gitops, gitops_create, lifecycle
+from kubectl_offsets.core import lifecycle
+from kubectl_offsets.core.gitops import create as gitops_create
+from kubectl_offsets.core.gitops import output, phases
+from kubectl_offsets.core.gitops.plan import GitopsRequest
 from kubectl_offsets.core.inputs import AlterRequest
 from kubectl_offsets.errors import InputError, PreconditionError
 
@@ -43,7 +46,7 @@ def request(tmp_path, **changes) -> gitops_create.CreateRequest:
 def test_phase1_adds_the_stopped_connector_and_phase2_gives_it_its_state(tmp_path):
     root = repo(tmp_path)
     plan = gitops_create.plan_create(root, None, request(tmp_path))
-    gitops.write(plan, root)
+    output.write(plan, root)
     kustomization = (root / "apps" / "kustomization.yaml").read_text()
     assert kustomization.startswith("# the app\n") and f"- orders-sink.yaml\n  - {plan.configmap}.yaml" in kustomization
     connector = (root / "apps" / "orders-sink.yaml").read_text()
@@ -53,8 +56,8 @@ def test_phase1_adds_the_stopped_connector_and_phase2_gives_it_its_state(tmp_pat
     built = subprocess.run(["/usr/bin/kubectl", "kustomize", str(root / "apps")], capture_output=True, text=True)
     assert built.returncode == 0 and "kind: KafkaConnector" in built.stdout, built.stderr
 
-    phase2 = gitops.plan_phase2(root, None, gitops.GitopsRequest("alter", "orders-sink"))
-    gitops.write(phase2, root)
+    phase2 = phases.plan_phase2(root, None, GitopsRequest("alter", "orders-sink"))
+    output.write(phase2, root)
     connector = (root / "apps" / "orders-sink.yaml").read_text()
     assert "state: paused" in connector and "alterOffsets" not in connector and "kubectl-offsets.io" not in connector
     assert not (root / "apps" / f"{plan.configmap}.yaml").exists()
@@ -87,6 +90,6 @@ def test_bad_input_writes_nothing(tmp_path, changes, error, message):
 
 def test_a_connector_already_in_the_repository_is_refused(tmp_path):
     root = repo(tmp_path)
-    gitops.write(gitops_create.plan_create(root, None, request(tmp_path)), root)
+    output.write(gitops_create.plan_create(root, None, request(tmp_path)), root)
     with pytest.raises(PreconditionError, match="already defined"):
         gitops_create.plan_create(root, None, request(tmp_path, alter=None, from_scratch=True))

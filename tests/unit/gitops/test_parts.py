@@ -7,7 +7,11 @@ import pytest
 
 from kubectl_offsets import strimzi
 from kubectl_offsets.adapters import forge
-from kubectl_offsets.core import gitops, gitops_job, gitops_publish, manifests
+from kubectl_offsets.connect import ConnectorKind
+from kubectl_offsets.core.gitops import locate as manifests
+from kubectl_offsets.core.gitops import publish as gitops_publish
+from kubectl_offsets.core.gitops import trigger_job as gitops_job
+from kubectl_offsets.core.gitops.plan import Plan
 
 from . import crd_schemas
 from .helpers import FIXTURES, cli, copy_fixture, snapshot
@@ -75,7 +79,7 @@ def test_trigger_job_manifests(argocd):
 
 
 def test_branch_name_and_commit_message_say_what_and_why():
-    plan = gitops.Plan(1, "alter", _mm2_target(), "0123456789abcdef", gitops.ConnectorKind.MIRROR_SOURCE,
+    plan = Plan(1, "alter", _mm2_target(), "0123456789abcdef", ConnectorKind.MIRROR_SOURCE,
                        configmap="mirror-offsets-01234567")
     assert gitops_publish.branch_name(plan) == "kubectl-offsets/mirror-east-source-alter-01234567-phase1"
     message = gitops_publish.commit_message(plan, "skip a poison record")

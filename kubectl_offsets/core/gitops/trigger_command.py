@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import strimzi
-from ..conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
-from ..errors import InputError, PreconditionError
-from ..model import OffsetsDocument, Options
-from ..output.progress import Progress, SilentProgress
-from . import configmaps, operations
-from .targets import LiveTarget, TargetSpec, preflight, resolve
+from ... import strimzi
+from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
+from ...errors import InputError, PreconditionError
+from ...model import OffsetsDocument, Options
+from ...output.progress import Progress, SilentProgress
+from .. import configmaps, operations
+from ..targets import LiveTarget, TargetSpec, preflight, resolve
 
 
 @dataclass
@@ -37,7 +37,7 @@ def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
     text = ((resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_GITOPS)
     if not text:
         return None
-    from .gitops import parse_record
+    from .plan import parse_record
 
     return parse_record(text, "on the cluster")
 

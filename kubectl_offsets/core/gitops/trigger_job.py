@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import strimzi
-from ..conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, trigger_job_name
+from ... import strimzi
+from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, DEFAULT_TRIGGER_IMAGE, trigger_job_name
 
-DEFAULT_IMAGE = "bitnami/kubectl:latest"
+DEFAULT_IMAGE = DEFAULT_TRIGGER_IMAGE
+NON_ROOT_USER = 65534  # "nobody": images such as alpine/k8s run as root unless told otherwise
 TTL_SECONDS = 86400  # the finished Job disappears after a day; a re-created one finds the marker and exits
 DEADLINE_SECONDS = 3600
 
@@ -37,8 +38,11 @@ while :; do
     *) echo "waiting for phase 1 of operation $OPERATION_ID to be applied"; sleep 5; continue ;;
   esac
   if [ "$state" != STOPPED ]; then echo "waiting for STOPPED (now: ${state:-unknown})"; sleep 5; continue; fi
+  # --overwrite: the marker of an earlier operation is still there and must give way to this one's id; the
+  # resource version still makes the patch fail if anything changed since the read above.
   # shellcheck disable=SC2086
-  if k annotate "$RESOURCE" --resource-version="$rv" $ANNOTATIONS "kubectl-offsets.io/triggered=$OPERATION_ID"; then
+  if k annotate "$RESOURCE" --overwrite --resource-version="$rv" $ANNOTATIONS \
+      "kubectl-offsets.io/triggered=$OPERATION_ID"; then
     break
   fi
   sleep 2
@@ -96,6 +100,7 @@ def environment(target: strimzi.ConnectorTarget, operation_id: str, action: str)
     return {"RESOURCE": f"{strimzi.PLURALS[target.kind]}.{strimzi.GROUP}/{target.resource_name}",
             "CONNECTOR": target.connector_name, "ACTION": action, "OPERATION_ID": operation_id,
             "STATE_JSONPATH": state_jsonpath(target), "ANNOTATIONS": annotate_arguments(target, action),
+            "HOME": "/tmp",  # kubectl's cache directory; the non-root user has no home of its own
             "RECORD_ANNOTATION": ANNOTATION_GITOPS, "MARKER_ANNOTATION": ANNOTATION_TRIGGERED}
 
 
@@ -103,7 +108,7 @@ def _container(target, operation_id, image, action) -> dict[str, Any]:
     env = environment(target, operation_id, action)
     return {"name": "trigger", "image": image, "command": ["/bin/sh", "-c", SCRIPT],
             "env": [{"name": k, "value": v} for k, v in env.items()],
-            "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True,
+            "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True, "runAsUser": NON_ROOT_USER,
                                 "capabilities": {"drop": ["ALL"]}}}
 
 

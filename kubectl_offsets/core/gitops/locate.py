@@ -16,14 +16,15 @@ say so plainly (``NotEditableError``). Only the standard library and ``adapters.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .. import strimzi
-from ..adapters import yamlfiles
-from ..errors import InputError, NotFoundError, PreconditionError
+from ... import strimzi
+from ...adapters import yamlfiles
+from ...errors import InputError, NotFoundError, PreconditionError
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -93,10 +94,13 @@ class Location:
     def root(self) -> Kustomization | None:
         return self.chain[-1] if self.chain else None
 
+    linked_to: Path | None = None  # the definition's file is a symlink to this file
+
     @property
     def in_overlay(self) -> bool:
-        """True when the definition sits in a base that the root overlays: edits go to the root."""
-        return len(self.chain) > 1
+        """True when the definition sits in a base that the root overlays: edits go to the root. A symlinked
+        manifest counts as the file it points to, which other places may use: a shared base too."""
+        return len(self.chain) > 1 or self.linked_to is not None
 
     def name_in_root_inputs(self) -> str:
         """The resource's name as the root kustomization's patches see it (inner prefixes applied)."""
@@ -126,6 +130,7 @@ class Repository:
     files: dict[Path, yamlfiles.YamlFile] = field(default_factory=dict)
     kustomizations: dict[Path, Kustomization] = field(default_factory=dict)  # by directory
     templated: dict[Path, str] = field(default_factory=dict)  # file -> why it is not editable
+    json_declared: dict[Path, list[tuple[str, str]]] = field(default_factory=dict)  # .json file -> (kind, name)
     broken: dict[Path, yamlfiles.YamlParseError] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str:
@@ -153,13 +158,23 @@ def _yaml_files(scope: Path) -> Iterable[Path]:
     for dirpath, dirnames, filenames in os.walk(scope):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if name.endswith(YAML_SUFFIXES) or name == "Kustomization":
+            if name.endswith(YAML_SUFFIXES + (".json",)) or name == "Kustomization":
                 yield Path(dirpath) / name
 
 
 def _load(repo: Repository, path: Path) -> None:
     chart = _helm_chart_of(path, repo.scope)
-    text = path.read_text(errors="replace")
+    try:
+        data = path.read_bytes()
+    except OSError as error:  # a dangling symlink, a file we may not read
+        why = "a symlink to nothing" if path.is_symlink() and not path.exists() else error.strerror
+        repo.broken[path] = yamlfiles.YamlParseError(f"cannot read {repo.rel(path)}: {why}",
+                                                     advice="fix or remove it, or narrow the search with --path")
+        return
+    text, _ = yamlfiles.decode(data)
+    if path.suffix == ".json":
+        _note_json(repo, path, text)
+        return
     if chart is not None:
         repo.templated[path] = f"part of the Helm chart in {repo.rel(chart)}"
         return
@@ -167,7 +182,7 @@ def _load(repo: Repository, path: Path) -> None:
         repo.templated[path] = "a template ('{{ ... }}' placeholders)"
         return
     try:
-        loaded = yamlfiles.load_text(text, path, repo.rel(path))
+        loaded = yamlfiles.load_bytes(data, path, repo.rel(path))
     except yamlfiles.YamlParseError as error:
         repo.broken[path] = error
         return
@@ -175,6 +190,22 @@ def _load(repo: Repository, path: Path) -> None:
         repo.kustomizations[path.parent] = Kustomization(path.parent, loaded, repo.rel(path))
     else:
         repo.files[path] = loaded
+
+
+def _note_json(repo: Repository, path: Path, text: str) -> None:
+    """JSON manifests are found but never edited (our edits are YAML round-trips that keep comments and layout;
+    a JSON file has neither, and re-emitting it would rewrite every line). We remember what they declare so that a
+    target found only there is named with its file instead of reported missing."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else [data]
+    declared = [(d["kind"], d["metadata"]["name"]) for d in items or []
+                if isinstance(d, dict) and isinstance(d.get("metadata"), dict) and "name" in d["metadata"]
+                and str(d.get("apiVersion", "")).startswith(strimzi.GROUP + "/")]
+    if declared:
+        repo.json_declared[path] = declared
 
 
 def _helm_chart_of(path: Path, scope: Path) -> Path | None:
@@ -190,7 +221,10 @@ def _link(repo: Repository, k: Kustomization) -> None:
     data = k.data
     for entry in list(data.get("resources") or []) + list(data.get("components") or []):
         if isinstance(entry, str) and "://" not in entry:
-            target = (k.dir / entry).resolve()
+            # A symlinked manifest is kept under its own name (not the file it points to), so that it is found
+            # as the link and check_links can apply the shared-base rule to it.
+            raw = k.dir / entry
+            target = Path(os.path.normpath(raw)) if raw.is_symlink() else raw.resolve()
             k.resources.append(target)
             if target in repo.kustomizations:
                 repo.kustomizations[target].parents.append(k)
@@ -218,6 +252,10 @@ def locate(repo: Repository, kind: str, name: str, namespace: str | None) -> Loc
                 ref = DocRef(loaded, index, repo.rel(path))
                 candidates += _placements(repo, ref, path)
     candidates = [c for c in candidates if _in_scope(repo, c)]
+    # A file reached through a symlink is one definition, not two: its plain placement goes.
+    linked = {c.linked_to for c in candidates if c.linked_to is not None}
+    candidates = [c for c in candidates if c.root is not None or c.linked_to is not None
+                  or (repo.root / c.definition.rel).resolve() not in linked]
     matches = [c for c in candidates if c.cluster_name == name and (namespace is None or c.namespace in
                                                                      (None, namespace))]
     if len(matches) == 1:
@@ -242,14 +280,34 @@ def _declares(data: Any, kind: str) -> bool:
 def _placements(repo: Repository, ref: DocRef, path: Path) -> list[Location]:
     """One Location per root kustomization that builds this document (or one plain Location)."""
     owners = [k for k in repo.kustomizations.values() if path in k.resources]
+    linked_to = path.resolve() if path.is_symlink() else None
     if not owners:
         meta = ref.data["metadata"]
-        return [Location(ref, [], [], meta["name"], meta.get("namespace"))]
+        return [Location(ref, [], [], meta["name"], meta.get("namespace"), linked_to)]
     locations = []
     for owner in owners:
         for chain in _chains_to_roots(owner):
-            locations.append(_location(repo, ref, chain))
+            locations.append(_location(repo, ref, chain, linked_to))
     return locations
+
+
+def check_links(repo: Repository, location: Location) -> None:
+    """Never write outside the repository, never through a link into a file other places use: a symlinked
+    definition is edited only through a patch in its root kustomization; with none, it is refused."""
+    target = location.linked_to
+    if target is None:
+        return
+    rel = location.definition.rel
+    if repo.root not in target.parents:
+        raise NotEditableError(f"{rel} is a symlink to a file outside the repository; refusing to edit it "
+                               "(nothing was written)",
+                               advice="copy the file into the repository, or change offsets online "
+                                      "(kubectl offsets alter/reset)")
+    if location.root is None:
+        raise NotEditableError(f"{rel} is a symlink to {repo.rel(target)}: editing it would change every place "
+                               "that uses that file; refusing (nothing was written)",
+                               advice="replace the link with a copy, or build the app with a kustomization so "
+                                      "the edit can go into a patch")
 
 
 def _chains_to_roots(k: Kustomization, seen: tuple[Path, ...] = ()) -> list[list[Kustomization]]:
@@ -260,7 +318,8 @@ def _chains_to_roots(k: Kustomization, seen: tuple[Path, ...] = ()) -> list[list
     return [[k] + rest for parent in k.parents for rest in _chains_to_roots(parent, seen + (k.dir,))]
 
 
-def _location(repo: Repository, ref: DocRef, chain: list[Kustomization]) -> Location:
+def _location(repo: Repository, ref: DocRef, chain: list[Kustomization], linked_to: Path | None = None
+              ) -> Location:
     meta = ref.data["metadata"]
     name, namespace = meta["name"], meta.get("namespace")
     names = {name}
@@ -270,7 +329,7 @@ def _location(repo: Repository, ref: DocRef, chain: list[Kustomization]) -> Loca
         name = k.renamed(name)
         names.add(name)
         namespace = k.namespace or namespace
-    return Location(ref, chain, patches, name, namespace)
+    return Location(ref, chain, patches, name, namespace, linked_to)
 
 
 def _patches_touching(repo: Repository, k: Kustomization, kind: str, names: set[str]) -> list[DocRef]:
@@ -324,6 +383,12 @@ def _ambiguous(kind: str, name: str, matches: list[Location]) -> AmbiguousTarget
 
 def _not_found(repo: Repository, kind: str, name: str, namespace: str | None, candidates: list[Location]
                ) -> Exception:
+    in_json = [p for p, declared in repo.json_declared.items() if (kind, name) in declared]
+    if in_json:
+        return NotEditableError(f"{kind.lower()}/{name} is declared in {repo.rel(in_json[0])}, a .json manifest: "
+                                ".json files are not edited (nothing was written)",
+                                advice="convert that file to YAML (kustomize reads both), or change offsets "
+                                       "online (kubectl offsets alter/reset)")
     mentions = [p for p in list(repo.templated) + list(repo.broken) if name in p.read_text(errors="replace")]
     broken = [p for p in mentions if p in repo.broken]
     if broken:

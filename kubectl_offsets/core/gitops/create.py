@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import strimzi
-from ..adapters import yamlfiles
-from ..connect import connector_kind
-from ..conventions import ANNOTATION_CREATING, ANNOTATION_GITOPS, gitops_configmap_name
-from ..errors import InputError, NotFoundError, PreconditionError
-from . import gitops, manifests
-from .lifecycle import Manifest, _facts, _stopped_body
-from .inputs import AlterRequest, build_change
+from ... import strimzi
+from ...adapters import yamlfiles
+from ...connect import connector_kind
+from ...conventions import ANNOTATION_CREATING, ANNOTATION_GITOPS, gitops_configmap_name
+from ...errors import InputError, NotFoundError, PreconditionError
+from ..inputs import AlterRequest, build_change
+from ..lifecycle import Manifest, _facts, _stopped_body
+from . import locate as manifests
+from .phases import _operation_id
+from .plan import FileChange, GitopsRequest, Plan
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class CreateRequest:
     strimzi_version: str | None = None
 
 
-def plan_create(root: Path, scope: Path | None, request: CreateRequest) -> gitops.Plan:
+def plan_create(root: Path, scope: Path | None, request: CreateRequest) -> Plan:
     """Phase 1 for a new connector; validated, nothing written."""
     if request.trigger != "command":
         raise InputError("gitops create fires with kubectl offsets trigger (--trigger command)",
@@ -69,9 +71,9 @@ def plan_create(root: Path, scope: Path | None, request: CreateRequest) -> gitop
                              advice="name the partitions (--topic TOPIC:0,1) and use absolute offsets")
         change = build_change(request.alter, _facts(target, body, kind), None)
     operation = "alter" if change is not None else "reset"
-    operation_id = gitops._operation_id(gitops.GitopsRequest(operation, manifest.name, base=request.base), target,
+    operation_id = _operation_id(GitopsRequest(operation, manifest.name, base=request.base), target,
                                         change)
-    plan = gitops.Plan(1, operation, target, operation_id, kind, change=change, trigger="command")
+    plan = Plan(1, operation, target, operation_id, kind, change=change, trigger="command")
     directory = (root / request.directory).resolve()
     if not directory.is_relative_to(root.resolve()):
         raise InputError(f"--dir {request.directory} is outside the repository")
@@ -139,13 +141,13 @@ def _configmap_file(target, name: str, change, operation_id: str, namespace: str
                                              "create, phase 1).\n")
 
 
-def _file_changes(root: Path, directory: Path, files: dict[Path, str]) -> list[gitops.FileChange]:
+def _file_changes(root: Path, directory: Path, files: dict[Path, str]) -> list[FileChange]:
     """The new files, plus their names in the directory's kustomization.yaml when there is one."""
     changes = []
     for path, text in files.items():
         if path.exists():
             raise PreconditionError(f"{path.relative_to(root)} already exists", advice="choose another --dir")
-        changes.append(gitops.FileChange(str(path.relative_to(root)), None, text))
+        changes.append(FileChange(str(path.relative_to(root)), None, text.encode("utf-8")))
     kustomization = next((directory / n for n in ("kustomization.yaml", "kustomization.yml", "Kustomization")
                           if (directory / n).exists()), None)
     if kustomization is not None:
@@ -156,17 +158,18 @@ def _file_changes(root: Path, directory: Path, files: dict[Path, str]) -> list[g
         for path in files:
             data["resources"].append(path.name)
         loaded.documents[0].edited = True
-        changes.append(gitops.FileChange(str(kustomization.relative_to(root)), loaded.original, loaded.render()))
+        changes.append(FileChange(str(kustomization.relative_to(root)), loaded.original_bytes,
+                                  loaded.render_bytes()))
     for change in changes:
         if change.rel.endswith(".yaml") and change.before is None:
             _validate_new(change)
     return changes
 
 
-def _validate_new(change: gitops.FileChange) -> None:
-    from .. import schemas
+def _validate_new(change: FileChange) -> None:
+    from ... import schemas
 
-    for document in yamlfiles.load_text(change.after, Path(change.rel), change.rel).documents:
+    for document in yamlfiles.load_bytes(change.after, Path(change.rel), change.rel).documents:
         data = yamlfiles.to_plain(document.data)
         if data.get("kind") == strimzi.KIND_CONNECTOR:
             schemas.validate("kafkaconnector", data, what=f"the new {change.rel}")

@@ -1,0 +1,275 @@
+"""A GitOps plan as a branch, one commit, a push and a pull/merge request.
+
+The change is built in a temporary worktree at the base commit (the user's checkout is never touched). The branch
+name is deterministic (target, operation id, phase), and the operation id already covers the target, the offsets
+and the base commit: so re-running with the same input finds the branch holding the same tree on the same base and
+changes nothing, pushes nothing new, and finds the open pull request instead of opening a second one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ...adapters import forge
+from ...adapters.gitrepo import GitRepo
+from ...connect import ConnectorKind, position_of, topic_partition_of
+from ...errors import PreconditionError
+from . import output
+from .plan import FileChange, Plan
+
+Planner = Callable[[Path, str], Plan]  # (worktree root, base commit) -> plan
+# The trailer on every commit we make: a branch whose tip has none is someone else's and is never moved.
+TRAILER_OPERATION = "Offsets-Operation"
+
+
+@dataclass
+class PublishRequest:
+    branch: str | None = None
+    base_ref: str = "HEAD"
+    push: bool = False
+    remote: str = "origin"
+    pull_request: bool = False
+    target_branch: str | None = None  # the PR's base branch; default: the current branch
+    forge: str | None = None
+    forge_url: str | None = None
+    forge_project: str | None = None
+    reason: str = ""
+    repo_in_git: str = "."  # --repo relative to the checkout's top: the pull request names no local path
+    path_arg: str | None = None
+    allow_default_branch: bool = False  # may update the remote's default branch or the request's base
+
+
+@dataclass
+class Published:
+    branch: str
+    commit: str
+    created_commit: bool
+    pushed: bool = False
+    pr_url: str | None = None
+    pr_created: bool = False
+    compare_url: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def branch_name(plan: Plan) -> str:
+    target = plan.target
+    connector = "" if target.mm2_type is None else "-" + (target.source_alias or "") + "-" + \
+        target.mm2_type.replace("Mirror", "").replace("Connector", "").lower()
+    return f"kubectl-offsets/{target.resource_name}{connector}-{plan.operation}-{plan.operation_id[:8]}" \
+           f"-phase{plan.phase}"
+
+
+def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: PublishRequest
+            ) -> tuple[Plan, Published]:
+    """Validate every name first, build and commit in a temporary worktree, then move the branch (only ours, or a
+    fast-forward of the default branch with --allow-default-branch), push with the lease seen before, and open the
+    request. Nothing on a branch or remote changes before every check has passed."""
+    pushing = request.push or request.pull_request
+    _check_request(repo, request, pushing)
+    base = repo.rev(request.base_ref)
+    pr_base = _pr_base(repo, request) if request.pull_request else None
+    # The push lease: the remote's commit as seen now, before anything is built. Whatever lands there later (someone
+    # else's push while we work) makes our push fail instead of being overwritten.
+    early_lease = repo.remote_branch_commit(request.remote, request.branch) if pushing and request.branch else None
+    with repo.worktree(base) as work:
+        plan = planner(work, base)
+        if not plan.files:
+            raise PreconditionError("nothing to commit: the repository already holds this phase",
+                                    advice="merge the existing branch, or run the next phase")
+        output.write(plan, work)
+        message = commit_message(plan, request.reason)
+        commit = repo.commit_in(work, [c.rel for c in plan.files], message)
+    branch = request.branch or branch_name(plan)
+    repo.check_branch_name(branch, "--branch")
+    protected = _protected_branches(repo, request, pr_base) if pushing else set()
+    existing = repo.branch_commit(branch)
+    lease = early_lease if request.branch else repo.remote_branch_commit(request.remote, branch) if pushing else None
+    fast_forward = _check_ours(repo, branch, existing, lease, base, protected, request)
+    created = True
+    if existing and repo.parent_of(existing) == base and repo.tree_of(existing) == repo.tree_of(commit):
+        commit, created = existing, False  # same input: keep the commit we made before
+    elif branch != repo.current_branch():
+        repo.point_branch(branch, commit, existing)
+    # else: the branch checked out in --repo (a fast-forward of it, allowed above) stays where it is locally, or
+    # the user's working tree would silently fall behind it; the commit is pushed directly.
+    result = Published(branch, commit, created)
+    if fast_forward:
+        result.notes.append(f"{branch} is a protected branch; --allow-default-branch adds one commit on top of it")
+    if pushing:
+        repo.push(request.remote, branch, lease, source=commit)
+        result.pushed = lease != commit
+    if request.pull_request:
+        _pull_request(repo, plan, request, result, pr_base)
+    return plan, result
+
+
+def _check_request(repo: GitRepo, request: PublishRequest, pushing: bool) -> None:
+    """Every name that reaches git's command line, and the forge URL, before anything is built."""
+    if request.branch is not None:
+        repo.check_branch_name(request.branch, "--branch")
+    if request.target_branch is not None:
+        repo.check_branch_name(request.target_branch, "--pr-base")
+    if pushing:
+        repo.check_remote(request.remote)
+    if request.forge_url:
+        forge.check_api_url(request.forge_url)
+
+
+def _pr_base(repo: GitRepo, request: PublishRequest) -> str:
+    """The branch the request merges into: --pr-base, else the branch checked out in --repo. A detached HEAD has
+    none, and guessing 'main' could send the change for review against the wrong branch."""
+    if request.target_branch:
+        return request.target_branch
+    current = repo.current_branch()
+    if current is None:
+        raise PreconditionError("HEAD is detached in the repository, so there is no current branch to open the "
+                                "pull request against", advice="name the base branch with --pr-base BRANCH")
+    return current
+
+
+def _protected_branches(repo: GitRepo, request: PublishRequest, pr_base: str | None) -> set[str]:
+    """Branches a push must not update without --allow-default-branch: the remote's default branch and the
+    request's base (they are what review protects)."""
+    names = {request.target_branch, pr_base, repo.remote_default_branch(request.remote)}
+    return {n for n in names if n}
+
+
+def _check_ours(repo: GitRepo, branch: str, existing: str | None, remote: str | None, base: str,
+                protected: set[str], request: PublishRequest) -> bool:
+    """Refuse to move a branch kubectl-offsets did not make (its tip carries no Offsets-Operation trailer), here
+    or on the remote. With --allow-default-branch the default/base branch may only be fast-forwarded: our commit
+    goes on top of its tip, nothing is lost. Returns True for such a fast-forward."""
+    if branch in protected and not request.allow_default_branch:
+        raise PreconditionError(f"--branch {branch} is the remote's default branch or the pull request's base: "
+                                "pushing there would bypass review",
+                                advice="drop --branch (a kubectl-offsets/... branch is made), or add "
+                                       "--allow-default-branch if this repository takes direct pushes")
+    allowed_ff = branch in protected and request.allow_default_branch
+    for where, tip in (("", existing), (f" on {request.remote}", remote)):
+        if tip is None or tip == existing and where:
+            continue
+        if allowed_ff and tip == base:
+            continue
+        if repo.has_commit(tip) and repo.trailer(tip, TRAILER_OPERATION):
+            continue
+        raise PreconditionError(f"branch {branch}{where} exists and its last commit was not made by "
+                                "kubectl-offsets: refusing to overwrite it",
+                                advice="choose another --branch, or drop --branch for a kubectl-offsets/... branch"
+                                + (f"; to add on top of {branch}, build on it: --base {branch}" if allowed_ff
+                                   else ""))
+    return allowed_ff and (existing == base or remote == base)
+
+
+def _pull_request(repo: GitRepo, plan: Plan, request: PublishRequest, result: Published, pr_base: str) -> None:
+    remote = _remote(repo, request)
+    if not request.target_branch:
+        result.notes.append(f"the pull request's base is {pr_base}, the branch checked out in --repo "
+                            "(choose another with --pr-base)")
+    result.compare_url = forge.compare_url(remote, pr_base, result.branch)
+    token = forge.token_for(remote)
+    if token is None:
+        result.notes.append(f"no {forge.TOKEN_ENV[remote.forge]} in the environment: open the request at "
+                            f"{result.compare_url}")
+        return
+    result.pr_url, result.pr_created = forge.open_request(
+        remote, token, base=pr_base, branch=result.branch, title=pr_title(plan),
+        body=pr_body(plan, request.reason, request.repo_in_git, request.path_arg), api=request.forge_url)
+
+
+def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
+    if request.forge_project:
+        return forge.Remote(request.forge or "github", "github.com" if (request.forge or "github") == "github"
+                            else "gitlab.com", request.forge_project)
+    return forge.parse_remote(repo.remote_url(request.remote), request.forge)
+
+
+# --- texts ----------------------------------------------------------------------------------------------------
+
+
+def pr_title(plan: Plan) -> str:
+    target = plan.target
+    if plan.phase == 1:
+        verb = "alter" if plan.operation == "alter" else "reset"
+        return f"offsets: stop {target.connector_name} and {verb} its offsets (phase 1 of 2)"
+    return f"offsets: resume {target.connector_name} after the {plan.operation} (phase 2 of 2)"
+
+
+def commit_message(plan: Plan, reason: str) -> str:
+    why = reason.strip() or "requested with kubectl offsets gitops"
+    if plan.phase == 1:
+        body = (f"Why: {why}.\n\nPhase 1 sets spec.state: stopped"
+                + (f" and alterOffsets.fromConfigMap ({plan.configmap}), and adds that ConfigMap"
+                   if plan.configmap else "")
+                + ". Strimzi's one-shot strimzi.io/connector-offsets annotation is deliberately NOT committed:\n"
+                  "a GitOps sync would re-apply it after the operator removes it and fire the operation again.\n"
+                  "The trigger fires it once on the cluster; phase 2 restores the previous state.")
+    else:
+        body = (f"Why: {why}.\n\nPhase 2 restores the previous spec.state and removes alterOffsets"
+                + (", the ConfigMap" if plan.configmap else "") + " and the kubectl-offsets record.")
+    trailers = f"{TRAILER_OPERATION}: {plan.operation_id}\nOffsets-Phase: {plan.phase}"
+    return f"{pr_title(plan)}\n\n{body}\n\n{trailers}\n"
+
+
+def pr_body(plan: Plan, reason: str, repo_arg: str = ".", path_arg: str | None = None) -> str:
+    lines = [f"**{output.describe(plan)}**", ""]
+    if reason:
+        lines += [f"Why: {reason}", ""]
+    lines += [f"Phase: **{plan.phase} of 2**", ""]
+    lines += _offsets_section(plan)
+    lines += ["### Files", ""] + [f"- `{c.rel}` ({_verb(c)})" for c in plan.files] + [""]
+    lines += ["### Next steps", ""] + [f"{i}. {step}" for i, step in
+                                       enumerate(output.follow_up(plan, repo_arg, path_arg), 1)]
+    lines += ["", "The one-shot `strimzi.io/connector-offsets` annotation is never committed: a GitOps sync would "
+                  "re-apply it after the operator removes it and fire the operation again.",
+              "", f"<sub>kubectl-offsets operation `{plan.operation_id}`</sub>"]
+    return "\n".join(lines) + "\n"
+
+
+def _offsets_section(plan: Plan) -> list[str]:
+    if plan.phase == 2:
+        return []
+    if plan.before is None:
+        shown = "every offset is reset" if plan.change is None else f"```json\n{plan.change.dumps()}\n```"
+        return ["### Offsets", "", "Current offsets unknown (give --from-cluster or --before FILE to show them).",
+                "", shown, ""]
+    return ["### Offsets (before → after)", "", _markdown_table(plan), ""]
+
+
+def _markdown_table(plan: Plan) -> str:
+    """The before/after rows as a Markdown table (forges render it; a terminal table would not survive)."""
+    topic_partitioned = plan.kind.topic_partitioned
+    headers = ["TOPIC", "PARTITION"] if topic_partitioned else ["PARTITION"]
+    if plan.kind is ConnectorKind.MIRROR_SOURCE:
+        headers = ["CLUSTER", *headers]
+    out = ["| " + " | ".join([*headers, "BEFORE", "AFTER", ""]) + " |", "|" + "---|" * (len(headers) + 3)]
+    for row in plan.rows():
+        cells = [*_partition_cells(plan.kind, row.partition), _offset(plan.kind, row.before),
+                 _offset(plan.kind, row.after), "changed" if row.changed else ""]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def _partition_cells(kind: ConnectorKind, partition) -> list[str]:
+    if not kind.topic_partitioned:
+        return [f"`{json.dumps(dict(partition), sort_keys=True)}`"]
+    topic, number = topic_partition_of(kind, partition)
+    cluster = [str(partition.get("cluster"))] if kind is ConnectorKind.MIRROR_SOURCE else []
+    return [*cluster, topic, str(number)]
+
+
+def _offset(kind: ConnectorKind, offset) -> str:
+    if offset is None:
+        return "-"
+    if kind.topic_partitioned:
+        return str(position_of(kind, offset))
+    return f"`{json.dumps(dict(offset), sort_keys=True)}`"
+
+
+def _verb(change: FileChange) -> str:
+    return "new" if change.before is None else "deleted" if change.after is None else "edited"
+
+
+__all__ = ["publish", "PublishRequest", "Published", "branch_name", "pr_body", "commit_message"]

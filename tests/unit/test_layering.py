@@ -1,0 +1,124 @@
+"""Imports only go down (docs/ARCHITECTURE.md): cli -> core -> adapters/output -> strimzi/connect/model/errors and
+the other bottom modules; an adapter (one external system) never imports another adapter, nor the terminal output.
+
+Every ``import`` statement counts, also those inside functions (they are how the CLI stays light, not a way around
+the layers). The source is read with ``ast``, so nothing is imported to check it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_offsets"
+
+# Lower rank = lower layer. A module may import from a lower layer, or from its own layer where that layer's modules
+# work together (cli, core, the bottom); never from a higher one.
+CLI, CORE, EDGE, BOTTOM = 4, 3, 2, 1
+BOTTOM_MODULES = {"errors", "model", "connect", "strimzi", "conventions", "schemas", "deadline", "__init__"}
+
+# (importer, imported) -> why it is allowed for now. Empty: no upward arrow is left. Add an entry only with a reason
+# and an issue that removes it.
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """(rank, unit): the unit is what may not import a sibling unit of the edge layer (one adapter, the output)."""
+    parts = module.split(".")[1:]  # drop "kubectl_offsets"
+    if not parts or parts[0] in BOTTOM_MODULES:
+        return BOTTOM, "bottom"
+    if parts[0] in ("cli", "__main__"):
+        return CLI, "cli"
+    if parts[0] == "core":
+        return CORE, "core"
+    if parts[0] == "output":
+        return EDGE, "output"
+    if parts[0] == "adapters":
+        return EDGE, "adapters." + (parts[1] if len(parts) > 1 else "")
+    raise AssertionError(f"{module}: not placed in a layer; add it to tests/unit/test_layering.py")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every kubectl_offsets module the file imports (relative imports resolved; ``from X import y`` counts y
+    when y is a module of the package)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("kubectl_offsets")}
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(package, node.module, node.level)
+            if not base.startswith("kubectl_offsets"):
+                continue
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")}
+    return found
+
+
+def _resolve(package: str, module: str | None, level: int) -> str:
+    if level == 0:
+        return module or ""
+    parts = package.split(".")
+    base = parts[:len(parts) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def _is_module(name: str) -> bool:
+    rel = Path(*name.split(".")[1:])
+    return (PACKAGE / rel).with_suffix(".py").exists() or (PACKAGE / rel / "__init__.py").exists()
+
+
+def violations(graph: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for importer, imported in sorted(graph.items()):
+        rank, unit = layer_of(importer)
+        for target in sorted(imported):
+            if target == "kubectl_offsets":
+                continue
+            other_rank, other_unit = layer_of(target)
+            upward = other_rank > rank
+            sibling_edge = rank == EDGE and other_rank == EDGE and other_unit != unit
+            if (upward or sibling_edge) and (importer, target) not in KNOWN_EXCEPTIONS:
+                bad.append(f"{importer} -> {target}" + (" (adapters never import each other)" if sibling_edge
+                                                          else " (imports upward)"))
+    return bad
+
+
+def package_graph() -> dict[str, set[str]]:
+    return {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_imports_only_go_down_and_adapters_stay_apart():
+    assert violations(package_graph()) == []
+
+
+def test_known_exceptions_are_still_needed():
+    """An exception whose import is gone must be deleted, so the list never hides a new arrow."""
+    graph = package_graph()
+    stale = [pair for pair in KNOWN_EXCEPTIONS if pair[1] not in graph.get(pair[0], set())]
+    assert stale == []
+
+
+@pytest.mark.parametrize("importer, imported", [
+    ("kubectl_offsets.adapters.kube", "kubectl_offsets.core.operations"),
+    ("kubectl_offsets.core.gitops.edits", "kubectl_offsets.cli.common"),
+    ("kubectl_offsets.strimzi", "kubectl_offsets.adapters.kube"),
+    ("kubectl_offsets.adapters.gitrepo", "kubectl_offsets.adapters.forge"),
+    ("kubectl_offsets.output.render", "kubectl_offsets.adapters.yamlfiles"),
+])
+def test_the_checker_sees_an_arrow_going_the_wrong_way(importer, imported):
+    assert len(violations({importer: {imported}})) == 1
+
+
+def test_the_checker_reads_function_level_and_relative_imports(tmp_path):
+    """cmd_gitops imports core only inside functions, through relative imports: they must be seen."""
+    imported = imports_of(PACKAGE / "cli" / "cmd_gitops.py")
+    assert "kubectl_offsets.core.gitops.phases" in imported and "kubectl_offsets.adapters.gitrepo" in imported
