@@ -1,18 +1,25 @@
 """Benchmark of ``kubectl offsets compute`` on archived Parquet (not a test; prints figures).
 
-    .venv/bin/python benchmarks/compute_bench.py [--records 20000000] [--partitions 8] [--keep DIR]
+    nice -n 19 .venv/bin/python benchmarks/compute_bench.py [--records 20000000 200000000] [--partitions 8]
+        [--poison-up-to 20000000] [--no-cluster] [--cache DIR]
 
-Generates N synthetic Kafka-source records (one poison value in a thousand) as Parquet in a temporary directory,
-then measures, each in a fresh process so memory figures are its own:
+Generates N synthetic Kafka-source records (one poison value in a thousand) as Parquet once, cached under
+``~/.cache/kubectl-offsets-bench/records-N-pP`` (``--cache``), then measures for each N, each run in a fresh
+process so memory figures are its own:
 
 - ``--to-datetime`` and ``--skip-poison --invalid json`` through the real compute path (core.compute ->
-  adapters.spark) with local[1] and local[2];
+  adapters.spark) with local[1], local[2] and a standalone cluster of two one-core workers on this machine
+  (tests/env/spark.py: a master and two workers from the pyspark installation, on 127.0.0.1);
 - the same two questions answered by a single-process pyarrow baseline (batch by batch, no Spark), the yardstick
   measured in the same run on the same files.
 
+``--skip-poison`` is measured only up to ``--poison-up-to`` records: the single-process baseline calls json.loads
+per value and would take half an hour per 200 M records.
+
 Reported: records/s (job time, JVM start-up excluded and shown apart), peak RSS of the Python driver, peak RSS and
-peak heap of the JVM (driver and executor are one JVM in local mode), and ratios against the baseline. The answers
-of every run are compared with the baseline's, so a fast wrong answer cannot pass.
+peak heap of the driver's JVM (in local mode also the executor; on the cluster the executors are other JVMs), and
+ratios against the baseline; with several N, the driver's peak memory at the largest N over the smallest. The
+answers of every run are compared with the baseline's, so a fast wrong answer cannot pass.
 """
 from __future__ import annotations
 
@@ -66,20 +73,23 @@ def at_ms(records: int, partitions: int) -> int:
 
 # --- measured runs (each in its own process) --------------------------------------------------------------------
 
-def run_spark(data: str, master: str, records: int, partitions: int) -> dict:
+def run_spark(data: str, master: str, records: int, partitions: int, questions: list[str],
+              conf: tuple[tuple[str, str], ...] = ()) -> dict:
     from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
     from kubectl_offsets.adapters.spark.session import SparkSettings, build_session
     from kubectl_offsets.adapters.spark.sources import Archive
     from kubectl_offsets.core import compute as c
 
     t0 = time.monotonic()
-    spark = build_session(SparkSettings(master=master, conf=(("spark.driver.memory", "2g"),)))
+    spark = build_session(SparkSettings(master=master, conf=(("spark.driver.memory", "2g"), *conf)))
     startup = time.monotonic() - t0
     source, out = Archive(data, "parquet"), {"startup_s": startup}
     for name, request in (
             ("to-datetime", c.ComputeRequest(source, c.Operation.TO_DATETIME, at_ms=at_ms(records, partitions))),
             ("skip-poison", c.ComputeRequest(source, c.Operation.SKIP_POISON, report_limit=100,
                                              poison=PoisonCriteria(invalid_json=True)))):
+        if name not in questions:
+            continue
         t = time.monotonic()
         result = c.compute(request, spark=lambda needs_kafka: spark)
         out[name] = {"seconds": time.monotonic() - t, "answer": _answer(result)}
@@ -115,7 +125,7 @@ def _self_peak_mb() -> float:
     return _vm_hwm_mb(os.getpid())
 
 
-def run_baseline(data: str, records: int, partitions: int) -> dict:
+def run_baseline(data: str, records: int, partitions: int, questions: list[str]) -> dict:
     """One process, pyarrow batches: vectorised for the timestamp question; json.loads per value for validity
     (pyarrow has no JSON validator for single values)."""
     import pyarrow as pa
@@ -137,6 +147,9 @@ def run_baseline(data: str, records: int, partitions: int) -> dict:
             last[key] = max(last.get(key, row["offset_max"]), row["offset_max"])
     answer = {k: first.get(k, last[k] + 1) for k in last}
     out = {"to-datetime": {"seconds": time.monotonic() - t, "answer": answer}}
+    if "skip-poison" not in questions:
+        out["python_peak_rss_mb"] = _self_peak_mb()
+        return out
     t = time.monotonic()
     poison = {}
     for batch in dataset.to_batches(columns=["topic", "partition", "offset", "value"]):
@@ -160,13 +173,18 @@ def _valid_json(value: bytes) -> bool:
 
 # --- driver -----------------------------------------------------------------------------------------------------
 
+QUESTIONS = ("to-datetime", "skip-poison")
+
+
 def report(records: int, runs: dict) -> None:
     base = runs["pyarrow baseline (1 process)"]
     print(f"\n{records:,} records; records/s = records / job seconds (JVM start-up shown apart)\n")
     header = f"{'run':30} {'question':12} {'seconds':>8} {'records/s':>12} {'vs baseline':>11}"
-    print(header + f" {'py driver MB':>12} {'JVM RSS MB':>10} {'JVM heap MB':>11}")
+    print(header + f" {'py driver MB':>12} {'JVM RSS MB':>10} {'JVM heap MB':>11}", flush=True)
     for name, run in runs.items():
-        for question in ("to-datetime", "skip-poison"):
+        for question in QUESTIONS:
+            if question not in run:
+                continue
             seconds = run[question]["seconds"]
             ratio = base[question]["seconds"] / seconds
             jvm = run.get("jvm", {})
@@ -176,51 +194,125 @@ def report(records: int, runs: dict) -> None:
             assert run[question]["answer"] == base[question]["answer"], f"{name} {question}: answers differ"
         if "startup_s" in run:
             print(f"{'':30} (Spark session start-up {run['startup_s']:.1f}s)")
-    print("\nevery run's answers equal the baseline's")
+    print("\nevery run's answers equal the baseline's", flush=True)
+
+
+def memory_growth(by_size: dict[int, dict]) -> None:
+    """The driver's peak memory at the largest size over the smallest: flat means ~1.0."""
+    small, large = min(by_size), max(by_size)
+    if small == large:
+        return
+    print(f"\ndriver peak memory, {large:,} / {small:,} records:")
+    for name, run in by_size[large].items():
+        before = by_size[small].get(name)
+        if not before:
+            continue
+        line = f"  {name:30} Python {run['python_peak_rss_mb'] / before['python_peak_rss_mb']:.2f}x"
+        if "jvm" in run:
+            line += (f", JVM RSS {run['jvm']['rss_peak_mb'] / before['jvm']['rss_peak_mb']:.2f}x"
+                     f", JVM heap {run['jvm']['heap_peak_mb'] / before['jvm']['heap_peak_mb']:.2f}x")
+        print(line, flush=True)
+
+
+def cached_data(cache: Path, records: int, partitions: int) -> Path:
+    """The generated records, made once per (records, partitions) and kept (a .complete marker says whole)."""
+    data = cache / f"records-{records}-p{partitions}"
+    if not (data / ".complete").exists():
+        shutil.rmtree(data, ignore_errors=True)
+        data.mkdir(parents=True)
+        t = time.monotonic()
+        generate(data, records, partitions, files=max(16, records // 3_125_000))
+        (data / ".complete").write_text(f"{records} records, {partitions} partitions\n")
+        print(f"generated {records:,} records in {time.monotonic() - t:.0f}s", flush=True)
+    size = sum(p.stat().st_size for p in data.glob("*.parquet")) / 2**20
+    print(f"data: {data} ({size:,.0f} MB Parquet, {len(list(data.glob('*.parquet')))} files)", flush=True)
+    return data
+
+
+# The bench's cluster is bigger than the tests' one (tests/env/spark.py defaults): the executors scan 200 M records.
+CLUSTER_WORKER_MEMORY, CLUSTER_EXECUTOR_MEMORY = "2g", "1536m"
+
+
+def start_cluster():
+    """A master and two one-core workers on 127.0.0.1, as in the tests; (master URL, its Spark conf, stop)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.env.environment import stop_all
+    from tests.env.spark import session_conf, start_cluster as start
+
+    run_dir = Path(tempfile.mkdtemp(prefix="compute-bench-cluster-"))
+    for sub in ("logs", "config", "data"):
+        (run_dir / sub).mkdir()
+    cluster = start(run_dir, worker_memory=CLUSTER_WORKER_MEMORY)
+    conf = [(k, CLUSTER_EXECUTOR_MEMORY if k == "spark.executor.memory" else v) for k, v in session_conf()
+            if k not in ("spark.sql.shuffle.partitions", "spark.executor.extraJavaOptions")]
+
+    def stop():
+        stop_all(cluster.processes)
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return cluster.master_url, conf, stop
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--records", type=int, default=20_000_000)
+    parser.add_argument("--records", type=int, nargs="+", default=[20_000_000])
     parser.add_argument("--partitions", type=int, default=8)
-    parser.add_argument("--keep", help="generate into (or reuse) this directory instead of a temporary one")
-    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--poison-up-to", type=int, default=20_000_000,
+                        help="measure --skip-poison only for record counts up to this")
+    parser.add_argument("--no-cluster", action="store_true", help="skip the standalone cluster runs")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kubectl-offsets-bench")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        kind, data, *rest = args.child
-        result = run_baseline(data, args.records, args.partitions) if kind == "baseline" else \
-            run_spark(data, rest[0], args.records, args.partitions)
+        spec = json.loads(args.child)
+        result = run_baseline(spec["data"], spec["records"], args.partitions, spec["questions"]) \
+            if spec["kind"] == "baseline" else run_spark(spec["data"], spec["master"], spec["records"],
+                                                         args.partitions, spec["questions"],
+                                                         tuple(map(tuple, spec.get("conf", ()))))
         print(json.dumps(result))
         return
-    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="compute-bench-"))
-    data = workdir / "data"
+    datasets = {n: cached_data(args.cache, n, args.partitions) for n in sorted(args.records)}
+    cluster = None if args.no_cluster else start_cluster()
     try:
-        if not data.exists():
-            data.mkdir(parents=True)
-            t = time.monotonic()
-            generate(data, args.records, args.partitions)
-            size = sum(p.stat().st_size for p in data.iterdir()) / 2**20
-            print(f"generated {args.records:,} records, {size:.0f} MB Parquet, in {time.monotonic() - t:.0f}s",
-                  flush=True)
-        common = ["--records", str(args.records), "--partitions", str(args.partitions)]
-        runs = {}
-        for name, kind, extra in (("pyarrow baseline (1 process)", "baseline", []),
-                                  ("spark local[1]", "spark", ["local[1]"]),
-                                  ("spark local[2]", "spark", ["local[2]"])):
-            print(f"running {name} ...", flush=True)
-            runs[name] = child_with(kind, str(data), extra, common)
-        report(args.records, runs)
+        by_size = {}
+        for records, data in datasets.items():
+            questions = list(QUESTIONS) if records <= args.poison_up_to else ["to-datetime"]
+            configs = [("pyarrow baseline (1 process)", {"kind": "baseline"}),
+                       ("spark local[1]", {"kind": "spark", "master": "local[1]"}),
+                       ("spark local[2]", {"kind": "spark", "master": "local[2]"})]
+            if cluster:
+                configs.append(("spark standalone, 2 workers", {"kind": "spark", "master": cluster[0],
+                                                                "conf": cluster[1]}))
+            runs = {}
+            for name, spec in configs:
+                print(f"{records:,} records: running {name} ({', '.join(questions)}) ...", flush=True)
+                runs[name] = child_with({**spec, "data": str(data), "records": records, "questions": questions},
+                                        args.partitions)
+                print(f"  {name}: {_brief(runs[name])}", flush=True)  # kept even if a later run is cut short
+            report(records, runs)
+            by_size[records] = runs
+        memory_growth(by_size)
     finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+        if cluster:
+            cluster[2]()
 
 
-def child_with(kind: str, data: str, extra: list[str], common: list[str]) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), *common, "--child", kind, data, *extra]
+def _brief(run: dict) -> str:
+    parts = [f"{q} {run[q]['seconds']:.1f}s" for q in QUESTIONS if q in run]
+    parts.append(f"Python peak {run['python_peak_rss_mb']:.0f} MB")
+    if "jvm" in run:
+        parts.append(f"JVM peak RSS {run['jvm']['rss_peak_mb']:.0f} MB, heap {run['jvm']['heap_peak_mb']:.0f} MB")
+    if "startup_s" in run:
+        parts.append(f"start-up {run['startup_s']:.1f}s")
+    return ", ".join(parts)
+
+
+def child_with(spec: dict, partitions: int) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--partitions", str(partitions), "--child",
+           json.dumps(spec)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1],
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     if done.returncode != 0:
-        raise SystemExit(f"{kind} run failed:\n{done.stderr[-4000:]}")
+        raise SystemExit(f"{spec['kind']} run failed:\n{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -9,9 +9,10 @@ replicated* and resumes after it.
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any, Mapping
 
-from .model import OffsetEntry
+from .model import OffsetEntry, OffsetsDocument
 
 MIRROR_PACKAGE = "org.apache.kafka.connect.mirror."
 
@@ -119,6 +120,20 @@ def topic_partition_of(kind: ConnectorKind, partition: Mapping[str, Any]) -> tup
     if kind is ConnectorKind.MIRROR_SOURCE:
         return str(partition["topic"]), int(partition["partition"])
     return None
+
+
+def in_listing_order(kind: ConnectorKind, document: OffsetsDocument) -> OffsetsDocument:
+    """The order people expect to read offsets in: by topic, then partition as a number (Connect returns them in
+    whatever order its consumer or offsets store holds them); a MirrorSourceConnector's by source cluster first,
+    other sources by their partition maps as sorted JSON."""
+    def key(entry: OffsetEntry) -> tuple[Any, ...]:
+        if kind is ConnectorKind.MIRROR_SOURCE:
+            return (str(entry.partition.get("cluster")), *topic_partition_of(kind, entry.partition))
+        if kind.topic_partitioned:
+            return topic_partition_of(kind, entry.partition)
+        return (json.dumps(dict(entry.partition), sort_keys=True),)
+
+    return OffsetsDocument(tuple(sorted(document, key=key)))
 
 
 def position_of(kind: ConnectorKind, offset: Mapping[str, Any] | None) -> int | None:

@@ -14,7 +14,7 @@ ANNOTATION_JOURNAL = "kubectl-offsets.io/journal"
 ANNOTATION_NUDGE = "kubectl-offsets.io/nudge"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "backup"
-LABEL_TARGET = "kubectl-offsets.io/target"  # the resource name the ConfigMap belongs to
+LABEL_TARGET = "kubectl-offsets.io/target"  # label_value(resource name) of the resource the ConfigMap belongs to
 ANNOTATION_CONNECTOR = "kubectl-offsets.io/connector"  # the Connect connector name (may contain '->', so not a label)
 BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
 # The backup ConfigMap's record of which partitions the operation that took it changed ({"partitions": [...]} or
@@ -25,14 +25,48 @@ BACKUP_CHANGED_KEY = "changed.json"
 ANNOTATION_CREATING = "kubectl-offsets.io/creating"
 
 
+# Kubernetes' limits (apimachinery validation): object names are DNS subdomains of at most 253 characters, label
+# values at most 63. A custom resource may be named with up to 253, so every name and label derived from it is cut.
+NAME_MAX = 253
+LABEL_VALUE_MAX = 63
+BACKUP_SUFFIX_ROOM = 3  # "-2" .. "-99", added to a backup's name when that second is already taken
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def label_value(resource_name: str) -> str:
+    """A resource name as a label value: itself when it fits, else its first 54 characters and 8 hex digits of its
+    SHA-256 (``<prefix>-1a2b3c4d``): still recognisable, distinct for names sharing a prefix, and stable, so the
+    backups of a long-named connector are found again by label."""
+    if len(resource_name) <= LABEL_VALUE_MAX:
+        return resource_name
+    return f"{_cut(resource_name, LABEL_VALUE_MAX - 9)}-{_digest(resource_name)}"
+
+
+def derived_name(resource_name: str, suffix: str, room: int = 0) -> str:
+    """``<resource><suffix>``, with the resource part cut to a prefix + hash when the whole (plus ``room`` for a
+    later suffix) would pass the 253 characters of an object name."""
+    if len(resource_name) + len(suffix) + room <= NAME_MAX:
+        return resource_name + suffix
+    keep = NAME_MAX - room - len(suffix) - 9
+    return f"{_cut(resource_name, keep)}-{_digest(resource_name)}{suffix}"
+
+
+def _cut(name: str, length: int) -> str:
+    """A prefix that may be followed by '-': no trailing '-' or '.' (".-" is not a valid DNS label boundary)."""
+    return name[:length].rstrip("-.")
+
+
 def offsets_configmap_name(resource_name: str) -> str:
     """The tool-owned ConfigMap that list writes to and alter reads from."""
-    return f"{resource_name}-offsets"
+    return derived_name(resource_name, "-offsets")
 
 
 def backup_configmap_name(resource_name: str, when: _dt.datetime) -> str:
     """``<name>-offsets-backup-20261122t101500z``: sortable, and a valid ConfigMap name (lower case)."""
-    return f"{resource_name}-offsets-backup-{when.strftime('%Y%m%dt%H%M%Sz')}"
+    return derived_name(resource_name, f"-offsets-backup-{when.strftime('%Y%m%dt%H%M%Sz')}", BACKUP_SUFFIX_ROOM)
 
 
 def utc_now() -> _dt.datetime:
@@ -42,7 +76,7 @@ def utc_now() -> _dt.datetime:
 def alter_configmap_name(resource_name: str) -> str:
     """The tool-owned ConfigMap that alter/undo write the requested offsets to (``alterOffsets.fromConfigMap``).
     Kept apart from the list ConfigMap so that listing (to verify) never overwrites the request being recovered."""
-    return f"{resource_name}-offsets-alter"
+    return derived_name(resource_name, "-offsets-alter")
 
 
 # --- GitOps mode (docs/gitops.md) --------------------------------------------------------------------------------
@@ -58,7 +92,7 @@ ANNOTATION_TRIGGERED = "kubectl-offsets.io/triggered"
 def gitops_configmap_name(resource_name: str, operation_id: str) -> str:
     """The offsets ConfigMap a GitOps alter commits: unique per operation, so a kept record never collides with
     the next operation or with the list/alter ConfigMaps of the online commands."""
-    return f"{resource_name}-offsets-{operation_id[:8]}"
+    return derived_name(resource_name, f"-offsets-{operation_id[:8]}")
 
 
 # The image of the one-shot trigger Job: a fixed kubectl version with a POSIX shell, never a moving tag such as

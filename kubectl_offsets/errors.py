@@ -22,6 +22,7 @@ class ExitStatus(enum.IntEnum):
     OPERATOR = 6  # the operator reported a Warning/NotReady for our request
     TIMEOUT = 7  # the operator or Connect did not react in time
     VERIFY = 8  # the operation ran but the offsets are not what was asked
+    CHECK_FAILED = 9  # a check or gate found what it looks for: check (gap/ahead/missing), lag --max-lag/--max-age
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
@@ -80,6 +81,12 @@ class OperationTimeoutError(OffsetsError):
 
 class VerificationError(OffsetsError):
     exit_status = ExitStatus.VERIFY
+
+
+class CheckFailedError(OffsetsError):
+    """A read-only check ran and found problems (its report is already printed); for scripts and CI gates."""
+
+    exit_status = ExitStatus.CHECK_FAILED
 
 
 class InterruptedOperationError(OffsetsError):

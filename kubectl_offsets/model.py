@@ -142,6 +142,8 @@ class Options:
     resume: bool = True  # restore the previous spec.state afterwards (False = --no-resume)
     force: bool = False
     wait: WaitSettings = field(default_factory=WaitSettings)
+    # MirrorMaker 2 only (core.mm2_check.Mm2Settings): broker addresses for the pre-flight and the full reset.
+    mm2: Any = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ VERSIONS = ("v1beta2", "v1")
 KIND_CONNECTOR = "KafkaConnector"
 KIND_MM2 = "KafkaMirrorMaker2"
 KIND_CONNECT = "KafkaConnect"
-PLURALS = {KIND_CONNECTOR: "kafkaconnectors", KIND_MM2: "kafkamirrormaker2s", KIND_CONNECT: "kafkaconnects"}
+KIND_TOPIC = "KafkaTopic"
+PLURALS = {KIND_CONNECTOR: "kafkaconnectors", KIND_MM2: "kafkamirrormaker2s", KIND_CONNECT: "kafkaconnects",
+           KIND_TOPIC: "kafkatopics"}
 
 # What users may type before the slash in TARGET (kubectl style: kind, plural, short name, with or without group).
 KIND_ALIASES = {
@@ -365,6 +367,38 @@ def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
     return boolean_annotation(connect, ANNOTATION_USE_CONNECTOR_RESOURCES)
 
 
+# --- MirrorMaker 2 clusters (research 1.3) --------------------------------------------------------------------
+
+
+def mm2_clusters(resource: Mapping[str, Any], target: ConnectorTarget
+                 ) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """The (source, target) cluster specs of ``target``'s mirror, each with ``alias``, ``bootstrapServers`` and
+    optionally ``tls``, ``authentication``, ``config``: ``mirrors[i].source`` and ``spec.target`` in the v1 layout,
+    the ``spec.clusters`` entries named by the aliases in the v1beta2 layout. Empty maps when not found."""
+    spec = resource.get("spec") or {}
+    mirrors = spec.get("mirrors") or []
+    index = target.stanza_path[2]
+    mirror = mirrors[index] if 0 <= index < len(mirrors) else {}
+    if "source" in mirror:
+        return mirror.get("source") or {}, spec.get("target") or {}
+    clusters = {c.get("alias"): c for c in spec.get("clusters") or []}
+    return clusters.get(target.source_alias) or {}, clusters.get(target.target_alias) or {}
+
+
+def mm2_sibling(resource: Mapping[str, Any], target: ConnectorTarget, short: str) -> ConnectorTarget | None:
+    """The connector of type ``short`` (source, checkpoint, heartbeat) generated from the same mirror as ``target``."""
+    mm2_type = MM2_TYPES[short][1]
+    for candidate in mm2_targets(resource):
+        if candidate.stanza_path[:3] == target.stanza_path[:3] and candidate.mm2_type == mm2_type:
+            return candidate
+    return None
+
+
+def mm2_connector_config(resource: Mapping[str, Any], target: ConnectorTarget) -> Mapping[str, Any]:
+    """The ``config`` of the connector's stanza (what Strimzi passes to Connect besides the generated keys)."""
+    return target.stanza(resource).get("config") or {}
+
+
 # --- where a connector's records live (research 1.3; KafkaConnect/KafkaMirrorMaker2 specs) ----------------------
 
 
@@ -515,3 +549,32 @@ def replicas_zero(resource: Mapping[str, Any]) -> bool:
     """A KafkaConnect or KafkaMirrorMaker2 scaled to 0: the operator skips (MM2) or fails (KafkaConnector) its
     connectors' reconcile."""
     return (resource.get("spec") or {}).get("replicas") == 0
+
+
+# --- Kafka clusters and KafkaTopics (where the cluster can tell which partitions exist) ---------------------------
+
+# KafkaResources.bootstrapServiceName: the Service a Strimzi Kafka cluster named C exposes is C-kafka-bootstrap,
+# reached as C-kafka-bootstrap[.NAMESPACE[.svc[.cluster.local]]]:PORT.
+_BOOTSTRAP = re.compile(r"^(?P<cluster>[a-z0-9]([-a-z0-9]*[a-z0-9])?)-kafka-bootstrap"
+                        r"(\.(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?))?(\.svc(\.[a-z0-9.-]+)?)?(:\d+)?$")
+
+
+def kafka_cluster_of_bootstrap(bootstrap_servers: str | None) -> tuple[str, str | None] | None:
+    """(Kafka cluster name, namespace or None) when ``bootstrap_servers`` names a Strimzi bootstrap Service."""
+    for server in (bootstrap_servers or "").split(","):
+        match = _BOOTSTRAP.match(server.strip())
+        if match:
+            return match.group("cluster"), match.group("namespace")
+    return None
+
+
+def kafkatopic_partitions(kafkatopic: Mapping[str, Any]) -> tuple[str, int | None]:
+    """(topic name, its partition count) as a KafkaTopic states it; the count is None when the Topic Operator has
+    not confirmed the current spec (not Ready, or an older generation observed: e.g. a refused decrease leaves more
+    partitions than spec.partitions), or when spec.partitions is absent (the broker's default applies)."""
+    meta, spec, status = kafkatopic.get("metadata") or {}, kafkatopic.get("spec") or {}, kafkatopic.get("status") or {}
+    name = spec.get("topicName") or status.get("topicName") or meta.get("name")
+    ready = any(c.get("type") == CONDITION_READY and c.get("status") == "True" for c in status.get("conditions") or [])
+    current = status.get("observedGeneration") == meta.get("generation")
+    partitions = spec.get("partitions")
+    return str(name), (int(partitions) if ready and current and isinstance(partitions, int) else None)

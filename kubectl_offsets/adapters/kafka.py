@@ -2,14 +2,16 @@
 the timestamp index (ListOffsets with a timestamp: the earliest offset whose timestamp is >= the given one).
 
 These answer "where was each partition at 09:00" with one request per broker, O(partitions), where a scan would read
-every record. The only module that imports confluent_kafka, always lazily.
+every record. Also the few writes MirrorMaker 2's full reset needs (DeleteRecords, one topic config) and the
+timestamp of the record at an offset (lag's time lag). The only module that imports confluent_kafka, always lazily.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import time
+from typing import Any, Iterable, Mapping
 
-from ..errors import InputError, MissingExtraError
+from ..errors import ClusterError, InputError, MissingExtraError
 
 TopicPartition = tuple[str, int]
 DEFAULT_TIMEOUT = 15.0
@@ -43,6 +45,7 @@ class Broker:
         # log_level 0: librdkafka's own connection-refused lines would repeat on stderr; we raise one clear error.
         config = {"bootstrap.servers": bootstrap_servers, "log_level": 0, "socket.timeout.ms": int(timeout * 1000),
                   **dict(options)}
+        self._config = config
         try:
             self._admin = kafka.admin.AdminClient(config)
         except (kafka.KafkaException, ValueError, TypeError) as e:
@@ -67,6 +70,21 @@ class Broker:
             found[topic] = sorted(info.partitions)
         return found
 
+    def existing_partitions(self, topics: Iterable[str]) -> dict[str, list[int] | None]:
+        """Like ``partitions``, but a topic that does not exist maps to None instead of raising (the MirrorMaker 2
+        pre-flight reports it as "missing")."""
+        kafka = _library()
+        try:
+            metadata = self._admin.list_topics(timeout=self.timeout)
+        except kafka.KafkaException as e:
+            raise self._unreachable(e) from None
+        found: dict[str, list[int] | None] = {}
+        for topic in topics:
+            info = metadata.topics.get(topic)
+            found[topic] = None if info is None or info.error is not None or not info.partitions \
+                else sorted(info.partitions)
+        return found
+
     def earliest(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         return self._list_offsets(partitions, lambda spec: spec.earliest())
 
@@ -78,6 +96,106 @@ class Broker:
         """The first offset whose timestamp is >= ts_ms, per partition; None when every record is older."""
         found = self._list_offsets(partitions, lambda spec: spec.for_timestamp(ts_ms))
         return {tp: (offset if offset >= 0 else None) for tp, offset in found.items()}
+
+    def timestamps_at(self, positions: Mapping[TopicPartition, int]) -> dict[TopicPartition, int | None]:
+        """The timestamp (ms) of the record at each given offset, read with an assigned consumer that commits
+        nothing and joins no group; None where no record could be read there (deleted, or past the end)."""
+        kafka = _library()
+        if not positions:
+            return {}
+        consumer = kafka.Consumer({**self._config, "group.id": "kubectl-offsets-reader", "enable.auto.commit": False,
+                                   "enable.partition.eof": True, "auto.offset.reset": "error"})
+        try:
+            consumer.assign([kafka.TopicPartition(t, p, o) for (t, p), o in positions.items()])
+            found: dict[TopicPartition, int | None] = {}
+            deadline = time.monotonic() + self.timeout
+            while len(found) < len(positions) and time.monotonic() < deadline:
+                message = consumer.poll(0.5)
+                if message is None:
+                    continue
+                tp = (message.topic(), message.partition())
+                if tp in found or tp not in positions:
+                    continue
+                if message.error() is not None:  # end of partition, or the offset is out of range
+                    found[tp] = None
+                else:
+                    stamp = message.timestamp()[1]
+                    found[tp] = stamp if stamp >= 0 else None  # -1: the record carries no timestamp
+                consumer.pause([kafka.TopicPartition(*tp)])
+            return {tp: found.get(tp) for tp in positions}
+        except kafka.KafkaException as e:
+            raise self._unreachable(e) from None
+        finally:
+            consumer.close()
+
+    def keys(self, ranges: Mapping[TopicPartition, tuple[int, int]]) -> list[bytes | None]:
+        """The keys of every record in [start, end) per partition (a small compacted topic such as MirrorMaker 2's
+        offset syncs), read with an assigned consumer that commits nothing."""
+        kafka = _library()
+        wanted = {tp: (start, end) for tp, (start, end) in ranges.items() if end > start}
+        if not wanted:
+            return []
+        consumer = kafka.Consumer({**self._config, "group.id": "kubectl-offsets-reader", "enable.auto.commit": False,
+                                   "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+        found: list[bytes | None] = []
+        try:
+            consumer.assign([kafka.TopicPartition(t, p, start) for (t, p), (start, _) in wanted.items()])
+            open_ = set(wanted)
+            deadline = time.monotonic() + self.timeout
+            while open_ and time.monotonic() < deadline:
+                message = consumer.poll(0.5)
+                if message is None:
+                    continue
+                tp = (message.topic(), message.partition())
+                if message.error() is not None:  # end of partition: everything below its end was read
+                    open_.discard(tp)
+                    continue
+                found.append(message.key())
+                if message.offset() + 1 >= wanted[tp][1]:
+                    open_.discard(tp)
+            return found
+        except kafka.KafkaException as e:
+            raise self._unreachable(e) from None
+        finally:
+            consumer.close()
+
+    def topic_config(self, topic: str, name: str) -> tuple[str | None, bool]:
+        """(value, set on the topic itself) of one topic config; False = inherited from the broker or default."""
+        kafka = _library()
+        resource = kafka.admin.ConfigResource(kafka.admin.ResourceType.TOPIC, topic)
+        try:
+            entries = self._admin.describe_configs([resource], request_timeout=self.timeout)[resource].result()
+        except kafka.KafkaException as e:
+            raise self._unreachable(e) from None
+        entry = entries.get(name)
+        if entry is None:
+            return None, False
+        return entry.value, entry.source == kafka.admin.ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+
+    def set_topic_config(self, topic: str, name: str, value: str | None) -> None:
+        """Set one topic config (incrementally: no other config changes), or remove it from the topic (None), so
+        it inherits the broker's value again."""
+        kafka = _library()
+        op = kafka.admin.AlterConfigOpType.DELETE if value is None else kafka.admin.AlterConfigOpType.SET
+        entry = kafka.admin.ConfigEntry(name, value, incremental_operation=op)
+        resource = kafka.admin.ConfigResource(kafka.admin.ResourceType.TOPIC, topic, incremental_configs=[entry])
+        try:
+            self._admin.incremental_alter_configs([resource], request_timeout=self.timeout)[resource].result()
+        except kafka.KafkaException as e:
+            raise self._refused(f"changing {name} of topic '{topic}'", e) from None
+
+    def delete_records(self, before: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """Delete every record below the given offset per partition (Kafka's DeleteRecords: the log start moves
+        up; the topic stays). Returns the new log start per partition."""
+        kafka = _library()
+        request = [kafka.TopicPartition(t, p, o) for (t, p), o in before.items()]
+        if not request:
+            return {}
+        try:
+            futures = self._admin.delete_records(request, request_timeout=self.timeout)
+            return {(tp.topic, tp.partition): int(f.result().low_watermark) for tp, f in futures.items()}
+        except kafka.KafkaException as e:
+            raise self._refused("deleting records", e) from None
 
     def records_at_time(self, partitions: Iterable[TopicPartition], ts_ms: int
                         ) -> dict[TopicPartition, tuple[int, int | None] | None]:
@@ -105,6 +223,11 @@ class Broker:
             return {(tp.topic, tp.partition): f.result() for tp, f in futures.items()}
         except kafka.KafkaException as e:
             raise self._unreachable(e) from None
+
+    def _refused(self, what: str, error: Exception) -> ClusterError:
+        return ClusterError(f"the Kafka broker at {self.bootstrap_servers} refused {what}: {_reason(error)}",
+                            advice="check the client's ACLs (DeleteRecords and AlterConfigs on the topic) and "
+                                   "--kafka-option security settings")
 
     def _unreachable(self, error: Exception) -> InputError:
         return InputError(f"cannot get answers from the Kafka broker at {self.bootstrap_servers}: {_reason(error)}",

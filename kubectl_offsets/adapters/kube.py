@@ -116,7 +116,9 @@ class Kube:
         except Exception as error:  # noqa: BLE001 - every kubeconfig mistake must become a message
             raise kubeconfig_error(error, cluster.kubeconfig) from None
         self.server = configuration.host
-        self.context = active.get("name")  # recorded by `export`; the name only, never credentials
+        # The kubeconfig context in use, by name only (never credentials): recorded by `export`, and local backups
+        # are kept per context.
+        self.context = active.get("name")
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         self.request_timeout = request_timeout

@@ -2,17 +2,12 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
-                     require_confirmation_possible, session, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
+                     require_check_option, require_confirmation_possible, session, target_spec,
+                     with_connector_options)
 from .exits import guarded
 from .fleet import parallel_options, selection_options
-from .options import cluster_options, mutation_options, output_option, quiet_option
-
-
-def _pairs(ctx, param, values):
-    from .cmd_compute import _pairs as pairs
-
-    return pairs(ctx, param, values)
+from .options import cluster_options, key_value_pairs, mutation_options, output_option, quiet_option
 
 
 @click.command("alter")
@@ -41,20 +36,24 @@ def _pairs(ctx, param, values):
 @click.option("--by-duration", metavar="PnDTnHnM", help="Time travel: as --to-datetime, at now minus this (PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition.")
 @click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition (skip everything).")
-@click.option("--bootstrap-server", metavar="HOST:PORT",
-              help="For time travel: the Kafka cluster the connector reads (the SOURCE cluster for MirrorMaker 2). "
-                   "Default: the address in the KafkaConnect / KafkaMirrorMaker2 spec, if reachable from here.")
-@click.option("--kafka-option", "kafka_options", multiple=True, callback=_pairs, metavar="KEY=VALUE",
-              help="For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
+@click.option("--bootstrap-server", "--source-bootstrap-server", "bootstrap_server", metavar="HOST:PORT",
+              help="The Kafka cluster the connector reads (the SOURCE cluster for MirrorMaker 2). For time travel and "
+                   "the MirrorMaker 2 pre-flight: default, the address in the KafkaConnect / KafkaMirrorMaker2 spec, if "
+                   "reachable from here. Otherwise: check there, before any change, that the partitions exist "
+                   "(without it, Strimzi KafkaTopic resources are used when present, and other partitions the "
+                   "connector has no offset for need confirmation).")
+@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
+              help="Kafka client setting for --bootstrap-server (librdkafka names), e.g. security.protocol=SSL.")
 @flow_options
+@require_check_option
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
 def alter_command(target, connector, source_cluster, selector, all_, all_namespaces, parallel, skip_invalid, file, sets,
                   skip_records, to_offset, shift_by, topics, to_datetime, by_duration, to_earliest, to_latest,
-                  bootstrap_server, kafka_options, no_resume, force, namespace, context, kubeconfig, timeout, yes,
-                  dry_run, output, quiet):
+                  bootstrap_server, kafka_options, no_resume, force, require_check, namespace, context, kubeconfig,
+                  timeout, yes, dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
     Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
@@ -68,6 +67,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
       kubectl offsets alter my-sink --skip-record orders:0:4711        # sink resumes at 4712
       kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
       kubectl offsets alter my-sink -f offsets.json --dry-run
+      kubectl offsets alter my-sink --set orders:7=0 --bootstrap-server my-cluster-kafka-bootstrap:9092  # checked
       kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
       kubectl offsets alter -l team=payments --shift-by -100 --topic orders   # many connectors at once
       kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z       # every partition it has offsets for
@@ -89,6 +89,8 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
       --to-offset 42 --topic orders:0  stores 41; --to-offset 0 stores no offset (copy from the start)
     The partitions get "cluster": <source alias> automatically; a -f file must name it. Going back copies the
     records to the target topic again. Checkpoint and heartbeat offsets are never read by their tasks (--force).
+    Before anything changes, each resulting source offset is checked against its source partition (gap, ahead,
+    missing: warnings in the preview); --require-check refuses when the source cluster cannot be reached.
     """
     def work():
         from ..core import operations
@@ -101,17 +103,22 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
                             kafka_options=kafka_options)
-        if travel.requested or bootstrap_server or kafka_options:
+        mm2 = mm2_settings({"source_bootstrap_server": bootstrap_server, "kafka_options": kafka_options,
+                            "require_check": require_check})
+        if travel.requested:
             if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
                 raise InputError("time travel (--to-datetime, --by-duration, --to-earliest, --to-latest) works on one "
                                  "connector at a time", advice="run it per connector, or use --shift-by/--to-offset "
                                  "with -l")
             return _time_travel(travel, file or sets or skip_records or shift_by is not None
-                                or to_offset is not None)
+                                or to_offset is not None, mm2)
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+            if bootstrap_server or kafka_options:
+                raise InputError("--bootstrap-server checks the partitions of one connector",
+                                 advice="run it per connector, or leave it out (KafkaTopics are still checked)")
             from ..core.fleet import check_request
             from .fleet import run_fleet_command
 
@@ -122,24 +129,22 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                 all_namespaces, parallel, skip_invalid)
             return
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
+                                          resume=not no_resume, force=force, mm2=mm2)
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
-                                          options=options, confirm=confirm_on_terminal, progress=progress)
+                                          options=options, confirm=confirm_on_terminal, progress=progress,
+                                          bootstrap_servers=bootstrap_server, kafka_options=kafka_options)
         print_result(result, dry_run, output)
 
-    def _time_travel(travel, other_inputs: bool):
+    def _time_travel(travel, other_inputs: bool, mm2):
         from ..core import timetravel
         from ..errors import InputError
 
         if other_inputs:
             raise InputError("the time-travel flags cannot be combined with -f, --set, --skip-record, --shift-by "
                              "or --to-offset", advice="use one way of saying the new offsets")
-        if not travel.requested:
-            raise InputError("--bootstrap-server and --kafka-option only apply to --to-datetime, --by-duration, "
-                             "--to-earliest and --to-latest")
         travel.check_combination()
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
+                                          resume=not no_resume, force=force, mm2=mm2)
         result = timetravel.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,
                                           options=options, confirm=confirm_on_terminal, progress=progress,
                                           report=print_positions)

@@ -15,20 +15,9 @@ import click
 
 from .common import with_connector_options
 from .exits import guarded
-from .options import _add, cluster_options, output_option, quiet_option
+from .options import _add, cluster_options, key_value_pairs, output_option, quiet_option
 
 CONNECT_OFFSETS_TOPIC = "connect-cluster-offsets"  # Strimzi's default offset.storage.topic for a KafkaConnect
-
-
-def _pairs(ctx, param, values) -> tuple[tuple[str, str], ...]:
-    """Repeatable ``key=value`` flags -> pairs, failing early on a missing '='."""
-    pairs = []
-    for value in values or ():
-        key, sep, rest = value.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"'{value}' is not KEY=VALUE", ctx=ctx, param=param)
-        pairs.append((key.strip(), rest))
-    return tuple(pairs)
 
 
 source_options = _add(
@@ -36,13 +25,13 @@ source_options = _add(
     click.option("--topic", "topics", multiple=True, metavar="TOPIC",
                  help="Topic to read (repeatable). With --data: keep only this topic, or name it when the data has "
                       "no topic column."),
-    click.option("--kafka-option", "kafka_options", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+    click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
                  help="Kafka client setting, e.g. security.protocol=SSL (repeatable); passed to Spark's Kafka source "
                       "as kafka.KEY and to the broker requests."),
     click.option("--data", metavar="PATH", help="Read archived topic data instead (file, directory or glob)."),
     click.option("--format", "data_format", type=click.Choice(["parquet", "json", "orc", "avro"]),
                  default="parquet", show_default=True, help="Format of --data."),
-    click.option("--column", "columns", multiple=True, callback=_pairs, metavar="NAME=COLUMN",
+    click.option("--column", "columns", multiple=True, callback=key_value_pairs, metavar="NAME=COLUMN",
                  help="Map a Kafka source column (topic, partition, offset, timestamp, key, value, headers) to the "
                       "data's column, e.g. offset=kafka_offset (repeatable)."),
     click.option("--base64", is_flag=True, help="key and value in --data are base64 text (Spark's JSON writer does "
@@ -51,7 +40,7 @@ source_options = _add(
                  help="Spark master: local[N], spark://HOST:PORT, k8s://https://HOST:PORT, ..."),
     click.option("--spark-jars", metavar="DIR", help="Directory with Spark's Kafka source jars (default: "
                                                      "$SPARK_KAFKA_JARS, then the cache directory)."),
-    click.option("--spark-conf", "spark_conf", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+    click.option("--spark-conf", "spark_conf", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
                  help="Spark setting (repeatable), e.g. spark.executor.memory=4g."),
 )
 
@@ -73,6 +62,10 @@ source_options = _add(
                                                              "are poison.")
 @click.option("--invalid-against", metavar="SCHEMA_FILE", type=click.Path(dir_okay=False),
               help="With --skip-poison: values that do not match this JSON Schema are poison.")
+@click.option("--count-all", is_flag=True,
+              help="With --skip-poison on a live topic: read every partition to its end, so that the report counts "
+                   "every poison record (by default a partition is read in growing offset windows and no further "
+                   "than the window holding its first poison record).")
 @click.option("--report", metavar="FILE", help="Write the poison report there (.json, .yaml or .csv by extension).")
 @click.option("--report-limit", type=int, default=10_000, show_default=True,
               help="At most this many poison records in the report (all are counted).")
@@ -145,7 +138,7 @@ def _request(flags: dict[str, Any], progress) -> Any:
     return compute.ComputeRequest(
         source=source, operation=operation, kind=kind, source_alias=alias, at_ms=_at(flags, operation),
         shift_by=flags["shift_by"], poison=_poison(flags, operation), find=flags["find_sql"], current=current,
-        scan=flags["scan"], report_limit=flags["report_limit"])
+        scan=flags["scan"], report_limit=flags["report_limit"], count_all=flags["count_all"])
 
 
 def _operation(flags: dict[str, Any]):
@@ -164,9 +157,10 @@ def _operation(flags: dict[str, Any]):
                          "--skip-poison, --find" + (f" (got {', '.join('--' + o.value for o in chosen)})"
                                                      if chosen else ""),
                          advice="kubectl offsets compute --help")
-    criteria_given = flags["where"] or flags["invalid"] or flags["invalid_against"] or flags["report"]
+    criteria_given = flags["where"] or flags["invalid"] or flags["invalid_against"] or flags["report"] \
+        or flags["count_all"]
     if criteria_given and chosen[0] is not Operation.SKIP_POISON:
-        raise InputError("--where, --invalid, --invalid-against and --report go with --skip-poison")
+        raise InputError("--where, --invalid, --invalid-against, --report and --count-all go with --skip-poison")
     return chosen[0]
 
 
@@ -316,6 +310,9 @@ def _report_table(report: dict[str, Any]) -> str:
         return "No poison records found."
     rows = [[r["topic"], r["partition"], r["offset"], r["timestamp"] or "", r["reason"]] for r in report["records"]]
     more = f"\n... {report['total'] - len(rows)} more (raise --report-limit)" if report["truncated"] else ""
+    if not report.get("complete", True):
+        more += ("\nPartitions with poison were read only up to the window holding their first poison record "
+                 "(scannedUntil in --report); --count-all reads them to the end.")
     return table(["TOPIC", "PARTITION", "OFFSET", "TIMESTAMP", "REASON"], rows) + more
 
 

@@ -4,13 +4,7 @@ import click
 
 from .common import confirm_on_terminal, require_confirmation_possible, session
 from .exits import guarded
-from .options import cluster_options, mutation_options, output_option, quiet_option
-
-
-def _pairs(ctx, param, values):
-    from .cmd_compute import _pairs as pairs
-
-    return pairs(ctx, param, values)
+from .options import cluster_options, key_value_pairs, mutation_options, output_option, quiet_option
 
 
 @click.command("create")
@@ -34,7 +28,7 @@ def _pairs(ctx, param, values):
 @click.option("--to-latest", is_flag=True, help="Start at the end of each partition (only new records).")
 @click.option("--bootstrap-server", metavar="HOST:PORT",
               help="For time travel: the Kafka cluster (default: the KafkaConnect spec's, if reachable from here).")
-@click.option("--kafka-option", "kafka_options", multiple=True, callback=_pairs, metavar="KEY=VALUE",
+@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
               help="For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
 @click.option("--from-scratch", is_flag=True,
               help="Reset the offsets an earlier connector of the same name left behind (Connect keeps them).")

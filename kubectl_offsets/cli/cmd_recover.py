@@ -2,7 +2,7 @@
 
 import click
 
-from .common import session, target_argument, target_spec, with_connector_options
+from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
 from .exits import guarded
 from .options import cluster_options, quiet_option
 
@@ -16,10 +16,12 @@ from .options import cluster_options, quiet_option
 @click.option("--force", is_flag=True,
               help="Take over even though the operation's owner was seen recently (its heartbeat is fresh): only "
                    "when you know that process is gone.")
+@click.option("--kafka-option", "kafka_options", multiple=True, metavar="KEY=VALUE",
+              help="MirrorMaker 2 full reset: Kafka client setting for the offset-syncs truncation (repeatable).")
 @cluster_options
 @quiet_option
-def recover_command(target, connector, source_cluster, rollback, force, namespace, context, kubeconfig, timeout,
-                    quiet):
+def recover_command(target, connector, source_cluster, rollback, force, kafka_options, namespace, context, kubeconfig,
+                    timeout, quiet):
     """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
 
     Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
@@ -36,7 +38,10 @@ def recover_command(target, connector, source_cluster, rollback, force, namespac
     def work():
         from ..core import operations
 
-        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
+        from .common import _kafka_pairs
+
+        flags = {"kafka_options": _kafka_pairs(None, None, kafka_options)}
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2_settings(flags))
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, options=options, progress=progress)
         click.echo(summary)

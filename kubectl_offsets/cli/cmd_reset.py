@@ -2,8 +2,9 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
-                     require_confirmation_possible, session, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options,
+                     with_mm2_broker_options)
 from .exits import guarded
 from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
@@ -15,22 +16,38 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @selection_options
 @parallel_options
 @flow_options
+@click.option("--with-offset-syncs", is_flag=True,
+              help="MirrorMaker 2 full reset: also stop and reset the mirror's checkpoint connector and truncate its "
+                   "offset-syncs topic (DeleteRecords; the topic is kept), then resume both.")
+@click.option("--allow-shared-offset-syncs", is_flag=True,
+              help="With --with-offset-syncs: truncate even though other mirrors use the same offset-syncs topic "
+                   "(they are named in the refusal).")
+@click.option("--target-bootstrap-server", metavar="HOST:PORT",
+              help="With --with-offset-syncs and offset-syncs.topic.location=target: the TARGET cluster.")
+@with_mm2_broker_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
 def reset_command(target, connector, source_cluster, selector, all_, all_namespaces, parallel, skip_invalid, no_resume,
-                  force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+                  force, with_offset_syncs, allow_shared_offset_syncs, target_bootstrap_server, namespace, context,
+                  kubeconfig, timeout, yes, dry_run, output, quiet, **broker_flags):
     """Wipe a connector's offsets, so it starts from scratch.
 
     A sink then follows its consumer's auto.offset.reset; a source connector re-reads its source from the start
     (a MirrorSourceConnector re-replicates whole topics). The current offsets are backed up first;
     'kubectl offsets undo' puts them back.
 
+    For MirrorMaker 2 this resets the Connect offsets only: the offset-syncs topic keeps the old syncs that the
+    checkpoint connector translates consumer groups with. --with-offset-syncs is the full reset: source and
+    checkpoint stopped, both reset, the offset-syncs topic truncated, both resumed, journalled for 'recover'.
+
     \b
     Examples:
       kubectl offsets reset my-source -n kafka
       kubectl offsets reset kmm2/mirror --connector source --dry-run
+      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --dry-run
+      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --source-bootstrap-server east:9092
       kubectl offsets reset -l team=payments -n kafka --parallel 8   # many connectors, one confirmation
 
     With -l/--all/-A every selected connector is checked and previewed first, then one confirmation; each keeps
@@ -41,7 +58,17 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
         from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "reset")
+        if (allow_shared_offset_syncs or target_bootstrap_server) and not with_offset_syncs:
+            from ..errors import InputError
+
+            raise InputError("--allow-shared-offset-syncs and --target-bootstrap-server go with --with-offset-syncs")
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "reset"):
+            if with_offset_syncs:
+                from ..errors import InputError
+
+                raise InputError("--with-offset-syncs is the full reset of one mirror; it does not combine with "
+                                 "-l/--all/-A", advice="name the mirror: reset kmm2/NAME --connector source "
+                                 "--with-offset-syncs")
             from .fleet import run_fleet_command
 
             run_fleet_command("reset", lambda fleet, cluster, members, options, progress: fleet.plan_reset(
@@ -49,8 +76,10 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
                 all_namespaces, parallel, skip_invalid)
             return
+        settings = mm2_settings(broker_flags, with_offset_syncs=with_offset_syncs, target_bootstrap=
+                                target_bootstrap_server, allow_shared_offset_syncs=allow_shared_offset_syncs)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
+                                          resume=not no_resume, force=force, mm2=settings)
         result = operations.reset_offsets(kube, target_spec(target, connector, source_cluster), options=options,
                                           confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)

@@ -16,7 +16,9 @@ from .options import cluster_options, quiet_option
 def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, quiet):
     """Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.
 
-    Reads what to do from the kubectl-offsets.io/gitops record that phase 1 put on the resource, and marks the
+    Reads what to do from the kubectl-offsets.io/gitops record that phase 1 put on the resource (without one it
+    refuses and changes nothing), backs up the current offsets and journals like alter (so 'kubectl offsets
+    recover' finishes an interrupted trigger and 'kubectl offsets undo' restores the backup), and marks the
     resource kubectl-offsets.io/triggered=<operation id> in the same patch as Strimzi's annotation, so running it
     again (or the trigger Job) does nothing. Then run 'kubectl offsets gitops next'.
 
@@ -37,7 +39,7 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
                        "nothing done", err=True)
         else:
             click.echo(render_offsets(result.after, "table", result.kind))
-            click.echo(f"{result.action} done on {result.target.display}; the connector stays stopped until "
-                       "GitOps phase 2 (kubectl offsets gitops next) is merged", err=True)
+            click.echo(f"{result.action} done on {result.target.display}; backup: configmap/{result.backup}; the "
+                       "connector stays stopped until GitOps phase 2 (kubectl offsets gitops next) is merged", err=True)
 
     guarded(work)

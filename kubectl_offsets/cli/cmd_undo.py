@@ -2,8 +2,9 @@
 
 import click
 
-from .common import (confirm_on_terminal, flow_options, optional_target_argument, print_result,
-                     require_confirmation_possible, session, target_spec, with_connector_options)
+from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
+                     require_confirmation_possible, session, target_spec, with_connector_options,
+                     with_mm2_broker_options)
 from .exits import guarded
 from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
@@ -13,27 +14,33 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @optional_target_argument
 @with_connector_options
 @click.option("--backup", metavar="CONFIGMAP", help="The backup to restore (default: the newest for the connector).")
+@click.option("--from-file", "from_file", metavar="FILE",
+              help="Restore a local backup file instead (alter, reset and undo keep one per backup under "
+                   "$XDG_STATE_HOME/kubectl-offsets/backups/<context>/), or any offsets file alter -f takes.")
 @selection_options
 @parallel_options
 @click.option("--since", metavar="TIME", help="With -l/--all/-A: restore each connector's newest backup taken at or "
               "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h): the backups a fleet "
               "operation took.")
 @flow_options
+@with_mm2_broker_options
 @cluster_options
 @mutation_options
 @output_option()
 @quiet_option
-def undo_command(target, connector, source_cluster, backup, selector, all_, all_namespaces, parallel, skip_invalid,
-                 since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
+def undo_command(target, connector, source_cluster, backup, from_file, selector, all_, all_namespaces, parallel,
+                 skip_invalid, since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet,
+                 **broker_flags):
     """Put back the offsets of a backup taken by alter, reset or undo.
 
     Partitions in the backup get their offsets back; partitions that appeared since are reset. The offsets
-    before the undo are backed up too, so an undo can be undone.
+    before the undo are backed up too, so an undo can be undone. A backup of another connector is refused.
 
     \b
     Examples:
       kubectl offsets undo my-sink -n kafka
       kubectl offsets undo my-sink --backup my-sink-offsets-backup-20261122t101500z
+      kubectl offsets undo my-sink -n kafka --from-file my-sink-my-sink-offsets-backup-20261122t101500z.yaml
       kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
     """
     def work():
@@ -43,8 +50,9 @@ def undo_command(target, connector, source_cluster, backup, selector, all_, all_
 
         require_confirmation_possible(yes, dry_run, "undo")
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "undo"):
-            if backup:
-                raise InputError("--backup names one connector's backup; with -l/--all/-A use --since TIME")
+            if backup or from_file:
+                flag = "--backup" if backup else "--from-file"
+                raise InputError(f"{flag} names one connector's backup; with -l/--all/-A use --since TIME")
             if not since:
                 raise InputError("undo -l/--all/-A needs --since TIME", advice="the start time of the fleet operation "
                                  "to undo, e.g. --since 2026-11-23T10:00:00Z or --since 2h")
@@ -59,8 +67,9 @@ def undo_command(target, connector, source_cluster, backup, selector, all_, all_
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                          resume=not no_resume, force=force)
-        result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup, options=options,
+                                          resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
+        result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup,
+                                 from_file=from_file, options=options,
                                  confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)
 

@@ -38,20 +38,62 @@ def flow_options(f):
                         help="Leave the connector stopped afterwards (it says so).")(f)
 
 
+def _kafka_pairs(ctx, param, values):
+    """Repeatable KEY=VALUE -> pairs, failing early on a missing '='."""
+    pairs = []
+    for value in values or ():
+        key, sep, rest = value.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"'{value}' is not KEY=VALUE", ctx=ctx, param=param)
+        pairs.append((key.strip(), rest))
+    return tuple(pairs)
+
+
+mm2_broker_options = [
+    click.option("--source-bootstrap-server", "--bootstrap-server", "source_bootstrap_server", metavar="HOST:PORT",
+                 help="MirrorMaker 2: the SOURCE cluster, for the pre-flight check of the source offsets against "
+                      "the source topics (default: the mirror's bootstrapServers, when reachable from here)."),
+    click.option("--kafka-option", "kafka_options", multiple=True, callback=_kafka_pairs, metavar="KEY=VALUE",
+                 help="MirrorMaker 2: Kafka client setting for those requests (librdkafka names, e.g. "
+                      "security.protocol=SSL; repeatable)."),
+    click.option("--require-check", is_flag=True,
+                 help="MirrorMaker 2: refuse when the pre-flight cannot reach the source cluster (by default it "
+                      "says so in one line and goes on without the check)."),
+]
+require_check_option = mm2_broker_options[-1]  # alter has its own --bootstrap-server/--kafka-option (time travel)
+
+
+def with_mm2_broker_options(f):
+    for option in reversed(mm2_broker_options):
+        f = option(f)
+    return f
+
+
+def mm2_settings(flags: dict, **more):
+    """The MirrorMaker 2 settings (core.mm2_check.Mm2Settings) from the flags of with_mm2_broker_options."""
+    from ..core.mm2_check import Mm2Settings
+
+    return Mm2Settings(source_bootstrap=flags.get("source_bootstrap_server"),
+                       kafka_options=tuple(flags.get("kafka_options") or ()),
+                       require_check=bool(flags.get("require_check")), **more)
+
+
 def with_connector_options(f):
     for option in reversed(connector_options):
         f = option(f)
     return f
 
 
-def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_run=False, resume=True, force=False):
+def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_run=False, resume=True, force=False,
+            mm2=None):
     """The kube client, options and progress for one invocation (imports the library lazily)."""
     from ..core import operations
     from ..model import Options, WaitSettings
     from ..output.progress import StderrProgress
 
     kube = operations.connect(cluster_config(namespace, context, kubeconfig))
-    options = Options(yes=yes, dry_run=dry_run, resume=resume, force=force, wait=WaitSettings(timeout=timeout))
+    options = Options(yes=yes, dry_run=dry_run, resume=resume, force=force, wait=WaitSettings(timeout=timeout),
+                      mm2=mm2)
     return kube, options, StderrProgress(quiet=quiet)
 
 
@@ -77,9 +119,15 @@ def confirm_on_terminal(preview) -> bool:
 
 
 def render_preview(preview) -> str:
+    text = _preview_body(preview)
+    return f"{text}\nWARNING: {preview.unverified_note()}" if preview.unverified else text
+
+
+def _preview_body(preview) -> str:
     from ..output.render import render_changes
 
     head = f"{preview.operation} {preview.target.display} in namespace {preview.target.namespace}"
+    head += _mm2_lines(preview)
     if preview.before is None:
         shown = preview.change.to_json() if preview.change is not None else "all offsets reset"
         return f"{head}\ncurrent offsets unknown (never listed); the change:\n{json.dumps(shown, indent=2)}"
@@ -91,6 +139,22 @@ def render_preview(preview) -> str:
             "is taken, and the change applied, on the offsets listed once it is stopped") \
         if preview.listed_while_running else ""
     return f"{head}\n{render_changes(preview.rows(), preview.kind)}{note}"
+
+
+def _mm2_lines(preview) -> str:
+    """The MirrorMaker 2 pre-flight's verdict and a full reset's steps, for the preview (warnings go to stderr as
+    they are found)."""
+    lines = []
+    check = getattr(preview, "check", None)
+    if check is not None and check.skipped is None:
+        verdict = f"{len(check.problems)} problem(s), see the warnings" if check.problems else "all ok"
+        lines.append(f"pre-flight: {len(check.partitions)} source partition(s) checked against {check.bootstrap}: "
+                     f"{verdict}")
+    steps = getattr(preview, "extra_steps", None) or []
+    if steps:
+        lines.append("full reset, in this order:")
+        lines += [f"  {number}. {step}" for number, step in enumerate(steps, 1)]
+    return "".join(f"\n{line}" for line in lines)
 
 
 def print_dry_run(preview) -> None:

@@ -83,3 +83,14 @@ mutation_options = _add(
 
 def cluster_config(namespace: str | None, context: str | None, kubeconfig: str | None) -> ClusterConfig:
     return ClusterConfig(kubeconfig=kubeconfig, context=context, namespace=namespace)
+
+
+def key_value_pairs(ctx, param, values) -> tuple[tuple[str, str], ...]:
+    """Repeatable ``key=value`` flags -> pairs, failing early on a missing '='."""
+    pairs = []
+    for value in values or ():
+        key, sep, rest = value.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"'{value}' is not KEY=VALUE", ctx=ctx, param=param)
+        pairs.append((key.strip(), rest))
+    return tuple(pairs)

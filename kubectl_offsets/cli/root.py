@@ -27,6 +27,7 @@ COMMANDS = {
     "gitops": "cmd_gitops:gitops_group",
     "compute": "cmd_compute:compute_group",
     "lag": "cmd_lag:lag_command",
+    "check": "cmd_check:check_command",
     "completion": "cmd_completion:completion_command",
     "version": "cmd_version:version_command",
 }
@@ -65,6 +66,10 @@ def root() -> None:
       kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z -n kafka
       kubectl offsets create -f my-sink.yaml --set orders:0=1200 -n kafka
       kubectl offsets delete my-sink --reset-offsets -n kafka
+    MirrorMaker 2 integrity:
+      kubectl offsets check kmm2/mirror -n kafka          # stored source offsets vs. the source topics
+      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --dry-run   # the full reset
+      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --max-lag 1000
     Offline (through a GitOps repository):
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
     Compute offsets from topic data (needs the 'spark' extra):

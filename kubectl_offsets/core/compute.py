@@ -8,7 +8,9 @@ Where the answer comes from:
 - timestamps and bounds on a live topic (``--to-datetime``, ``--by-duration``, ``--to-earliest``, ``--to-latest``,
   ``--shift-by``): the broker's own index, one ListOffsets request (``adapters/kafka.py``), O(partitions);
 - anything that looks at content (``--skip-poison``, ``--find``) or archived data: a Spark scan
-  (``adapters/spark/``) that aggregates per partition on the executors.
+  (``adapters/spark/``) that aggregates per partition on the executors. A time question on an archive reads the
+  late records through a pushed filter (the reader skips row groups by their statistics) and the earlier ones
+  only for partitions without a late record.
 
 Also here: ``connect-offsets`` (Connect's offsets topic -> latest offsets per connector) and ``lag``.
 """
@@ -32,6 +34,10 @@ from ..adapters.spark.jobs import ConnectRecord, PoisonCriteria, PoisonScan, Rec
 from ..adapters.spark.sources import LiveTopics, Source
 
 TopicPartition = tuple[str, int]
+# A live poison scan reads each partition in offset windows of this many records, four times larger each round,
+# and stops reading a partition after the window that holds its first poison record: the answer needs no more.
+POISON_WINDOW = 50_000
+POISON_WINDOW_GROWTH = 4
 SparkFactory = Callable[[bool], Any]  # needs_kafka -> SparkSession; called only when a scan is needed
 BrokerFactory = Callable[[str, tuple[tuple[str, str], ...]], Any]
 
@@ -64,6 +70,8 @@ class ComputeRequest:
     current: OffsetsDocument | None = None  # where the connector stands (--current FILE or the cluster)
     scan: bool = False  # force a Spark scan on a live topic, even for timestamps
     report_limit: int = 10_000
+    count_all: bool = False  # --count-all: a poison scan of a live topic reads to the end of every partition
+    poison_window: int = POISON_WINDOW  # records per partition in a live poison scan's first window
 
 
 @dataclass(frozen=True)
@@ -249,6 +257,13 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
 
     starts = _scan_starts(request, live, client)
     source = request.source
+    if request.operation is Operation.SKIP_POISON and isinstance(source, LiveTopics) and not request.count_all:
+        with TaskMonitor(session, lambda text: progress.waiting(f"Spark: {text}")):
+            scan = _poison_in_windows(request, session, live, client, starts)
+        result = _result(request, _poison_positions(scan), "scan")
+        result.poison = scan
+        progress.done()
+        return result
     if isinstance(source, LiveTopics) and starts:
         source = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
                             starts=_all_partition_starts(live, starts))
@@ -263,6 +278,8 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
             result = _result(request, [Position(m.topic, m.partition, m.offset, "first match", m.ts_ms)
                                        for m in matches], "scan")
             result.matches = matches
+        elif request.at_ms is not None and not isinstance(source, LiveTopics):
+            result = _result(request, _time_positions(jobs.scan_times(frame, request.at_ms)), "scan")
         else:
             scanned = jobs.scan_positions(frame, request.at_ms)
             bounds = {(s.topic, s.partition): (s.earliest, s.end) for s in scanned}
@@ -271,6 +288,13 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
             result = _result(request, _bounded_positions(request, bounds, found, found_ms), "scan")
     progress.done()
     return result
+
+
+def _time_positions(scanned: Iterable[Any]) -> list[Position]:
+    """--to-datetime / --by-duration from an archive's scan_times: the same answers as _bounded_positions."""
+    return [Position(s.topic, s.partition, s.end, "no record at or after the time: the end") if s.first_at is None
+            else Position(s.topic, s.partition, s.first_at, "first record at or after the time", s.first_at_ms)
+            for s in scanned]
 
 
 def _needed_columns(request: ComputeRequest) -> tuple[str, ...]:
@@ -303,13 +327,51 @@ def _all_partition_starts(live: Mapping[str, list[int]], starts: Mapping[TopicPa
     return {t: {p: starts.get((t, p), -2) for p in ps} for t, ps in live.items()}
 
 
+def _poison_in_windows(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], client: Any,
+                       starts: Mapping[TopicPartition, int]) -> PoisonScan:
+    """A live topic's poison scan, one offset window per partition at a time (Spark's Kafka source reads exact
+    per-partition ranges): a partition whose window held a poison record is answered and not read further; the
+    others go on with a window four times larger, up to the end offsets asked for before the first window."""
+    from ..adapters.spark import jobs, sources
+
+    source = request.source
+    partitions = [(t, p) for t, ps in live.items() for p in ps]
+    earliest, end = client.earliest(partitions), client.end(partitions)
+    position = {tp: max(starts.get(tp, earliest[tp]), earliest[tp]) for tp in partitions}
+    pending = [tp for tp in partitions if position[tp] < end[tp]]
+    size, scans, stopped = request.poison_window, [], {}
+    while pending:
+        window_end = {tp: min(position[tp] + size, end[tp]) for tp in pending}
+        window = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
+                            starts=_by_topic(position, pending), ends=_by_topic(window_end, pending))
+        scan = jobs.scan_poison(sources.load(session, window, _needed_columns(request)), request.poison,
+                                request.report_limit)
+        scans.append(scan)
+        position.update(window_end)
+        stopped.update({tp: position[tp] for tp in scan.first if position[tp] < end[tp]})
+        pending = [tp for tp in pending if tp not in scan.first and position[tp] < end[tp]]
+        size *= POISON_WINDOW_GROWTH
+    return jobs.merge_poison_scans(scans, request.report_limit, stopped)
+
+
+def _by_topic(offsets: Mapping[TopicPartition, int], partitions: Iterable[TopicPartition]) -> dict[str, dict[int, int]]:
+    nested: dict[str, dict[int, int]] = {}
+    for topic, partition in partitions:
+        nested.setdefault(topic, {})[partition] = offsets[(topic, partition)]
+    return nested
+
+
 def _poison_positions(scan: PoisonScan) -> list[Position]:
     """Just past the first poison record per partition; the report lists the others."""
     positions = []
-    for (topic, partition), first in sorted(scan.first.items()):
-        count = scan.counts[(topic, partition)]
-        basis = f"past poison record {first}" + (f" ({count - 1} more poison after it)" if count > 1 else "")
-        positions.append(Position(topic, partition, first + 1, basis))
+    for tp, first in sorted(scan.first.items()):
+        more, until = scan.counts[tp] - 1, scan.scanned_until.get(tp)
+        if until is None:
+            basis = f"past poison record {first}" + (f" ({more} more poison after it)" if more else "")
+        else:
+            basis = f"past poison record {first} (read up to offset {until}" + \
+                    (f", {more} more poison before it)" if more else ")")
+        positions.append(Position(*tp, first + 1, basis))
     return positions
 
 
@@ -330,8 +392,11 @@ def poison_report(scan: PoisonScan, criteria: PoisonCriteria) -> dict[str, Any]:
         "criteria": _criteria_text(criteria),
         "total": scan.total,
         "truncated": scan.truncated,
+        "complete": scan.complete,
         "partitions": [{"topic": t, "partition": p, "firstPoisonOffset": scan.first[(t, p)],
-                        "poisonRecords": scan.counts[(t, p)]} for t, p in sorted(scan.first)],
+                        "poisonRecords": scan.counts[(t, p)],
+                        **({"scannedUntil": scan.scanned_until[(t, p)]} if (t, p) in scan.scanned_until else {})}
+                       for t, p in sorted(scan.first)],
         "records": [{"topic": r.topic, "partition": r.partition, "offset": r.offset,
                      "timestamp": iso_ms(r.ts_ms), "reason": r.reason} for r in scan.records],
     }
@@ -453,16 +518,40 @@ class LagRow:
     position: int | None  # where the connector resumes; None = no stored offset
     end: int
     lag: int
+    oldest_pending_ms: int | None = None  # timestamp of the first record not yet replicated/consumed
+    time_lag_s: float | None = 0.0  # its age when measured; 0 when nothing is pending, None when unreadable
 
     def to_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "partition": self.partition, "position": self.position, "end": self.end,
-                "lag": self.lag}
+                "lag": self.lag, "oldestPending": iso_ms(self.oldest_pending_ms), "timeLagSeconds": self.time_lag_s}
+
+
+@dataclass(frozen=True)
+class LagThresholds:
+    """Exit-status gates for ``lag``: a partition lagging more than ``max_lag`` records, or whose oldest pending
+    record is older than ``max_age_s`` seconds, fails the gate (a pending record whose age cannot be read counts
+    as too old: the gate must not pass on missing data)."""
+
+    max_lag: int | None = None
+    max_age_s: float | None = None
+
+    def exceeded(self, rows: list[LagRow]) -> list[dict[str, Any]]:
+        found = []
+        for row in rows:
+            if self.max_lag is not None and row.lag > self.max_lag:
+                found.append({"topic": row.topic, "partition": row.partition, "reason": "lag"})
+            if self.max_age_s is not None and row.lag > 0 and (row.time_lag_s is None
+                                                                or row.time_lag_s > self.max_age_s):
+                found.append({"topic": row.topic, "partition": row.partition, "reason": "age"})
+        return found
 
 
 def lag(kind: ConnectorKind, current: OffsetsDocument, source: LiveTopics, *, broker: BrokerFactory | None = None,
-        progress: Progress | None = None) -> list[LagRow]:
-    """Per partition: end offset minus where the connector resumes. Partitions of the connector's topics without a
-    stored offset count from the log start (the consumer's auto.offset.reset=earliest, MirrorMaker 2's default)."""
+        progress: Progress | None = None, now_ms: Callable[[], int] | None = None) -> list[LagRow]:
+    """Per partition: end offset minus where the connector resumes, and the age of the oldest record not yet
+    replicated (its timestamp on the source, read with one fetch per lagging partition). Partitions of the
+    connector's topics without a stored offset count from the log start (the consumer's auto.offset.reset=earliest,
+    MirrorMaker 2's default)."""
     progress = progress or SilentProgress()
     positions = resume_positions(kind, current)
     topics = tuple(sorted({t for t, _ in positions} | set(source.topics)))
@@ -471,17 +560,44 @@ def lag(kind: ConnectorKind, current: OffsetsDocument, source: LiveTopics, *, br
                          advice="name the topics with --topic")
     client = _broker(broker, LiveTopics(source.bootstrap_servers, topics, source.kafka_options))
     progress.step(f"asking {source.bootstrap_servers} for the end offsets of {', '.join(topics)}")
-    partitions = [(t, p) for t, ps in client.partitions(topics).items() for p in ps]
+    found = client.existing_partitions(topics)
+    for topic in sorted(t for t, ps in found.items() if ps is None):
+        progress.warn(f"topic '{topic}' does not exist at {source.bootstrap_servers}: not measured (deleted since "
+                      "the connector stored an offset for it?)")
+    partitions = [(t, p) for t, ps in found.items() for p in ps or ()]
+    if not partitions:
+        raise InputError(f"none of the topics exists at {source.bootstrap_servers}: {', '.join(topics)}",
+                         advice="check --bootstrap-server: for MirrorMaker 2 it is the SOURCE cluster")
     earliest, end = client.earliest(partitions), client.end(partitions)
+    starts = {}
+    for tp in partitions:
+        position = positions.get(tp)
+        starts[tp] = earliest[tp] if position is None else max(position, earliest[tp])
+    pending = {tp: start for tp, start in starts.items() if end[tp] > start}
+    stamps = client.timestamps_at(pending) if pending else {}
+    measured = (now_ms or _now_ms)()
     rows = []
     for tp in sorted(partitions):
-        position = positions.get(tp)
-        start = earliest[tp] if position is None else max(position, earliest[tp])
-        rows.append(LagRow(tp[0], tp[1], position, end[tp], max(end[tp] - start, 0)))
+        lag_records = max(end[tp] - starts[tp], 0)
+        stamp = stamps.get(tp)
+        age = 0.0 if not lag_records else (None if stamp is None else max(measured - stamp, 0) / 1000.0)
+        rows.append(LagRow(tp[0], tp[1], positions.get(tp), end[tp], lag_records, stamp, age))
     return rows
 
 
-def lag_document(rows: list[LagRow]) -> dict[str, Any]:
-    document = {"partitions": [r.to_json() for r in rows], "totalLag": sum(r.lag for r in rows)}
+def _now_ms() -> int:
+    return int(dt.datetime.now(dt.timezone.utc).timestamp() * 1000)
+
+
+def lag_document(rows: list[LagRow], thresholds: LagThresholds | None = None,
+                 measured_at: dt.datetime | None = None) -> dict[str, Any]:
+    thresholds = thresholds or LagThresholds()
+    ages = [r.time_lag_s for r in rows if r.time_lag_s is not None]
+    document = {"partitions": [r.to_json() for r in rows], "totalLag": sum(r.lag for r in rows),
+                "maxTimeLagSeconds": max(ages) if ages else None,
+                "measuredAt": (measured_at or dt.datetime.now(dt.timezone.utc)).replace(microsecond=0)
+                .isoformat().replace("+00:00", "Z"),
+                "thresholds": {"maxLag": thresholds.max_lag, "maxAgeSeconds": thresholds.max_age_s,
+                               "exceeded": thresholds.exceeded(rows)}}
     schemas.validate("lag", document, what="the lag report")
     return document

@@ -10,14 +10,15 @@ import json
 from typing import Any
 
 from .. import schemas, strimzi
-from ..conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET
-from ..errors import NotFoundError, OperatorError
+from ..conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, label_value
+from ..errors import NotFoundError, OperatorError, PreconditionError
 from ..model import OffsetsDocument
 
 
 def owned_metadata(target: strimzi.ConnectorTarget, name: str, role: str) -> dict[str, Any]:
     return {"name": name, "namespace": target.namespace,
-            "labels": {LABEL_MANAGED_BY: "kubectl-offsets", LABEL_ROLE: role, LABEL_TARGET: target.resource_name},
+            "labels": {LABEL_MANAGED_BY: "kubectl-offsets", LABEL_ROLE: role,
+                       LABEL_TARGET: label_value(target.resource_name)},
             "annotations": {ANNOTATION_CONNECTOR: target.connector_name}}
 
 
@@ -28,11 +29,36 @@ def configmap_body(target: strimzi.ConnectorTarget, name: str, document: Offsets
 
 
 def put_document(kube, target: strimzi.ConnectorTarget, name: str, document: OffsetsDocument, *, role: str) -> None:
-    """Create the ConfigMap, or set just our key in an existing one."""
-    if kube.find_configmap(name, target.namespace) is None:
+    """Create the ConfigMap, or set just our key in one we created earlier (never in anybody else's)."""
+    found = kube.find_configmap(name, target.namespace)
+    if found is None:
         kube.create_configmap(target.namespace, configmap_body(target, name, document, role))
     else:
+        check_ours(found, target)
         kube.patch_configmap(name, target.namespace, {"data": {target.configmap_key: document.dumps()}})
+
+
+def check_writable(kube, target: strimzi.ConnectorTarget, name: str) -> None:
+    """Before the first change: ``name`` is free, or a ConfigMap we created for this resource."""
+    found = kube.find_configmap(name, target.namespace)
+    if found is not None:
+        check_ours(found, target)
+
+
+def check_ours(configmap: dict[str, Any], target: strimzi.ConnectorTarget) -> None:
+    """Refuse a ConfigMap that kubectl-offsets did not create for ``target``: its name is ours by convention, but
+    its data may be someone's (a Helm chart, a colleague's notes), and patching it would change what they own."""
+    labels = (configmap.get("metadata") or {}).get("labels") or {}
+    if labels.get(LABEL_MANAGED_BY) == "kubectl-offsets" and labels.get(LABEL_TARGET) == label_value(
+            target.resource_name):
+        return
+    name = configmap["metadata"]["name"]
+    raise PreconditionError(
+        f"configmap/{name} exists in namespace {target.namespace} but was not created by kubectl-offsets for "
+        f"{target.display} (it lacks the labels {LABEL_MANAGED_BY}=kubectl-offsets and "
+        f"{LABEL_TARGET}={label_value(target.resource_name)}); it is left alone and nothing was changed",
+        advice=f"if nothing uses it, delete it (kubectl delete configmap {name} -n {target.namespace}) and retry; "
+        "if it is a leftover of kubectl-offsets, add those labels; otherwise rename it")
 
 
 def get_document(kube, target: strimzi.ConnectorTarget, name: str, *, written_by: str = "kubectl-offsets"

@@ -47,6 +47,11 @@ def document_digest(document) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
+# Steps only a MirrorMaker 2 full reset takes (core/mm2_full_reset.py), between the source's verify and resume:
+# past the point of no return.
+FULL_RESET_STEPS = ("reset-checkpoint", "truncate-offset-syncs")
+
+
 @dataclass
 class Journal:
     operation: str  # alter | reset | undo
@@ -70,9 +75,15 @@ class Journal:
     previous_pause: bool | None = None
     tool: str = field(default_factory=lambda: f"kubectl-offsets {__version__}")
     version: int = VERSION
+    # A MirrorMaker 2 full reset only (core/mm2_full_reset.py): the checkpoint connector and the offset-syncs topic,
+    # and whether the truncation happened. Absent from every other journal.
+    offset_syncs: dict[str, Any] | None = None
 
     def to_annotation(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        data = asdict(self)
+        if data["offset_syncs"] is None:
+            del data["offset_syncs"]
+        return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_annotation(cls, text: str) -> "Journal":
@@ -97,6 +108,8 @@ class Journal:
 
     @property
     def past_point_of_no_return(self) -> bool:
+        if self.step in FULL_RESET_STEPS:
+            return True
         return STEPS.index(self.step) >= STEPS.index(POINT_OF_NO_RETURN)
 
     @property

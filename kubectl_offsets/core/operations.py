@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import strimzi
-from ..connect import ConnectorKind, external_offsets_warning
+from ..connect import ConnectorKind, external_offsets_warning, in_listing_order
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ..errors import InputError, NotFoundError, PreconditionError
 from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
 from ..output.progress import Progress, SilentProgress
 from . import backups, configmaps
-from .inputs import AlterRequest, build_change, validate_change
+from .inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal
 from .operator import OperatorClient
+from .partitions import PartitionChecker
+from .partitions import describe as describe_partitions
 from .steps import AlterFlow, Outcome, expected_after
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
@@ -54,6 +56,16 @@ class Preview:
     # The connector was running when ``before`` was listed: its offsets may move until it is stopped, so the flow
     # lists again once it is stopped, backs that up and computes the final change from it (the preview says so).
     listed_while_running: bool = False
+    # Partitions that neither the brokers nor a KafkaTopic could vouch for and the connector has no offset for yet
+    unverified: list[tuple[str, int]] = field(default_factory=list)
+    check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
+    extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
+
+    def unverified_note(self) -> str:
+        return (f"partitions not among the current offsets, whose existence could not be checked: "
+                f"{describe_partitions(self.unverified)} (give --bootstrap-server to check them against the brokers; "
+                "a partition that does not exist makes Connect fail the alter after the connector was stopped); "
+                "confirming, or --yes in scripts, accepts them")
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -84,7 +96,7 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
             progress.warn(f"{journal.presence()}; it has not finished; finish or roll it back with: "
                           f"{journal.recover_command(live.target.namespace)}")
     client = OperatorClient(kube, live.target, options.wait, progress)
-    return ListResult(live.target, live.kind, client.list_offsets())
+    return ListResult(live.target, live.kind, in_listing_order(live.kind, client.list_offsets()))
 
 
 # --- alter / reset / undo ----------------------------------------------------------------------------------------
@@ -92,26 +104,35 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
 
 def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None) -> Outcome | Preview:
+                  crash_after: str | None = None, bootstrap_servers: str | None = None,
+                  kafka_options: tuple[tuple[str, str], ...] = ()) -> Outcome | Preview:
+    """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against."""
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
     live = _prepare(kube, spec, namespace, options, progress)
+    configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     facts = live.facts()
+    partitions = PartitionChecker(kube, live, bootstrap_servers, kafka_options)
     # Build the change once when it does not depend on the current offsets: every check that needs no cluster
     # state runs before any change, and `-f -` reads standard input only once.
     early = None if request.needs_current else _build(request, facts, None)
+    partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
         before = peek_listed(kube, live)
         change = early if early is not None else _build(request, facts, before)
-        return _dry_run_preview("alter", live, before, change)
+        return _dry_run_preview("alter", live, before, change, options, progress,
+                                unverified=partitions.check(change, before))
     before = _list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
+    unverified = partitions.check(change, before)
 
     def plan(stopped: OffsetsDocument) -> OffsetsDocument:
-        # Relative requests (--shift-by, --topic T) are relative to the offsets that count: the stopped ones.
+        # Relative requests (--shift-by, --topic T) are relative to the offsets that count: the stopped ones. Their
+        # partitions are the connector's own (they exist); the explicit ones were checked above.
         return early if early is not None else _build(request, facts, stopped)
 
-    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, plan)
+    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, plan,
+                            unverified)
 
 
 def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
@@ -126,27 +147,54 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options, progress)
+    full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
-        return _dry_run_preview("reset", live, peek_listed(kube, live), None)
+        preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
+        preview.extra_steps = full.steps() if full else []
+        return preview
     before = _list_for_preview(kube, live, options, progress)
     return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after,
-                            lambda stopped: None)
+                            lambda stopped: None, full_reset=full)
 
 
-def undo(kube, spec: TargetSpec, *, backup: str | None = None, namespace: str | None = None,
-         options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
-         crash_after: str | None = None) -> Outcome | Preview:
-    """Put back the offsets of a backup (the newest by default): partitions the backup has get its offsets,
-    partitions that appeared since are reset, so the connector ends exactly as the backup shows."""
+def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progress):
+    """MirrorMaker 2's full reset (--with-offset-syncs): validated and planned before anything changes."""
+    from . import mm2_full_reset
+
+    settings = options.mm2
+    if settings is None or not settings.with_offset_syncs:
+        if live.target.kind == strimzi.KIND_MM2 and live.kind is ConnectorKind.MIRROR_SOURCE:
+            progress.warn("only the Connect offsets are reset; the offset-syncs topic keeps the old syncs that "
+                          "checkpoints translate with (add --with-offset-syncs for a full reset)")
+        return None
+    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
+
+
+def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
+         namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
+         progress: Progress | None = None, crash_after: str | None = None) -> Outcome | Preview:
+    """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
+    backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
+    backup shows. A backup that records the partitions its operation changed restores only those."""
     options, progress = options or Options(), progress or SilentProgress()
+    if backup and from_file:
+        raise InputError("--backup and --from-file name two different backups", advice="give one of them")
     live = _prepare(kube, spec, namespace, options, progress)
-    name = backup or backups.newest(kube, live.target)
-    saved = backups.load_configmap(kube, live.target, name)
-    changed = backups.load_changed(kube, live.target, name)
-    progress.step(f"restoring configmap/{name}")
+    if from_file:
+        backups.check_local_owner(live.target, from_file)
+        saved = read_offsets_file(from_file, live.facts())
+        changed = backups.load_local_changed(from_file)
+        progress.step(f"restoring {from_file}")
+    else:
+        name = backup or backups.newest(kube, live.target)
+        saved = backups.load_for_undo(kube, live.target, name)
+        changed = backups.load_changed(kube, live.target, name)
+        progress.step(f"restoring configmap/{name}")
+    if len(saved) or changed:  # an empty backup of a reset is restored by a reset, which writes no ConfigMap
+        configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
         before = peek_listed(kube, live)
-        return _dry_run_preview("undo", live, before, restoring_change(saved, before, changed))
+        return _dry_run_preview("undo", live, before, restoring_change(saved, before, changed), options, progress)
     before = _list_for_preview(kube, live, options, progress)
     change = restoring_change(saved, before, changed)
     if change is not None:
@@ -177,16 +225,21 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
     return OffsetsDocument.of([*saved, *extra])
 
 
-def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options, progress: Progress) -> LiveTarget:
+def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options,
+             progress: Progress | None = None) -> LiveTarget:
+    # progress is optional: lifecycle.delete calls this without one
     live = resolve(kube, spec, namespace)
     if live.kind.offsets_ignored_by_runtime and not options.force:
         raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
                          "offsets but the task never reads them, so changing them has no effect",
                          advice="add --force if you really want to change them")
     preflight(kube, live, mutating=True)
+    from .mm2_check import require_reachable
+
+    require_reachable(live, options.mm2)
     warning = external_offsets_warning(live.target.connector_class(live.resource))
     if warning:
-        progress.warn(warning)
+        (progress or SilentProgress()).warn(warning)
     return live
 
 
@@ -196,11 +249,21 @@ def _list_for_preview(kube, live: LiveTarget, options: Options, progress: Progre
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan) -> Outcome:
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan,
+                     unverified=(), full_reset=None) -> Outcome:
     running = live.target.live_state(live.resource) not in ("PAUSED", "STOPPED")
-    preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running)
+    preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running,
+                      unverified=list(unverified))
+    _mm2_preflight(preview, live, options, progress)
+    preview.extra_steps = full_reset.steps() if full_reset else []
     if not options.yes and (confirm is None or not confirm(preview)):
         raise InputError(f"{operation} cancelled; nothing was changed")
+    if unverified and options.yes:
+        progress.warn(preview.unverified_note())
+    if full_reset is not None:
+        from . import mm2_full_reset
+
+        return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
     return flow.run(operation, plan, "reset" if change is None else "alter")
@@ -220,9 +283,22 @@ def peek_listed(kube, live: LiveTarget) -> OffsetsDocument | None:
     return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
 
 
-def _dry_run_preview(operation: str, live: LiveTarget, before, change) -> Preview:
+def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:
+    """MirrorMaker 2 source connectors: check the offsets it will resume from against the source topics
+    (``mm2_check``); problems and a skipped check are warnings in the preview, never silent."""
+    from . import mm2_check
+
+    preview.check = mm2_check.preflight(live, preview.after if preview.before is not None else preview.change,
+                                        options.mm2)
+    for line in preview.check.warnings() if preview.check else ():
+        progress.warn(line)
+
+
+def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: Options | None = None,
+                     progress: Progress | None = None, unverified=()) -> Preview:
     target = live.target
-    preview = Preview(operation, target, live.kind, before, change)
+    preview = Preview(operation, target, live.kind, before, change, unverified=list(unverified))
+    _mm2_preflight(preview, live, options or Options(), progress or SilentProgress())
     base = target.stanza_pointer()
     stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
     preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
@@ -260,62 +336,8 @@ def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: b
     if journal.connector != live.target.connector_name:
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
+    from . import mm2_full_reset
+
+    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
+        AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback, force=force)
-
-
-# --- trigger (GitOps phase 1 already applied) ----------------------------------------------------------------------
-
-
-def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
-            progress: Progress | None = None) -> OffsetsDocument:
-    """Fire the one-shot annotation(s) for a resource whose spec already says ``state: stopped`` (and, for an alter,
-    names the offsets ConfigMap in ``alterOffsets``): wait for STOPPED, annotate, wait, verify. Returns the offsets
-    listed afterwards. Used by ``kubectl offsets trigger`` between GitOps phases 1 and 2."""
-    options, progress = options or Options(), progress or SilentProgress()
-    live = resolve(kube, spec, namespace)
-    preflight(kube, live, mutating=True)
-    stanza = live.target.stanza(live.resource)
-    if stanza.get(strimzi.FIELD_STATE) != strimzi.STATE_STOPPED:
-        raise PreconditionError(f"{live.target.display} does not have spec.state: stopped yet",
-                                advice="merge and sync GitOps phase 1 first, then run trigger")
-    source = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
-    change = configmaps.get_document(kube, live.target, source, written_by="GitOps phase 1") if source else None
-    return fire_prepared(kube, live, change, options, progress)
-
-
-def fire_prepared(kube, live: LiveTarget, change: OffsetsDocument | None, options: Options, progress: Progress,
-                  extra_annotations: dict[str, str] | None = None, label: str = "") -> OffsetsDocument:
-    """The annotate-wait-verify part of a trigger, for a resource already prepared (stopped, alterOffsets naming
-    a ConfigMap that holds ``change``; ``change`` None = reset). ``extra_annotations`` go into the same patch as
-    Strimzi's, so a marker such as "fired" can never be set without the request, nor the request without it."""
-    client = OperatorClient(kube, live.target, options.wait, progress)
-    client.wait_for_connect_state("STOPPED")
-    action = "alter" if change is not None else "reset"
-    progress.step(f"asking the operator to {action} the offsets{label}")
-    client.place_request(action, lambda resource: [], extra=extra_annotations)
-    client.wait_until_done(action)
-    progress.step("verifying by listing the offsets")
-    after = client.list_offsets()
-    verify_applied(live, change, after)
-    return after
-
-
-def verify_applied(live: LiveTarget, change: OffsetsDocument | None, after: OffsetsDocument) -> None:
-    """Every partition of ``change`` now holds its requested offset (a null offset: the partition is gone); after a
-    reset nothing is left. Partitions the change does not name are not judged: before is unknown here."""
-    if change is None:
-        if len(after):
-            raise_verify(live, "expected no offsets after the reset", after)
-        return
-    for entry in change:
-        found = after.get(entry.partition)
-        if (found.offset if found else None) != entry.offset:
-            raise_verify(live, f"partition {dict(entry.partition)} should be {entry.offset}", after)
-
-
-def raise_verify(live: LiveTarget, what: str, after: OffsetsDocument) -> None:
-    from ..errors import VerificationError
-
-    raise VerificationError(f"{live.target.display}: {what}; found {after.to_json()}",
-                            advice="the connector is still stopped (GitOps phase 1); check and re-run trigger")

@@ -135,15 +135,19 @@ class OperatorClient:
 
     # --- list ---------------------------------------------------------------------------------------------------
     def list_offsets(self) -> OffsetsDocument:
-        """Ask the operator to list (setting listOffsets if it is absent) and read the ConfigMap it writes."""
-        named = []
+        """Ask the operator to list (setting listOffsets if it is absent) and read the ConfigMap it writes.
+
+        A listOffsets stanza we added is removed again afterwards: left on the live resource it is drift that
+        Argo CD and Flux report (or revert) against the manifests in git. One that was there is kept."""
+        named, added = [], []
 
         def list_stanza_ops(resource):
             stanza = self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
             existing = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name")
             named[:] = [existing or offsets_configmap_name(self.target.resource_name)]
-            return [] if existing else self.stanza_ops(
-                {strimzi.FIELD_LIST_OFFSETS: {strimzi.FIELD_TO_CONFIGMAP: {"name": named[0]}}}, resource)
+            added[:] = [not existing]
+            return [] if existing else self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: self._list_stanza(named[0])},
+                                                       resource)
 
         self.place_request("list", list_stanza_ops)
         configmap = named[0]
@@ -151,8 +155,65 @@ class OperatorClient:
             self.wait_until_done("list")
         except (OffsetsError, KeyboardInterrupt):
             self._withdraw_quietly("list")  # a list request left behind would block every later operation (preflight)
+            if added[0]:
+                self._remove_list_stanza_quietly(configmap)
             raise
-        return configmaps.get_document(self.kube, self.target, configmap, written_by="the operator")
+        try:
+            return configmaps.get_document(self.kube, self.target, configmap, written_by="the operator")
+        finally:
+            if added[0]:
+                self._remove_list_stanza(configmap)
+
+    @staticmethod
+    def _list_stanza(configmap: str) -> dict[str, Any]:
+        return {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}
+
+    def _remove_list_stanza(self, configmap: str) -> None:
+        """Remove the listOffsets stanza we added, once the operator has finished with it.
+
+        It must not race the operator: while any offsets request is pending (ours is done, but a colleague's list
+        of another MirrorMaker 2 connector may have been placed since) the operator still needs the stanza, so we
+        leave it and say so. The patch ``test``s the resourceVersion it read, so a request placed in between makes
+        it fail and we look again; and it only removes the stanza while it still names our ConfigMap."""
+        from ..adapters.kube import InvalidError
+
+        for _ in range(5):
+            resource = self.read()
+            if (self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or None) != self._list_stanza(configmap):
+                return  # someone changed or removed it: it is no longer ours to remove
+            if self.target.pending_annotations(resource):
+                break
+            guard = [{"op": "test", "path": "/metadata/resourceVersion",
+                      "value": resource["metadata"]["resourceVersion"]}]
+            try:
+                patched = self.patch(guard + self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: None}, resource))
+            except InvalidError:
+                continue
+            self._await_observed(patched["metadata"].get("generation"))
+            return
+        self.progress.warn(f"left spec.{strimzi.FIELD_LIST_OFFSETS} (naming configmap/{configmap}) on "
+                           f"{self.target.display}: another offsets request needs it now; remove it when that is done")
+
+    def _await_observed(self, generation: int | None, timeout: float = 10.0) -> None:
+        """Wait (bounded, forgiving, without nudges: the removal is itself a spec change the operator reconciles)
+        until the operator has observed ``generation``, so its status write for it cannot land in the middle of
+        whatever the user (or our next step) does next."""
+        def observed(resource: Mapping[str, Any]):
+            seen = (resource.get("status") or {}).get("observedGeneration")
+            return generation is None or (isinstance(seen, int) and seen >= generation)
+
+        try:
+            self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace, observed,
+                                  timeout=min(timeout, self.wait.timeout), chunk=timeout,
+                                  what="the operator to observe the removal of listOffsets")
+        except OperationTimeoutError:
+            pass  # the operator is slow; the removal itself is done
+
+    def _remove_list_stanza_quietly(self, configmap: str) -> None:
+        try:
+            self._remove_list_stanza(configmap)
+        except OffsetsError:
+            pass  # the original failure is what the user needs to see
 
     # --- waiting -----------------------------------------------------------------------------------------------
     def remember_warnings(self, resource: Mapping[str, Any] | None = None) -> None:
@@ -410,10 +471,16 @@ _ADVICE = (
     ("does not exist", "the offsets ConfigMap the stanza names does not exist in the resource's namespace"),
     ("is missing", "the offsets ConfigMap lacks the key the operator reads"),
     ("Failed to parse contents", "the offsets ConfigMap does not hold valid JSON"),
+    ("must be no more than 63 characters", "Strimzi 1.x labels the list ConfigMap with the resource's own name "
+     "(strimzi.io/name, strimzi.io/cluster), and Kubernetes allows at most 63 characters in a label value, so the "
+     "operator cannot list the offsets of a resource with a longer name. Recreate it with a shorter name "
+     "(63 characters or fewer)"),
     ("returned 4", "Connect rejected the request (400/404/409): the offsets do not fit this connector, or a "
      "rebalance was under way. Check the Connect worker's log"),
-    ("returned 5", "Connect failed to apply the offsets (500): connector-specific validation, e.g. negative "
-     "offsets, MirrorMaker 2 checkpoint/heartbeat offsets other than 0, or a sink whose tasks had not stopped"),
+    ("returned 5", "Connect failed to apply the offsets (5xx). Likely causes: a partition that does not exist "
+     "(check the topic's partition count, or give --bootstrap-server so alter checks it first); a sink whose tasks "
+     "had not stopped yet (retry); connector-specific validation such as negative offsets or MirrorMaker 2 "
+     "checkpoint/heartbeat offsets other than 0. Connect's worker log has the cause"),
     ("No enum constant", "the offsets annotation has a value the operator does not know; only list, alter and "
      "reset are valid (case-sensitive)"),
 )

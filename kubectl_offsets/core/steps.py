@@ -76,6 +76,7 @@ class AlterFlow:
         self.resume_after = resume
         self.crash_after = crash_after
         self.journal: Journal | None = None
+        self.marker: dict[str, str] = {}  # extra annotations placed with the request (the GitOps trigger's marker)
 
     # --- the happy path ------------------------------------------------------------------------------------
     def run(self, operation: str, plan: Plan, request: str) -> Outcome:
@@ -91,6 +92,37 @@ class AlterFlow:
                 self._step_write_configmap(change)
             self._step_annotate(request)
             self._step_await(request)
+            after = self._step_verify(expected_after(before, change))
+            self._steps_after_verify()
+            final_state = self._step_resume()
+            self._step_cleanup()
+        except SimulatedCrash:
+            raise
+        except OwnershipLostError as lost:
+            raise self._lost(lost) from None
+        except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
+            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
+                                             else failure)
+        return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
+
+    def run_prepared(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None, *,
+                     configmap: str | None, marker: dict[str, str]) -> Outcome:
+        """Fire a request that GitOps phase 1 prepared: the spec already says ``state: stopped`` and (alter)
+        ``alterOffsets`` names ``configmap``, which holds ``change``. The same backup and journal as ``run`` (so
+        ``recover`` and ``undo`` work), but nothing of phase 1 is rewritten: no stop, no ConfigMap, and "resume"
+        keeps the stopped state that phase 2 will undo. ``marker`` goes into the request's patch."""
+        assert operation in ("alter", "reset")
+        self.marker = marker
+        self._claim(operation, operation, offsets_configmap=configmap)
+        try:
+            self._step_stop()  # phase 1 stopped it already; wait until Connect reports STOPPED
+            # Backed up (and verified against) the offsets listed now that it is stopped; ``before`` was listed by
+            # the caller for its checks. The change is phase 1's ConfigMap whatever those offsets are.
+            before, _ = self._step_backup(lambda stopped: change, operation)
+            if change is not None:  # recover checks that the ConfigMap still holds what was fired
+                self.journal.request_digest = document_digest(change)
+            self._step_annotate(operation)
+            self._step_await(operation)
             after = self._step_verify(expected_after(before, change))
             final_state = self._step_resume()
             self._step_cleanup()
@@ -115,9 +147,10 @@ class AlterFlow:
             step="stop", request=request, resume=self.resume_after,
         )
 
-    def _claim(self, operation: str, request: str) -> None:
+    def _claim(self, operation: str, request: str, offsets_configmap: str | None = None) -> None:
         """The first journal write, together with ``spec.state: stopped``, as a compare-and-swap on the
-        resourceVersion of the read it is based on.
+        resourceVersion of the read it is based on. ``offsets_configmap``: the alter ConfigMap when it is not ours
+        to write (GitOps phase 1 named it).
 
         Preflight saw no journal, but another kubectl-offsets may have started since (two people, or a retry while
         the first run still works): an unconditional write would overwrite its journal and both would go on. Here
@@ -130,6 +163,7 @@ class AlterFlow:
             resource = self.operator.read()
             check_not_busy(LiveTarget(self.target, resource))
             self.journal = self._new_journal(operation, request, resource)
+            self.journal.offsets_configmap = offsets_configmap or self.journal.offsets_configmap
             self.journal.beat(HEARTBEAT_LEASE)
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
@@ -245,7 +279,7 @@ class AlterFlow:
             return ops
 
         # The journal annotation goes into the same guarded patch: "annotate" recorded iff the request placed.
-        self.operator.place_request(action, stanza_and_journal)
+        self.operator.place_request(action, stanza_and_journal, extra=self.marker or None)
         self._done("annotate")
 
     def _step_await(self, action: str) -> None:
@@ -271,6 +305,10 @@ class AlterFlow:
                 f"-n {self.target.namespace} --backup {self.journal.backup}")
         self._done("verify")
         return after
+
+    def _steps_after_verify(self) -> None:
+        """Steps a subclass adds between the verification and the resume, e.g. MirrorMaker 2's full reset
+        (core/mm2_full_reset.py). Each must be safe to repeat: recover runs them again."""
 
     def _step_resume(self) -> str:
         previous = self.journal.previous_effective_state
@@ -396,6 +434,7 @@ class AlterFlow:
                 self.operator.remember_warnings()
                 self.operator.wait_until_done("reset" if change is None else "alter")
             self._step_verify(expected_after(before, change))
+            self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
         except OwnershipLostError as lost:

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from .. import strimzi
 from ..connect import ConnectorKind, connector_kind
+from .. import conventions
 from ..conventions import ANNOTATION_JOURNAL
 from ..errors import ForbiddenError, InputError, NotFoundError, PreconditionError
 from .inputs import ConnectorFacts
@@ -125,6 +126,7 @@ def preflight(kube, live: LiveTarget, *, mutating: bool) -> None:
         raise PreconditionError(f"the operator has not reported a status for connector '{target.connector_name}' yet",
                                 advice="wait until the resource is Ready (kubectl get " +
                                 f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
+    check_generated_names(target)
     check_not_busy(live, journal_ok=not mutating)
     if mutating and target.live_state(resource) == "FAILED":
         raise PreconditionError(f"connector '{target.connector_name}' is FAILED in Connect",
@@ -158,6 +160,30 @@ def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
         raise PreconditionError(f"the resource already carries an offsets request ({shown}) that the operator "
                                 "has not completed", advice="check its status conditions; remove the annotation "
                                 "(kubectl annotate ... <key>-) if it is stale, then retry")
+
+
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+
+
+def check_generated_names(target: strimzi.ConnectorTarget) -> None:
+    """Every name, label value and ConfigMap key we would write for ``target`` is one Kubernetes accepts, checked
+    before the first change (a rejected backup ConfigMap used to stop an alter half-way)."""
+    resource = target.resource_name
+    backup = conventions.backup_configmap_name(resource, conventions.utc_now()) + "-99"
+    checks = [(f"ConfigMap name {name}", name, _SUBDOMAIN, conventions.NAME_MAX)
+              for name in (conventions.offsets_configmap_name(resource), conventions.alter_configmap_name(resource),
+                           backup)]
+    checks.append((f"label {conventions.LABEL_TARGET}", conventions.label_value(resource), _LABEL_VALUE,
+                   conventions.LABEL_VALUE_MAX))
+    checks.append((f"ConfigMap key {target.configmap_key}", target.configmap_key, _CONFIGMAP_KEY, conventions.NAME_MAX))
+    problems = [f"the {what} ({len(value)} characters) is not valid (Kubernetes allows at most {limit} characters "
+                f"matching {pattern.pattern})"
+                for what, value, pattern, limit in checks if len(value) > limit or not pattern.fullmatch(value)]
+    if problems:
+        raise InputError(f"{target.display} would need names Kubernetes rejects: {'; '.join(problems)}; nothing "
+                         "was changed", advice="shorten the resource, connector or cluster alias names")
 
 
 def _check_connect_cluster(kube, resource: Mapping[str, Any], namespace: str) -> None:

@@ -40,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--kind", action="store_true",
                     help="a kind cluster with the real Strimzi release of --strimzi instead (needs Docker, kind, "
                     "kubectl; tests/env/kind)")
+    up.add_argument("--spark-cluster", action="store_true",
+                    help="also start a standalone Spark cluster (a master and two workers on 127.0.0.1); its URL is "
+                         "spark_master_url in the JSON")
     for name in ("down", "status", "emulator", "faults"):
         s = sub.add_parser(name)
         s.add_argument("--run-dir", help="the environment's run dir (default: the one `up` started last)")
@@ -84,7 +87,7 @@ def cmd_up(args) -> int:
         for sub in ("logs", "config", "data"):
             (run_dir / sub).mkdir(parents=True, exist_ok=True)
     env = start_environment(run_dir=run_dir, with_emulator=not args.no_emulator, strimzi=args.strimzi,
-                            cadence=args.cadence, interval=args.interval)
+                            cadence=args.cadence, interval=args.interval, with_spark_cluster=args.spark_cluster)
     POINTER.parent.mkdir(parents=True, exist_ok=True)
     tmp = POINTER.with_name(f".current.{os.getpid()}")
     tmp.unlink(missing_ok=True)

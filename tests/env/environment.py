@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import assets, crds, emulator_process, kafka, kube, pki
+from . import assets, crds, emulator_process, kafka, kube, pki, spark
 from .emulator import profiles
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
@@ -66,6 +66,7 @@ class Env:
     shared_dir: str = ""
     # kind: what a test's own KafkaConnect spec needs on this cluster (the image with the FileStream connectors).
     connect_spec: dict = field(default_factory=dict)
+    spark_master_url: str | None = None  # set by `up --spark-cluster` (tests/env/spark.py)
 
     # ---- persistence -------------------------------------------------------------------------------------
     @property
@@ -204,6 +205,8 @@ class Env:
         data["served_versions"] = list(self.profile.served)
         data["emulator"] = {"cadence": self.emulator_setting("--cadence"),
                             "interval_seconds": float(self.emulator_setting("--interval") or 0)}
+        if self.spark_master_url:
+            data["spark_master_url"] = self.spark_master_url
         data["env_json"] = str(self.env_json)
         data["pids"] = {name: p.pid for name, p in self.processes.items()}
         data["logs"] = {name: p.log for name, p in self.processes.items()}
@@ -304,7 +307,8 @@ def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profile
 
 
 def start_environment(run_dir: Path | None = None, with_emulator: bool = True, strimzi: str | None = None,
-                      cadence: str | None = None, interval: float | None = None) -> Env:
+                      cadence: str | None = None, interval: float | None = None,
+                      with_spark_cluster: bool = False) -> Env:
     """Start everything for one Strimzi profile (default: emulator/profiles.DEFAULT)."""
     profile = profiles.get(strimzi)
     if cadence is not None and cadence not in emulator_process.CADENCES:
@@ -334,6 +338,8 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True, s
                          "kafka": kafka_part["broker"].proc, "kafka-connect": kafka_part["connect"].proc})
     env.save()
     _start_emulator(env, with_emulator, timer)
+    if with_spark_cluster:
+        _start_spark_cluster(env, timer)
     timer.mark("total")
     env.timings = timer.timings
     env.save()
@@ -354,3 +360,16 @@ def _start_emulator(env: Env, wanted: bool, timer: _Timer) -> None:
         env.stop()
         raise
     timer.mark("strimzi-emulator")
+
+
+def _start_spark_cluster(env: Env, timer: _Timer) -> None:
+    """After the rest: the cluster is optional and only the compute cluster tests use it."""
+    try:
+        cluster = spark.start_cluster(Path(env.run_dir))
+    except BaseException:
+        env.stop()
+        raise
+    env.processes.update(cluster.processes)
+    env.spark_master_url = cluster.master_url
+    env.save()
+    timer.mark("spark-cluster")

@@ -84,8 +84,14 @@ def _java(run_dir: Path, lib: Path, main: str, *args: str, heap: str = HEAP) -> 
 
 
 def _cluster_id() -> str:
-    # What `kafka-storage random-uuid` prints: a base64url UUID without padding; saves a JVM start.
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """What `kafka-storage random-uuid` prints: a base64url UUID without padding; saves a JVM start.
+
+    Like Kafka's own Uuid.randomUuid(), draw again while the text starts with '-' (about 1 in 64): the id is a
+    command-line argument (`format -t <id>`) and would be read as an option."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def broker_config(run_dir: Path) -> tuple[Path, str]:

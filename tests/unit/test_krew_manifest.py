@@ -40,6 +40,11 @@ def test_the_committed_manifest_is_valid():
     assert schemas.errors("krew-plugin", committed()) == []
 
 
+def test_the_short_description_fits_krew_search():
+    # `kubectl krew search` cuts descriptions at 50 characters (and krew-index reviewers ask for short ones).
+    assert len(committed()["spec"]["shortDescription"]) <= 50
+
+
 def test_one_entry_per_released_platform_without_overlap():
     keys = platform_keys(committed())
     assert len(keys) == len(set(keys)) and set(keys) == PLATFORMS
@@ -58,6 +63,7 @@ def test_the_committed_manifest_names_this_version_and_its_archives():
     (lambda m: m["spec"]["platforms"][0]["selector"]["matchLabels"].update(distro="debian"), "matchLabels"),
     (lambda m: m["spec"]["platforms"][4].update(bin="kubectl-offsets"), "bin"),
     (lambda m: m["spec"].update(shortDescription="two\nlines"), "shortDescription"),
+    (lambda m: m["spec"].update(shortDescription="x" * 51), "shortDescription"),  # krew search cuts at 50
     (lambda m: m["spec"].update(version="0.1.0"), "version"),
     (lambda m: m["spec"].update(platforms=[]), "platforms"),
     (lambda m: m["spec"]["platforms"][0].update(selector={}), "selector"),

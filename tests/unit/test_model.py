@@ -45,3 +45,25 @@ def test_list_outputs_round_trip_through_alter_inputs(tmp_path):
         path.write_text(render_offsets(current, fmt, ConnectorKind.MIRROR_SOURCE))
         change = build_change(AlterRequest(file=str(path)), facts, None)
         assert current.merged_with(change).same_offsets(current), fmt
+
+
+def test_listing_order_is_topic_then_partition_numerically():
+    from kubectl_offsets.connect import in_listing_order
+
+    entries = [("b", 1), ("a", 10), ("b", 0), ("a", 2), ("a", 0)]
+    document = OffsetsDocument.of(OffsetEntry({"kafka_topic": t, "kafka_partition": p}, {"kafka_offset": 1})
+                                  for t, p in entries)
+    shown = [(e.partition["kafka_topic"], e.partition["kafka_partition"])
+             for e in in_listing_order(ConnectorKind.SINK, document)]
+    assert shown == [("a", 0), ("a", 2), ("a", 10), ("b", 0), ("b", 1)]
+
+
+def test_listing_order_for_mirror_sources_and_other_sources():
+    from kubectl_offsets.connect import in_listing_order
+
+    mm2 = OffsetsDocument.of(OffsetEntry({"cluster": c, "topic": t, "partition": p}, {"offset": 1})
+                             for c, t, p in [("west", "a", 0), ("east", "b", 1), ("east", "b", 0)])
+    assert [(e.partition["cluster"], e.partition["partition"]) for e in in_listing_order(
+        ConnectorKind.MIRROR_SOURCE, mm2)] == [("east", 0), ("east", 1), ("west", 0)]
+    files = OffsetsDocument.of(OffsetEntry({"filename": f}, {"position": 1}) for f in ["/z", "/a"])
+    assert [e.partition["filename"] for e in in_listing_order(ConnectorKind.FILE_SOURCE, files)] == ["/a", "/z"]

@@ -85,3 +85,32 @@ def test_mm2_stanza_guard_pins_the_mirror():
     assert target.stanza_guard(V1BETA2) == [{"op": "test", "path": "/spec/mirrors/1/sourceCluster", "value": "north"},
                                             {"op": "test", "path": "/spec/mirrors/1/targetCluster", "value": "west"}]
     assert target.stanza_pointer() == "/spec/mirrors/1/sourceConnector"
+
+
+# --- where partitions can be checked (issue 10, defect 7) -----------------------------------------------------------
+
+@pytest.mark.parametrize("bootstrap, expected", [
+    ("my-cluster-kafka-bootstrap:9092", ("my-cluster", None)),
+    ("my-cluster-kafka-bootstrap.kafka:9093", ("my-cluster", "kafka")),
+    ("my-cluster-kafka-bootstrap.kafka.svc:9092", ("my-cluster", "kafka")),
+    ("my-cluster-kafka-bootstrap.kafka.svc.cluster.local:9092", ("my-cluster", "kafka")),
+    ("broker-0:9092, my-cluster-kafka-bootstrap.kafka.svc:9092", ("my-cluster", "kafka")),
+    ("127.0.0.1:9092", None),
+    ("kafka.example.com:9092", None),
+    (None, None),
+])
+def test_kafka_cluster_of_bootstrap(bootstrap, expected):
+    assert strimzi.kafka_cluster_of_bootstrap(bootstrap) == expected
+
+
+def _kafkatopic(spec, *, ready="True", generation=2, observed=2, name="orders-kt"):
+    return {"metadata": {"name": name, "generation": generation}, "spec": spec,
+            "status": {"observedGeneration": observed, "conditions": [{"type": "Ready", "status": ready}]}}
+
+
+def test_kafkatopic_partitions_only_when_the_topic_operator_confirmed_the_spec():
+    assert strimzi.kafkatopic_partitions(_kafkatopic({"topicName": "orders", "partitions": 3})) == ("orders", 3)
+    assert strimzi.kafkatopic_partitions(_kafkatopic({"partitions": 3})) == ("orders-kt", 3)
+    assert strimzi.kafkatopic_partitions(_kafkatopic({"partitions": 3}, ready="False")) == ("orders-kt", None)
+    assert strimzi.kafkatopic_partitions(_kafkatopic({"partitions": 2}, observed=1)) == ("orders-kt", None)
+    assert strimzi.kafkatopic_partitions(_kafkatopic({})) == ("orders-kt", None)  # the broker's default applies

@@ -9,7 +9,7 @@ raw records. The driver's memory therefore does not grow with the topic.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from ...errors import InputError, OffsetsError
@@ -61,10 +61,30 @@ class PoisonScan:
     counts: dict[TopicPartition, int]
     records: list[Record]  # ordered by topic, partition, offset; at most ``limit``
     total: int
+    # Partitions whose scan stopped before the end of the data, once their first poison record was found
+    # (a live topic read in offset windows): counts and records cover the offsets before this one.
+    scanned_until: dict[TopicPartition, int] = field(default_factory=dict)
 
     @property
     def truncated(self) -> bool:
         return self.total > len(self.records)
+
+    @property
+    def complete(self) -> bool:
+        return not self.scanned_until
+
+
+def merge_poison_scans(scans: list[PoisonScan], limit: int, scanned_until: dict[TopicPartition, int]
+                       ) -> PoisonScan:
+    """One PoisonScan from the scans of disjoint offset ranges (the windows of a live topic)."""
+    first: dict[TopicPartition, int] = {}
+    counts: dict[TopicPartition, int] = {}
+    for scan in scans:
+        for tp, offset in scan.first.items():
+            first[tp] = min(first.get(tp, offset), offset)
+            counts[tp] = counts.get(tp, 0) + scan.counts[tp]
+    records = sorted((r for scan in scans for r in scan.records), key=lambda r: (r.topic, r.partition, r.offset))
+    return PoisonScan(first, counts, records[:limit], sum(counts.values()), dict(scanned_until))
 
 
 # --- shared pieces ----------------------------------------------------------------------------------------------
@@ -160,6 +180,65 @@ def _partition_scan(row: Any, timed: bool) -> PartitionScan:
     return PartitionScan(row["topic"], int(row["partition"]), int(row["earliest"]), int(row["last"]) + 1,
                          int(row["records"]), None if first is None else int(first),
                          row["first_at_ms"] if timed else None)
+
+
+@dataclass(frozen=True)
+class TimeScan:
+    """Per partition of an archive: the first record at or after a time, else (no such record) the end."""
+
+    topic: str
+    partition: int
+    first_at: int | None
+    first_at_ms: int | None
+    end: int | None  # only known (and only needed) when first_at is None
+
+
+def at_or_after(at_ms: int) -> Any:
+    """``timestamp >= at`` on the frame's timestamp column itself (not on ts_ms, a computed column): an archive
+    reader gets it as a pushed filter and skips the row groups (Parquet) or stripes (ORC) whose statistics say
+    every record is earlier. Equivalent to ``ts_ms >= at`` because at is whole milliseconds."""
+    from pyspark.sql import functions as F
+
+    return F.col("timestamp") >= F.timestamp_millis(F.lit(at_ms))
+
+
+def first_at_frame(frame: Any, at_ms: int) -> Any:
+    """Per partition: the first offset at or after ``at_ms`` and its time, from the late records only."""
+    from pyspark.sql import functions as F
+
+    return (frame.filter(at_or_after(at_ms)).groupBy("topic", "partition")
+            .agg(F.min("offset").alias("first_at"), F.min_by("ts_ms", "offset").alias("first_at_ms")))
+
+
+def ends_without_late_frame(frame: Any, at_ms: int, found: list[TopicPartition]) -> Any:
+    """Per partition that has no record at or after ``at_ms``: its end. Reads only the earlier records, without
+    the partitions already answered; both conditions are pushed filters, so a reader skips the row groups of
+    answered partitions where its statistics show a single partition (archives written per topic-partition, as
+    sink connectors write them), and otherwise drops their records before the aggregate."""
+    from pyspark.sql import functions as F
+
+    # "not at or after", written so that it is pushed too (records without a time count as earlier).
+    earlier = frame.filter((F.col("timestamp") < F.timestamp_millis(F.lit(at_ms))) | F.col("timestamp").isNull())
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in found:
+        by_topic.setdefault(topic, []).append(partition)
+    answered = [(F.col("topic") == topic) & F.col("partition").isin(ps) for topic, ps in by_topic.items()]
+    if answered:
+        earlier = earlier.filter(~functools.reduce(lambda a, b: a | b, answered))
+    return earlier.groupBy("topic", "partition").agg(F.max("offset").alias("last"))
+
+
+@spark_failures
+def scan_times(frame: Any, at_ms: int) -> list[TimeScan]:
+    """The time question on an archive, as two small jobs instead of one full aggregation: the late records
+    (whose row groups the reader picks by their statistics) give every partition that has one its answer; the
+    earlier records give the end of the partitions that have none. Only one row per partition reaches the driver
+    from each."""
+    found = {_key(r): r for r in first_at_frame(frame, at_ms).collect()}
+    ends = ends_without_late_frame(frame, at_ms, sorted(found)).collect()
+    scans = [TimeScan(t, p, int(r["first_at"]), r["first_at_ms"], None) for (t, p), r in found.items()]
+    scans += [TimeScan(r["topic"], int(r["partition"]), None, None, int(r["last"]) + 1) for r in ends]
+    return sorted(scans, key=lambda s: (s.topic, s.partition))
 
 
 # --- predicates -------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...errors import InputError, MissingExtraError
 
@@ -96,10 +97,12 @@ def _jars_advice() -> str:
 def build_session(settings: SparkSettings) -> Any:
     """A new (or the process's existing) SparkSession without UI, in UTC; a local one listens on 127.0.0.1 only."""
     require_pyspark()
-    if settings.master.startswith("local"):
+    if _on_loopback(settings.master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    _refuse_other_master(SparkContext._active_spark_context, settings.master)
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
     for key, value in _base_conf(settings).items():
         builder = builder.config(key, value)
@@ -118,17 +121,39 @@ def _base_conf(settings: SparkSettings) -> dict[str, str]:
         "spark.sql.variant.allowDuplicateKeys": "true",  # duplicate keys are valid JSON for the poison check
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log4j_file()}",
     }
+    if _on_loopback(settings.master):
+        # Loopback only: nothing outside this machine needs to reach a local driver, nor the driver of a cluster
+        # whose master listens on loopback (its workers, and so their executors, run on this machine too). On any
+        # other cluster the executors must reach the driver, so there Spark's (or --spark-conf's) address applies.
+        conf.update({"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"})
     if settings.master.startswith("local"):
-        # Loopback only: nothing outside this machine needs to reach a local driver. On a cluster the executors
-        # must reach the driver, so there Spark's (or --spark-conf's) address applies.
-        conf.update({"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1",
-                     "spark.sql.shuffle.partitions": "8"})  # the default 200 is for clusters; aggregates are tiny
+        conf["spark.sql.shuffle.partitions"] = "8"  # the default 200 is for clusters; aggregates are tiny
     # Every jar of --spark-jars goes on the classpath (spark-avro for --format avro, too); a live topic also needs
     # the Kafka source among them (or in $SPARK_KAFKA_JARS / the cache).
     jars = kafka_jars(settings.jars_dir) if settings.needs_kafka else _jars_in(settings.jars_dir)
     if jars:
         conf["spark.jars"] = ",".join(jars)
     return conf
+
+
+def _on_loopback(master: str) -> bool:
+    """local[...], or a standalone master on this machine's loopback interface."""
+    if master.startswith("local"):
+        return True
+    host = urlsplit(master).hostname if "://" in master else None
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def _refuse_other_master(context: Any, master: str) -> None:
+    """getOrCreate() hands back the process's running session whatever master is asked for: a library caller
+    asking for a cluster after a local run would silently scan locally. Local vs local[N] is the same machine."""
+    if context is None:
+        return
+    running = context.master
+    if running != master and not (running.startswith("local") and master.startswith("local")):
+        raise InputError(f"this process already runs a Spark session on {running}; Spark allows one per process, "
+                         f"so it cannot also use {master}",
+                         advice="stop that session first (spark.stop()), or run the job in another process")
 
 
 def _jars_in(directory: str | None) -> list[str]:

@@ -20,13 +20,15 @@ CANONICAL = ("topic", "partition", "offset", "timestamp", "key", "value", "heade
 
 @dataclass(frozen=True)
 class LiveTopics:
-    """A live topic through Spark's Kafka source. ``starts``: for every partition of every topic, the first
-    offset to read (Spark wants all partitions once any is given); None = from the log start."""
+    """A live topic through Spark's Kafka source. ``starts``: the first offset to read per partition, and only
+    those partitions are read (None = every partition from the log start); ``ends``: where to stop per
+    partition, exclusive (None = the end of the log when the scan starts)."""
 
     bootstrap_servers: str
     topics: tuple[str, ...]
     kafka_options: tuple[tuple[str, str], ...] = ()
     starts: Mapping[str, Mapping[int, int]] | None = None
+    ends: Mapping[str, Mapping[int, int]] | None = None
 
     def describe(self) -> str:
         return f"topic {', '.join(self.topics)} at {self.bootstrap_servers}"
@@ -70,7 +72,9 @@ def _read_live(spark: Any, source: LiveTopics) -> Any:
         reader = reader.option("subscribe", ",".join(source.topics)).option("startingOffsets", "earliest")
     for key, value in source.kafka_options:
         reader = reader.option(f"kafka.{key}", value)
-    return reader.option("endingOffsets", "latest").load()
+    ending = json.dumps({t: {str(p): o for p, o in ps.items()} for t, ps in source.ends.items()}) \
+        if source.ends else "latest"
+    return reader.option("endingOffsets", ending).load()
 
 
 def _read_archive(spark: Any, source: Archive) -> Any:

@@ -2,8 +2,11 @@
 
 The pieces are the online flow's (``targets.resolve``/``preflight``, ``OperatorClient`` waits and patches,
 ``configmaps``); what this adds is the GitOps bookkeeping:
-- the operation comes from the record annotation that phase 1 committed (``kubectl-offsets.io/gitops``), so the
-  trigger needs no repository and cannot fire something phase 1 did not ask for;
+- the operation comes only from the record annotation that phase 1 committed (``kubectl-offsets.io/gitops``), so the
+  trigger needs no repository and cannot fire something phase 1 did not ask for (no record: it refuses, even on a
+  stopped connector, whose stale alterOffsets would otherwise be re-applied or whose offsets would be reset);
+- it backs up the offsets first and journals like alter (``steps.AlterFlow.run_prepared``), so an interrupted
+  trigger is finished by ``recover`` and a finished one undone by ``undo``;
 - our marker ``kubectl-offsets.io/triggered=<id>`` goes into the *same* JSON Patch as Strimzi's annotation(s), so a
   second run (by hand, or the trigger Job) sees it and does nothing: it never fires twice;
 - the marker exists only on the cluster; GitOps syncs leave it alone because git never declares it.
@@ -16,10 +19,10 @@ from typing import Any
 
 from ... import strimzi
 from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
-from ...errors import InputError, PreconditionError
+from ...errors import InputError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument, Options
 from ...output.progress import Progress, SilentProgress
-from .. import configmaps, operations
+from .. import configmaps
 from ..targets import LiveTarget, TargetSpec, preflight, resolve
 
 
@@ -31,6 +34,7 @@ class TriggerResult:
     kind: object = None  # connect.ConnectorKind, for rendering
     already: bool = False
     after: OffsetsDocument | None = None
+    backup: str | None = None  # the ConfigMap holding the offsets before the trigger (undo restores it)
 
 
 def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
@@ -43,19 +47,33 @@ def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
-            progress: Progress | None = None, force: bool = False) -> TriggerResult:
+            progress: Progress | None = None, force: bool = False, crash_after: str | None = None) -> TriggerResult:
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     record = record_of(live.resource)
-    if record is None:  # no GitOps record: the plain online trigger (spec already stopped by other means)
-        after = operations.trigger(kube, spec, namespace=namespace, options=options, progress=progress)
-        return TriggerResult(live.target, "alter/reset", None, live.kind, after=after)
+    if record is None:
+        raise _no_record(live)
     _check_record(live, record)
     marker = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_TRIGGERED)
     if marker == record["id"] and not force:
         return TriggerResult(live.target, record["operation"], record["id"], live.kind, already=True)
     preflight(kube, live, mutating=True)
-    return _fire(kube, live, record, options, progress)
+    return _fire(kube, live, record, options, progress, crash_after)
+
+
+def _no_record(live: LiveTarget) -> PreconditionError:
+    """Without the record, a stopped connector says nothing about what was asked: firing a reset (or re-applying
+    whatever ConfigMap a stale alterOffsets names) would change offsets nobody requested, with no backup."""
+    target = live.target
+    stanza = target.stanza(live.resource)
+    named = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
+    stale = f" (its alterOffsets names configmap/{named}, which trigger will not re-apply)" if named else ""
+    return PreconditionError(
+        f"{target.display} has no {ANNOTATION_GITOPS} record{stale}, so there is no GitOps phase 1 to trigger; "
+        "nothing was changed",
+        advice="trigger fires only what 'kubectl offsets gitops' phase 1 committed: merge and sync phase 1, then "
+        f"retry. To change the offsets directly use kubectl offsets alter or reset {target.display} "
+        f"-n {target.namespace} (they back up, journal and verify)")
 
 
 def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
@@ -75,11 +93,31 @@ def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
                                 advice="sync phase 1 completely (is the resource out of sync?), then retry")
 
 
-def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress) -> TriggerResult:
+def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
+          crash_after: str | None) -> TriggerResult:
+    """Back up (the connector is stopped, so the list is exact), then fire through the journaled step machine."""
+    from ..operator import OperatorClient
+    from ..steps import AlterFlow
+
     target, action = live.target, record["operation"]
     change = configmaps.get_document(kube, target, record["configMap"], written_by="GitOps phase 1") \
         if action == "alter" else None
-    after = operations.fire_prepared(kube, live, change, options, progress,
-                                     extra_annotations={ANNOTATION_TRIGGERED: record["id"]},
-                                     label=f" (GitOps operation {record['id']})")
-    return TriggerResult(target, action, record["id"], live.kind, after=after)
+    client = OperatorClient(kube, target, options.wait, progress)
+    client.wait_for_connect_state("STOPPED")
+    progress.step(f"listing the current offsets of '{target.connector_name}' for the backup")
+    before = client.list_offsets()
+    progress.step(f"firing GitOps operation {record['id']} ({action})")
+    flow = AlterFlow(kube, target, live.kind, wait=options.wait, progress=progress, crash_after=crash_after)
+    try:
+        outcome = flow.run_prepared(action, before, change, configmap=record.get("configMap"),
+                                    marker={ANNOTATION_TRIGGERED: record["id"]})
+    except OffsetsError as error:
+        if flow.journal is None or not flow.journal.past_point_of_no_return:
+            raise
+        # The marker went on with the request and stays (it may have been acted on): a plain re-run would say
+        # "already triggered".
+        raise type(error)(error.message, advice=f"{error.advice or ''}; the resource is marked {ANNOTATION_TRIGGERED}="
+                          f"{record['id']}: once the cause is fixed (and any recover done), fire again with kubectl "
+                          f"offsets trigger {target.display} -n {target.namespace} --force".lstrip("; "),
+                          next_command=error.next_command) from None
+    return TriggerResult(target, action, record["id"], live.kind, after=outcome.after, backup=outcome.backup)

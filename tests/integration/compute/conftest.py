@@ -57,3 +57,33 @@ def parquet_archive(recs, tmp_path_factory):
 @pytest.fixture(scope="session")
 def json_archive(recs, tmp_path_factory):
     return data.write_json_lines(recs, str(tmp_path_factory.mktemp("archive-json") / "orders.json"))
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(env):
+    """spark://127.0.0.1:PORT of a standalone master with two workers (tests/env/spark.py). The one of an
+    environment started with `python -m tests.env up --spark-cluster` when there is one; otherwise started here,
+    once per session, only when a test asks for it, and stopped at the end. A cluster that does not start is an
+    error (ComponentError with the daemons' log tails), never a skip."""
+    if env.spark_master_url:
+        yield env.spark_master_url  # env's own check_alive covers its daemons before every test
+        return
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    from tests.env.environment import stop_all
+    from tests.env.spark import start_cluster
+
+    run_dir = Path(tempfile.mkdtemp(prefix="spark-cluster-", dir=env.run_dir))
+    for sub in ("logs", "config", "data"):
+        (run_dir / sub).mkdir()
+    cluster = start_cluster(run_dir)
+    # A watchdog of its own (an env.json in the cluster's dir): a killed pytest must not leak three JVMs.
+    guard = dataclasses.replace(env, run_dir=str(run_dir), processes=dict(cluster.processes))
+    guard.save()
+    guard.start_reaper()
+    try:
+        yield cluster.master_url
+    finally:
+        stop_all(cluster.processes)

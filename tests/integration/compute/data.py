@@ -98,7 +98,7 @@ def first_match(recs, predicate, starts: dict | None = None) -> dict:
 
 # --- archives ------------------------------------------------------------------------------------------------------
 
-def write_parquet(recs, path: str) -> str:
+def write_parquet(recs, path: str, row_group_size: int | None = None) -> str:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -109,7 +109,7 @@ def write_parquet(recs, path: str) -> str:
                                    "offset": r.offset, "timestamp": dt.datetime.fromtimestamp(r.ts_ms / 1000,
                                                                                                 dt.timezone.utc),
                                    "timestampType": 0} for r in recs], schema=schema)
-    pq.write_table(table, path)
+    pq.write_table(table, path, row_group_size=row_group_size)
     return path
 
 

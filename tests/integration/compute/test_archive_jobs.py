@@ -183,3 +183,53 @@ def test_cli_on_an_archive_yaml_report_and_csv_output(spark, recs, parquet_archi
     saved = yaml.safe_load(report.read_text())
     assert saved["total"] == sum(map(data.invalid_json, recs))
     assert "RESUME AT" in result.stderr and "past poison record" in result.stderr
+
+
+# --- reading only what the question needs ---------------------------------------------------------------------
+
+def _records_read(spark, action) -> int:
+    """Records the scans of ``action`` read from the files (the stages' input metrics), beside its result."""
+    context, gateway = spark.sparkContext._jsc.sc(), spark.sparkContext._gateway
+
+    def stages():
+        context.listenerBus().waitUntilEmpty(60_000)  # the status store learns of finished tasks asynchronously
+        listed = context.statusStore().stageList(None, False, False, gateway.new_array(gateway.jvm.double, 0),
+                                                 gateway.jvm.java.util.ArrayList())
+        return {listed.apply(i).stageId(): listed.apply(i) for i in range(listed.size())}
+
+    before = set(stages())
+    result = action()
+    return result, sum(s.inputRecords() for sid, s in stages().items() if sid not in before)
+
+
+@pytest.fixture(scope="module")
+def per_partition(tmp_path_factory):
+    """Laid out as a sink connector archives a topic (S3/GCS sinks write objects per topic-partition): by
+    partition and offset, ten records per Parquet row group; partition 2 stops 100 s in, no record after that."""
+    recs = sorted((r for r in data.records() if r.partition != 2 or r.ts_ms < data.BASE_MS + 100_000),
+                  key=lambda r: (r.partition, r.offset))
+    return recs, data.write_parquet(recs, str(tmp_path_factory.mktemp("ordered") / "o.parquet"), row_group_size=10)
+
+
+def test_a_time_question_reads_only_the_row_groups_it_needs(spark, per_partition):
+    recs, path = per_partition
+    at = data.BASE_MS + 350_000  # the last 5 of 40 records of partitions 0 and 1, in one row group each
+    result, read = _records_read(spark, lambda: run(spark, Archive(path), c.Operation.TO_DATETIME, at_ms=at))
+    assert resume_points(result) == data.first_at_or_after(recs, at)
+    assert resume_points(result)[("orders", 2)] == 10  # no record at or after the time: the end
+    # The late row group of partitions 0 and 1 (their answers), then partition 2's only row group (its end): 30
+    # of 90 records. A full scan reads all 90.
+    assert read <= 30, (read, len(recs))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc"])
+def test_the_time_predicate_is_pushed_into_the_reader(spark, per_partition, tmp_path, fmt):
+    from kubectl_offsets.adapters.spark import jobs, sources
+
+    _, path = per_partition
+    if fmt == "orc":
+        spark.read.parquet(path).write.orc(str(tmp_path / "o.orc"))
+        path = str(tmp_path / "o.orc")
+    frame = sources.load(spark, Archive(path, fmt), ("timestamp",))
+    plan = jobs.first_at_frame(frame, data.BASE_MS)._jdf.queryExecution().executedPlan().toString()
+    assert "PushedFilters: [IsNotNull(timestamp), GreaterThanOrEqual(timestamp," in plan, plan

@@ -147,8 +147,12 @@ def _mirror_resumes_at_the_computed_record(env, lab, cli, tmp_path, name, src, t
     lag = cli("lag", target, "--connector", "source", "-n", lab.ns, "--bootstrap-server", env.bootstrap_servers,
               "-o", "json")
     assert lag.exit_code == 0, str(lag)
-    assert json.loads(lag.stdout) == {"partitions": [{"topic": topic, "partition": 0, "position": 12, "end": 12,
-                                                      "lag": 0}], "totalLag": 0}  # stored 11 = resumes at 12
+    measured = json.loads(lag.stdout)
+    assert measured.pop("measuredAt").endswith("Z")
+    assert measured == {"partitions": [{"topic": topic, "partition": 0, "position": 12, "end": 12, "lag": 0,
+                                        "oldestPending": None, "timeLagSeconds": 0.0}],  # stored 11 = resumes at 12
+                        "totalLag": 0, "maxTimeLagSeconds": 0.0,
+                        "thresholds": {"maxLag": None, "maxAgeSeconds": None, "exceeded": []}}
     result = cli("compute", "--target", target, "--connector", "source", "-n", lab.ns, "--bootstrap-server",
                  env.bootstrap_servers, "--to-datetime", data.iso(base + 55_000), "-o", "json")
     assert result.exit_code == 0, str(result)

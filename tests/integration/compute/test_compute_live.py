@@ -155,12 +155,20 @@ def test_find_and_where_on_the_live_topic(env, spark, live_orders):
 
 def test_lag_from_mirror_offsets_and_end_offsets(env, live_orders):
     topic, recs = live_orders
-    rows = c.lag(MIRROR, _mirror_current(topic, {0: 9, 2: 39}), LiveTopics(env.bootstrap_servers, ()))
-    document = c.lag_document(rows)
+    now = 4_000_000_000_000  # a fixed "now", so the ages are exact
+    rows = c.lag(MIRROR, _mirror_current(topic, {0: 9, 2: 39}), LiveTopics(env.bootstrap_servers, ()),
+                 now_ms=lambda: now)
+    document = c.lag_document(rows, c.LagThresholds(max_lag=35))
     by_partition = {r["partition"]: r for r in document["partitions"]}
-    assert by_partition[0] == {"topic": topic, "partition": 0, "position": 10, "end": 40, "lag": 30}
-    assert by_partition[1] == {"topic": topic, "partition": 1, "position": None, "end": 40, "lag": 40}
-    assert by_partition[2]["lag"] == 0 and document["totalLag"] == 70
+    stamp = {(r.partition, r.offset): r.ts_ms for r in recs}
+    p0, p1 = stamp[(0, 10)], stamp[(1, 0)]
+    # The time lag is the age of the oldest record not yet replicated: record 10 of p0, record 0 of p1 (no offset).
+    assert by_partition[0] == {"topic": topic, "partition": 0, "position": 10, "end": 40, "lag": 30,
+                               "oldestPending": c.iso_ms(p0), "timeLagSeconds": (now - p0) / 1000}
+    assert by_partition[1] == {"topic": topic, "partition": 1, "position": None, "end": 40, "lag": 40,
+                               "oldestPending": c.iso_ms(p1), "timeLagSeconds": (now - p1) / 1000}
+    assert by_partition[2]["lag"] == 0 and by_partition[2]["timeLagSeconds"] == 0 and document["totalLag"] == 70
+    assert document["thresholds"]["exceeded"] == [{"topic": topic, "partition": 1, "reason": "lag"}]
 
 
 def test_unreachable_broker_and_missing_topic(env):
@@ -248,3 +256,32 @@ def _check_cli_connect_offsets(env, connect, name, rest_offsets):
     assert table.exit_code == 0, table.stderr
     assert table.stdout.splitlines()[0] == "connector,partition,offset,topicPartition,topicOffset,timestamp"
     assert all(line.startswith(name + ",") for line in table.stdout.splitlines()[1:])
+
+
+def test_a_live_poison_scan_stops_reading_a_partition_after_its_first_poison(env, spark, live_orders):
+    """Windows of 4 records, then 16: partition 0 (from 14) is answered by its first window, 1 (from 0) and 2
+    (from 1) by their second; nothing after those windows is read. --count-all reads to the end: the same
+    answers, every poison record counted."""
+    from kubectl_offsets import schemas
+
+    topic, recs = live_orders
+    starts = {(topic, 0): 14, (topic, 2): 1}
+    current = OffsetsDocument.from_json({"offsets": [
+        {"partition": {"kafka_topic": t, "kafka_partition": p}, "offset": {"kafka_offset": o}}
+        for (t, p), o in starts.items()]})
+    source, criteria = LiveTopics(env.bootstrap_servers, (topic,)), PoisonCriteria(invalid_json=True)
+    windowed = run(spark, source, c.Operation.SKIP_POISON, current=current, poison=criteria, poison_window=4)
+    full = run(spark, source, c.Operation.SKIP_POISON, current=current, poison=criteria, count_all=True)
+    expected = data.past_first_poison(recs, data.invalid_json, starts)
+    assert resume_points(windowed) == resume_points(full) == expected
+    until = {(topic, 0): 18, (topic, 1): 20, (topic, 2): 21}
+    assert windowed.poison.scanned_until == until and full.poison.complete
+    in_windows = [r for r in recs if data.invalid_json(r)
+                  and starts.get((r.topic, r.partition), 0) <= r.offset < until[(r.topic, r.partition)]]
+    assert [(r.partition, r.offset) for r in windowed.poison.records] == [(r.partition, r.offset) for r in in_windows]
+    assert windowed.poison.total == len(in_windows) < full.poison.total
+    report = c.poison_report(windowed.poison, criteria)
+    schemas.validate("poison-report", report, what="report")
+    assert report["complete"] is False and {p["partition"]: p["scannedUntil"] for p in report["partitions"]} == \
+        {p: o for (_, p), o in until.items()}
+    assert "read up to offset 18" in windowed.positions[0].basis

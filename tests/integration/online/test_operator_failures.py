@@ -92,6 +92,11 @@ def _alter_to_9(cli, conn, *extra):
                input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
 
 
+def _overwrite_alter_data(lab, conn, data: dict) -> None:
+    """Change the data of the alter ConfigMap we wrote, keeping its metadata (a replace would drop our ownership
+    labels, and the next alter would then rightly refuse to touch a ConfigMap it did not create)."""
+    lab.cluster.core.patch_namespaced_config_map(f"{conn.name}-offsets-alter", conn.ns, {"data": data})
+
 def test_missing_alter_offsets_stanza(lab, cli, emulator, hooks, idle_source):
     conn = idle_source
     before = _offsets(cli, conn)
@@ -131,8 +136,8 @@ def test_connector_not_stopped(lab, cli, emulator, hooks, idle_source):
 def test_bad_configmap_json(lab, cli, emulator, hooks, idle_source):
     conn = idle_source
     before = _offsets(cli, conn)
-    hooks.update(_hold_operator_then(emulator, lambda: lab.cluster.put_configmap(
-        conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": '{"offsets": [ {"partition":'})))
+    hooks.update(_hold_operator_then(emulator, lambda: _overwrite_alter_data(
+        lab, conn, {"offsets.json": '{"offsets": [ {"partition":'})))
 
     result = _alter_to_9(cli, conn)
 
@@ -169,7 +174,7 @@ def test_connect_fails_to_reset(lab, cli, emulator, idle_source):
 
     assert result.exit_code == ExitStatus.OPERATOR, str(result)
     assert "ResetOffsets: Encountered error resetting connector offsets." in result.stderr
-    assert "returned 500 (500)" in result.stderr and "hint: Connect failed to apply the offsets (500)" in result.stderr
+    assert "returned 500 (500)" in result.stderr and "hint: Connect failed to apply the offsets (5xx)" in result.stderr
     emulator.clear_faults()
     _assert_as_before(lab, cli, conn, before)
 
@@ -251,8 +256,7 @@ def test_offsets_not_as_requested_keep_the_connector_stopped_with_the_recover_co
     conn = idle_source
     before = _offsets(cli, conn)
     other = json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 77}}]})
-    hooks.update(_hold_operator_then(emulator, lambda: lab.cluster.put_configmap(
-        conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": other})))
+    hooks.update(_hold_operator_then(emulator, lambda: _overwrite_alter_data(lab, conn, {"offsets.json": other})))
 
     result = _alter_to_9(cli, conn)
 

@@ -86,6 +86,9 @@ class FakeBroker:
     def partitions(self, topics):
         return {t: [0, 1] for t in topics}
 
+    def existing_partitions(self, topics):
+        return {t: None if t.startswith("gone") else [0, 1] for t in topics}
+
     def earliest(self, tps):
         return {tp: 10 for tp in tps}
 
@@ -95,6 +98,9 @@ class FakeBroker:
     def offsets_for_time(self, tps, ts_ms):
         offset = -(-ts_ms // 1000)
         return {tp: (max(offset, 10) if offset < 50 else None) for tp in tps}
+
+    def timestamps_at(self, positions):
+        return {tp: 1000 * offset for tp, offset in positions.items()}
 
 
 def broker_compute(operation, **kw):
@@ -129,9 +135,31 @@ def test_mirror_needs_an_alias_and_other_kinds_are_refused():
 
 
 def test_lag_counts_from_the_resume_position_or_the_log_start():
-    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker)
+    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
     assert [(r.partition, r.position, r.lag) for r in rows] == [(0, 20, 30), (1, None, 40)]
-    assert c.lag_document(rows)["totalLag"] == 70
+    # the oldest pending record: 20 (resume position) and 10 (log start), stamped 1000 ms per offset
+    assert [r.time_lag_s for r in rows] == [40.0, 50.0]
+    document = c.lag_document(rows)
+    assert document["totalLag"] == 70 and document["maxTimeLagSeconds"] == 50.0
+    assert document["thresholds"]["exceeded"] == []
+
+
+def test_lag_measures_the_topics_that_exist():
+    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
+    assert {r.topic for r in rows} == {"t"}
+    with pytest.raises(InputError, match="none of the topics exists"):
+        c.lag(MIRROR, OffsetsDocument(), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
+
+
+def test_lag_thresholds_name_the_partitions_over_them():
+    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
+    at_limit = c.LagThresholds(max_lag=40, max_age_s=50)
+    assert at_limit.exceeded(rows) == []  # "more than N": equal passes
+    over = c.LagThresholds(max_lag=35, max_age_s=45).exceeded(rows)
+    assert over == [{"topic": "t", "partition": 1, "reason": "lag"}, {"topic": "t", "partition": 1, "reason": "age"}]
+    unreadable = [c.LagRow("t", 0, 5, 9, 4, None, None)]  # a pending record whose age could not be read
+    assert c.LagThresholds(max_age_s=3600).exceeded(unreadable) == [{"topic": "t", "partition": 0, "reason": "age"}]
+    assert c.LagThresholds(max_lag=10).exceeded(unreadable) == []
 
 
 # --- Connect's offsets topic ---------------------------------------------------------------------------------------
@@ -258,9 +286,28 @@ def test_kafka_jars_are_found_never_fetched(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("command", [["compute", "--help"], ["compute", "connect-offsets", "--help"],
-                                     ["lag", "--help"], ["--help"]])
+                                     ["lag", "--help"], ["check", "--help"], ["reset", "--help"], ["--help"]])
 def test_help_imports_neither_pyspark_nor_confluent_kafka(command):
     code = ("import sys; from kubectl_offsets.cli.root import run; run(%r); "
             "print([m for m in sys.modules if m.split('.')[0] in ('pyspark', 'confluent_kafka', 'py4j')])" % command)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+
+
+# --- poison scans in windows ----------------------------------------------------------------------------------
+
+def test_poison_windows_merge_into_one_scan_that_says_where_it_stopped():
+    from kubectl_offsets.adapters.spark.jobs import PoisonScan, Record, merge_poison_scans
+
+    first = PoisonScan({("t", 1): 3}, {("t", 1): 2}, [Record("t", 1, 3, None, "x"), Record("t", 1, 4, None, "x")], 2)
+    second = PoisonScan({("t", 0): 90}, {("t", 0): 1}, [Record("t", 0, 90, None, "x")], 1)
+    merged = merge_poison_scans([first, second], limit=2, scanned_until={("t", 1): 10, ("t", 0): 200})
+    assert merged.first == {("t", 1): 3, ("t", 0): 90} and merged.total == 3 and merged.truncated
+    assert [(r.partition, r.offset) for r in merged.records] == [(0, 90), (1, 3)]  # ordered, then cut
+    assert not merged.complete
+    positions = {p.partition: p for p in c._poison_positions(merged)}
+    assert positions[1].resume_at == 4 and positions[1].basis == \
+        "past poison record 3 (read up to offset 10, 1 more poison before it)"
+    assert positions[0].basis == "past poison record 90 (read up to offset 200)"
+    report = c.poison_report(merged, PoisonCriteria(invalid_json=True))  # validates against the schema
+    assert report["complete"] is False and [p.get("scannedUntil") for p in report["partitions"]] == [200, 10]
