@@ -17,6 +17,9 @@ LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "ba
 LABEL_TARGET = "kubectl-offsets.io/target"  # label_value(resource name) of the resource the ConfigMap belongs to
 ANNOTATION_CONNECTOR = "kubectl-offsets.io/connector"  # the Connect connector name (may contain '->', so not a label)
 BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
+# The backup ConfigMap's record of which partitions the operation that took it changed ({"partitions": [...]} or
+# {"all": true} for a reset): undo puts back those and leaves partitions the operation never touched alone.
+BACKUP_CHANGED_KEY = "changed.json"
 # On a KafkaConnector that `kubectl offsets create` created stopped, until it has the state its manifest asks for:
 # {"requestedState": "running"|"paused"|"stopped"|null}. Seen on a connector left stopped by an interrupted create.
 ANNOTATION_CREATING = "kubectl-offsets.io/creating"

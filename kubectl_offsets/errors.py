@@ -109,3 +109,8 @@ class MissingExtraError(OffsetsError):
             f"this command needs the optional '{extra}' extra ({module} is not installed)",
             advice=f"install it with: pip install 'kubectl-offsets[{extra}]'",
         )
+
+
+class OwnershipLostError(PreconditionError):
+    """The journal of our operation is gone or carries another owner's id (someone ran ``recover --force``): the
+    process stops touching the resource rather than overwrite what the new owner did."""

@@ -36,6 +36,16 @@ class InvalidError(ClusterError):
     """The API server refused the request as invalid (422), e.g. a JSON Patch ``test`` operation failed."""
 
 
+class UnreachableError(ClusterError):
+    """The connection to the API server failed (refused, reset, dropped mid-response)."""
+
+
+# A watch that loses its connection reconnects (from the last resourceVersion it saw) for this long before the wait
+# gives up: long enough for an API server restart or a load balancer dropping idle streams, short enough that an
+# unreachable cluster does not hold up making the connector safe.
+RECONNECT_FOR = 30.0
+
+
 @dataclass(frozen=True)
 class WatchEvent:
     type: str
@@ -76,8 +86,9 @@ def _guard(what: Callable[..., str]):
             except ApiException as error:
                 raise _translate(error, what(*args, **kwargs)) from None
             except Urllib3Error as error:
-                raise ClusterError(f"cannot reach the API server at {self.server}: {error.__class__.__name__}",
-                                   advice="check --context/--kubeconfig and that the cluster is reachable") from None
+                raise UnreachableError(f"cannot reach the API server at {self.server}: {error.__class__.__name__}",
+                                       advice="check --context/--kubeconfig and that the cluster is reachable"
+                                       ) from None
         return wrapper
     return decorate
 
@@ -229,40 +240,60 @@ class Kube:
                     ) -> Any:
         """Return ``done(obj)`` as soon as it is truthy for the live object; raise OperationTimeoutError after
         ``timeout`` seconds. Reads once (or starts from ``initial``, an object the caller just read or patched),
-        then watches from that resourceVersion (re-reading on 410 Gone)."""
+        then watches from that resourceVersion. A dropped connection (the stream cut, the API server restarting)
+        is resumed from the last resourceVersion seen, with a growing pause, for up to RECONNECT_FOR seconds of
+        failures in a row; an expired resourceVersion (410 Gone) is read afresh."""
         deadline = time.monotonic() + timeout
         plural, version = PLURALS[kind], self.served_version(kind)
+        current, position = initial, {"rv": None}
+        failing_since: float | None = None
+        attempt = 0
         while True:
-            current, initial = (initial, None) if initial is not None else (self.get(kind, name, namespace), None)
-            result = done(current)
-            if result:
-                return result
-            resource_version = current["metadata"]["resourceVersion"]
             try:
-                result = self._watch_chunks(plural, version, name, namespace, resource_version, done, deadline, chunk)
+                if current is None and position["rv"] is None:
+                    current = self.get(kind, name, namespace)
+                if current is not None:
+                    result = done(current)
+                    if result:
+                        return result
+                    position["rv"], current = current["metadata"]["resourceVersion"], None
+                result = self._watch_chunks(plural, version, name, namespace, position, done, deadline, chunk)
+                if result:
+                    return result
+                failing_since, attempt = None, 0
             except _Gone:
-                continue  # our resourceVersion is too old for a watch: read afresh and watch again
-            if result:
-                return result
+                position["rv"] = None  # our resourceVersion is too old for a watch: read afresh and watch again
+                continue
+            except UnreachableError as error:
+                now = time.monotonic()
+                failing_since = failing_since or now
+                if now - failing_since >= RECONNECT_FOR or now >= deadline:
+                    raise UnreachableError(f"lost the connection to the API server at {self.server} while waiting "
+                                           f"for {what} ({error.message}), and could not reconnect for "
+                                           f"{now - failing_since:.0f}s", advice=error.advice) from None
+                attempt += 1
+                time.sleep(min(0.25 * 2 ** attempt, 4.0, max(0.0, deadline - now)))
+                continue
             if time.monotonic() >= deadline:
                 raise OperationTimeoutError(f"timed out after {timeout:.0f}s waiting for {what} on "
                                             f"{kind.lower()}/{name}")
 
-    def _watch_chunks(self, plural, version, name, namespace, resource_version, done, deadline, chunk):
+    def _watch_chunks(self, plural, version, name, namespace, position, done, deadline, chunk):
+        """Watch from ``position["rv"]``, keeping it at the last resourceVersion seen (the place to resume)."""
         while time.monotonic() < deadline:
             remaining = max(1, int(min(chunk, deadline - time.monotonic())))
-            stream = watch.Watch().stream(
-                self.custom.list_namespaced_custom_object, GROUP, version, namespace, plural,
-                field_selector=f"metadata.name={name}", resource_version=resource_version,
-                timeout_seconds=remaining, allow_watch_bookmarks=True, _request_timeout=remaining + 10)
             try:
+                stream = watch.Watch().stream(
+                    self.custom.list_namespaced_custom_object, GROUP, version, namespace, plural,
+                    field_selector=f"metadata.name={name}", resource_version=position["rv"],
+                    timeout_seconds=remaining, allow_watch_bookmarks=True, _request_timeout=remaining + 10)
                 for event in stream:
                     obj = event["object"]
                     if event["type"] == "ERROR":
                         if (obj or {}).get("code") == 410:
                             raise _Gone()
                         raise ClusterError(f"watch failed: {(obj or {}).get('message')}")
-                    resource_version = obj["metadata"]["resourceVersion"]
+                    position["rv"] = obj["metadata"]["resourceVersion"]
                     if event["type"] == "BOOKMARK":
                         continue
                     if event["type"] == "DELETED":
@@ -273,7 +304,13 @@ class Kube:
             except ApiException as error:
                 if error.status == 410:
                     raise _Gone() from None
+                if error.status in (429, 500, 502, 503, 504):  # the API server is restarting or overloaded
+                    raise UnreachableError(f"watch of {plural}/{name}: {error.status} {_api_message(error)}"
+                                           ) from None
                 raise _translate(error, f"watch of {plural}/{name}") from None
+            except (Urllib3Error, OSError) as error:  # the stream was cut (ProtocolError), refused, reset
+                raise UnreachableError(f"watch of {plural}/{name} interrupted: {error.__class__.__name__}",
+                                       advice="check that the cluster is reachable") from None
         return None
 
     # --- ConfigMaps ------------------------------------------------------------------------------------------

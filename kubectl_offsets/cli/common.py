@@ -135,7 +135,10 @@ def _preview_body(preview) -> str:
         head += ": every offset below is reset"
     if not len(preview.before) and not len(preview.change or ()):
         return f"{head}\nthe connector has no offsets"
-    return f"{head}\n{render_changes(preview.rows(), preview.kind)}"
+    note = ("\nlisted while the connector runs: partitions it is reading may move until it is stopped; the backup "
+            "is taken, and the change applied, on the offsets listed once it is stopped") \
+        if preview.listed_while_running else ""
+    return f"{head}\n{render_changes(preview.rows(), preview.kind)}{note}"
 
 
 def _mm2_lines(preview) -> str:

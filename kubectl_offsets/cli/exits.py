@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 from typing import Callable, TypeVar
 
 import click
@@ -24,10 +27,31 @@ def report(error: OffsetsError) -> int:
     return int(error.exit_status)
 
 
+def _terminated(signum, _frame):
+    """SIGTERM (kill, a CI timeout, a pod shutting down) and SIGHUP (the terminal closed) unwind like Ctrl-C, so the
+    step machine makes the connector safe or prints the recover command instead of dying mid-operation."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def _signals_interrupt():
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (the library is also driven from threads in tests)
+        return
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {name: signal.signal(getattr(signal, name), _terminated) for name in names}
+    try:
+        yield
+    finally:
+        for name, handler in saved.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def guarded(work: Callable[[], T]) -> T:
     """Run a command body; turn our errors into exits. Anything else is a bug and keeps its traceback."""
     try:
-        return work()
+        with _signals_interrupt():
+            return work()
     except OffsetsError as error:
         sys.exit(report(error))
     except KeyboardInterrupt:

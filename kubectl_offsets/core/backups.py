@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import strimzi
-from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, backup_configmap_name,
-                           NAME_MAX, derived_name, label_value)
+from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_CHANGED_KEY, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET,
+                           backup_configmap_name, NAME_MAX, derived_name, label_value)
 from ..errors import InputError, NotFoundError
 from ..model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
@@ -53,14 +53,18 @@ def state_dir() -> Path:
     return Path(base) / "kubectl-offsets" / "backups"
 
 
-def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument) -> Path:
-    """Write the backup ConfigMap and the local copy; returns the local file's path."""
+def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument,
+         change: OffsetsDocument | None = None) -> Path:
+    """Write the backup ConfigMap and the local copy; returns the local file's path. ``change``: what the operation
+    will PATCH (None: a reset, every partition), recorded so that undo restores only what it changed."""
     metadata = owned_metadata(target, journal.backup, "backup")
     metadata["annotations"].update({ANNOTATION_TAKEN_AT: journal.started, ANNOTATION_OPERATION: journal.operation})
+    changed = {"all": True} if change is None else {"partitions": [dict(e.partition) for e in change]}
     kube.create_configmap(target.namespace, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
-                                             "data": {BACKUP_KEY: offsets.dumps()}})
+                                             "data": {BACKUP_KEY: offsets.dumps(),
+                                                      BACKUP_CHANGED_KEY: json.dumps(changed)}})
     return write_local(target, journal.backup, journal.started, journal.operation, offsets,
-                       getattr(kube, "context", None))
+                       getattr(kube, "context", None), changed)
 
 
 # --- the local copy ------------------------------------------------------------------------------------------------
@@ -87,10 +91,12 @@ def _path_safe(text: str) -> str:
 
 
 def write_local(target: strimzi.ConnectorTarget, name: str, taken_at: str, operation: str,
-                offsets: OffsetsDocument, context: str | None) -> Path:
+                offsets: OffsetsDocument, context: str | None, changed: dict[str, Any] | None = None) -> Path:
     header = {"backup": name, "context": context or "", "kind": target.kind, "namespace": target.namespace,
               "resource": target.resource_name, "connector": target.connector_name, "taken-at": taken_at,
               "operation": operation}
+    if changed is not None:  # as in the ConfigMap: undo --from-file restores only what the operation changed
+        header["changed"] = changed
     restore = f"kubectl offsets undo {target.display} -n {target.namespace} --from-file FILE"
     lines = [f"# {LOCAL_MARK}: offsets before {operation} (restore: {restore})"]
     lines += [f"# {key}: {json.dumps(value)}" for key, value in header.items()]
@@ -151,6 +157,35 @@ def check_local_owner(target: strimzi.ConnectorTarget, path: str) -> None:
 
 def load_configmap(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
     return parse_document(kube.get_configmap(name, target.namespace), BACKUP_KEY, f"configmap/{name}")
+
+
+def load_changed(kube, target: strimzi.ConnectorTarget, name: str) -> list[dict[str, Any]] | None:
+    """The partitions the backed-up operation changed; None when it changed them all (a reset) or the backup does
+    not say (taken by an older kubectl-offsets)."""
+    return _changed_partitions((kube.get_configmap(name, target.namespace).get("data") or {}).get(BACKUP_CHANGED_KEY))
+
+
+def load_local_changed(path: str) -> list[dict[str, Any]] | None:
+    """``load_changed`` for a local backup file (its ``changed`` header line); None for any other offsets file."""
+    if not local_header(path):
+        return None
+    with open(path, encoding="utf-8") as file:
+        for line in file:
+            match = _HEADER_LINE.match(line.rstrip("\n"))
+            if match and match.group(1) == "changed":
+                return _changed_partitions(match.group(2))
+            if not line.startswith("#"):
+                break
+    return None
+
+
+def _changed_partitions(text: str | None) -> list[dict[str, Any]] | None:
+    try:
+        changed = json.loads(text) if text else {}
+    except ValueError:
+        return None
+    partitions = changed.get("partitions") if isinstance(changed, dict) else None
+    return partitions if isinstance(partitions, list) and all(isinstance(p, dict) for p in partitions) else None
 
 
 def load_for_undo(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:

@@ -335,7 +335,8 @@ def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument,
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=True,
                      crash_after=crash_after)
     try:
-        return flow.run(operation, leftovers, change)
+        # The change was computed from the leftovers of the connector being created, not from its running offsets.
+        return flow.run(operation, lambda stopped: change, operation)
     except OffsetsError as error:
         handed_over = flow.journal is not None and flow.journal.past_point_of_no_return
         if handed_over or error.next_command:  # the offsets may have changed: keep it (stopped) and say how on

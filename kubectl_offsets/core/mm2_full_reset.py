@@ -4,8 +4,8 @@ Resetting the MirrorSourceConnector's offsets alone is not a full reset: the off
 old (upstream, downstream) pairs, and the MirrorCheckpointConnector keeps translating consumer-group offsets with
 them. So, in this order, with the journal on the KafkaMirrorMaker2 covering every step:
 
-    AlterFlow's steps for the source (backup, stop, annotate, await, verify, ..., resume, cleanup), where backup and
-    stop also cover the checkpoint connector, resume puts both back, and two steps run after the verification:
+    AlterFlow's steps for the source (stop, backup, annotate, await, verify, ..., resume, cleanup), where stop and
+    backup also cover the checkpoint connector, resume puts both back, and two steps run after the verification:
       reset-checkpoint (through Strimzi, verified) -> truncate-offset-syncs
 
 ``truncate-offset-syncs`` deletes every record of the mirror's offset-syncs topic (DeleteRecords up to the end; the
@@ -219,8 +219,8 @@ class FullResetFlow(AlterFlow):
         if plan.checkpoint is not None:
             self.companion = OperatorClient(kube, plan.checkpoint, kwargs["wait"], kwargs["progress"])
 
-    def _new_journal(self, operation, resource):
-        journal = super()._new_journal(operation, resource)
+    def _new_journal(self, operation, request, resource):
+        journal = super()._new_journal(operation, request, resource)
         syncs = self.plan.journal_field()
         if self.plan.checkpoint is not None:
             syncs["checkpoint_previous_state"] = self.plan.checkpoint.stanza(resource).get(strimzi.FIELD_STATE)
@@ -233,15 +233,17 @@ class FullResetFlow(AlterFlow):
         return self.journal.offset_syncs
 
     # --- the checkpoint connector beside the source's own steps ----------------------------------------------
-    def _step_backup(self, before: OffsetsDocument) -> None:
-        super()._step_backup(before)
+    def _step_backup(self, plan, request: str):
+        # After the stop (both connectors): the checkpoint connector's offsets are listed while it is stopped too.
+        result = super()._step_backup(plan, request)
         if self.companion is None:
-            return
+            return result
         name = self._syncs["checkpoint_backup"]
         self.progress.step(f"listing the offsets of '{self.companion.target.connector_name}' and backing them up "
                            f"to configmap/{name}")
         backups.save(self.kube, self.companion.target, dataclasses.replace(self.journal, backup=name),
                      self.companion.list_offsets())
+        return result
 
     def _step_stop(self) -> None:
         super()._step_stop()
@@ -355,8 +357,8 @@ class FullResetFlow(AlterFlow):
         truncated = "offset-syncs truncated" if self._syncs.get("truncated") else "offset-syncs NOT truncated"
         return SafeOutcome(outcome.journal_kept, f"{outcome.summary}; {truncated}")
 
-    def recover(self, journal, *, rollback: bool = False) -> str:
-        summary = super().recover(journal, rollback=rollback)
+    def recover(self, journal, *, rollback: bool = False, force: bool = False) -> str:
+        summary = super().recover(journal, rollback=rollback, force=force)
         if rollback or not journal.past_point_of_no_return:
             return summary
         return summary.replace("offsets verified", "offsets verified, offset-syncs truncated")
@@ -390,4 +392,4 @@ def flow_for_recover(kube, live, journal, options, progress):
 def run(kube, live, before: OffsetsDocument, the_plan: FullResetPlan, options, progress, crash_after=None) -> Outcome:
     flow = FullResetFlow(kube, live, the_plan, options.mm2 or Mm2Settings(), wait=options.wait, progress=progress,
                          resume=options.resume, crash_after=crash_after)
-    return flow.run("reset", before, None)
+    return flow.run("reset", lambda stopped: None, "reset")

@@ -53,16 +53,19 @@ class Preview:
     before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
     change: OffsetsDocument | None  # None for reset
     patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    # The connector was running when ``before`` was listed: its offsets may move until it is stopped, so the flow
+    # lists again once it is stopped, backs that up and computes the final change from it (the preview says so).
+    listed_while_running: bool = False
     # Partitions that neither the brokers nor a KafkaTopic could vouch for and the connector has no offset for yet
     unverified: list[tuple[str, int]] = field(default_factory=list)
+    check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
+    extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
 
     def unverified_note(self) -> str:
         return (f"partitions not among the current offsets, whose existence could not be checked: "
                 f"{describe_partitions(self.unverified)} (give --bootstrap-server to check them against the brokers; "
                 "a partition that does not exist makes Connect fail the alter after the connector was stopped); "
                 "confirming, or --yes in scripts, accepts them")
-    check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
-    extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
 
     @property
     def after(self) -> OffsetsDocument | None:
@@ -87,8 +90,11 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
     if text is not None:
         journal = Journal.from_annotation(text)
-        progress.warn(f"{journal.describe()} has not finished; finish or roll it back with: "
-                      f"{journal.recover_command(live.target.namespace)}")
+        if journal.owner_alive():
+            progress.warn(journal.presence())  # its owner is at work: nothing for anyone else to do
+        else:
+            progress.warn(f"{journal.presence()}; it has not finished; finish or roll it back with: "
+                          f"{journal.recover_command(live.target.namespace)}")
     client = OperatorClient(kube, live.target, options.wait, progress)
     return ListResult(live.target, live.kind, in_listing_order(live.kind, client.list_offsets()))
 
@@ -116,10 +122,17 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
         change = early if early is not None else _build(request, facts, before)
         return _dry_run_preview("alter", live, before, change, options, progress,
                                 unverified=partitions.check(change, before))
-    before = _list_for_backup(kube, live, options, progress)
+    before = _list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
-    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, unverified)
+
+    def plan(stopped: OffsetsDocument) -> OffsetsDocument:
+        # Relative requests (--shift-by, --topic T) are relative to the offsets that count: the stopped ones. Their
+        # partitions are the connector's own (they exist); the explicit ones were checked above.
+        return early if early is not None else _build(request, facts, stopped)
+
+    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, plan,
+                            unverified)
 
 
 def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
@@ -139,9 +152,9 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
         preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
-    before = _list_for_backup(kube, live, options, progress)
+    before = _list_for_preview(kube, live, options, progress)
     return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after,
-                            full_reset=full)
+                            lambda stopped: None, full_reset=full)
 
 
 def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progress):
@@ -159,10 +172,10 @@ def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progres
 
 def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
          namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
-         progress: Progress | None = None) -> Outcome | Preview:
+         progress: Progress | None = None, crash_after: str | None = None) -> Outcome | Preview:
     """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
     backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
-    backup shows."""
+    backup shows. A backup that records the partitions its operation changed restores only those."""
     options, progress = options or Options(), progress or SilentProgress()
     if backup and from_file:
         raise InputError("--backup and --from-file name two different backups", advice="give one of them")
@@ -170,25 +183,42 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | 
     if from_file:
         backups.check_local_owner(live.target, from_file)
         saved = read_offsets_file(from_file, live.facts())
+        changed = backups.load_local_changed(from_file)
         progress.step(f"restoring {from_file}")
     else:
         name = backup or backups.newest(kube, live.target)
         saved = backups.load_for_undo(kube, live.target, name)
+        changed = backups.load_changed(kube, live.target, name)
         progress.step(f"restoring configmap/{name}")
-    if len(saved):  # an empty backup is restored by a reset, which writes no ConfigMap
+    if len(saved) or changed:  # an empty backup of a reset is restored by a reset, which writes no ConfigMap
         configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
         before = peek_listed(kube, live)
-        return _dry_run_preview("undo", live, before, restoring_change(saved, before), options, progress)
-    before = _list_for_backup(kube, live, options, progress)
-    change = restoring_change(saved, before)
+        return _dry_run_preview("undo", live, before, restoring_change(saved, before, changed), options, progress)
+    before = _list_for_preview(kube, live, options, progress)
+    change = restoring_change(saved, before, changed)
     if change is not None:
         validate_change(change, live.facts())
-    return _confirm_and_run("undo", kube, live, before, change, options, confirm, progress, None)
+
+    def plan(stopped: OffsetsDocument) -> OffsetsDocument | None:
+        # Partitions that appeared while the connector still ran are reset too.
+        final = restoring_change(saved, stopped, changed)
+        if final is not None:
+            validate_change(final, live.facts())
+        return final
+
+    return _confirm_and_run("undo", kube, live, before, change, options, confirm, progress, crash_after, plan)
 
 
-def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None) -> OffsetsDocument | None:
-    """The PATCH that turns ``current`` into ``saved``; None (a reset) when the backup holds no offsets."""
+def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
+                     changed: list[dict] | None = None) -> OffsetsDocument | None:
+    """The PATCH that turns ``current`` into ``saved``; None (a reset) when the backup holds no offsets.
+
+    ``changed``: the partitions the backed-up operation changed. Only those are put back (as the backup had them,
+    or removed if it had none): a partition the operation never touched has moved on since (live traffic), and
+    rewinding it would make the connector process its records again."""
+    if changed is not None:
+        return OffsetsDocument.of(OffsetEntry(p, (saved.get(p).offset if saved.get(p) else None)) for p in changed)
     if not len(saved):
         return None
     extra = [OffsetEntry(e.partition, None) for e in current or () if saved.get(e.partition) is None]
@@ -213,14 +243,17 @@ def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options,
     return live
 
 
-def _list_for_backup(kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+def _list_for_preview(kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+    """The offsets now, for validation and the preview only: the backup is listed again once it is stopped."""
     progress.step(f"listing the current offsets of '{live.target.connector_name}'")
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after,
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan,
                      unverified=(), full_reset=None) -> Outcome:
-    preview = Preview(operation, live.target, live.kind, before, change, unverified=list(unverified))
+    running = live.target.live_state(live.resource) not in ("PAUSED", "STOPPED")
+    preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running,
+                      unverified=list(unverified))
     _mm2_preflight(preview, live, options, progress)
     preview.extra_steps = full_reset.steps() if full_reset else []
     if not options.yes and (confirm is None or not confirm(preview)):
@@ -233,7 +266,7 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
         return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
-    return flow.run(operation, before, change)
+    return flow.run(operation, plan, "reset" if change is None else "alter")
 
 
 # --- dry run -------------------------------------------------------------------------------------------------------
@@ -289,9 +322,10 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
 # --- recover -------------------------------------------------------------------------------------------------------
 
 
-def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False,
+def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
             options: Options | None = None, progress: Progress | None = None) -> str:
-    """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal."""
+    """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
+    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone)."""
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
@@ -306,4 +340,4 @@ def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: b
 
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
         AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
-    return flow.recover(journal, rollback=rollback)
+    return flow.recover(journal, rollback=rollback, force=force)

@@ -37,6 +37,9 @@ NUDGE_AFTER = 8.0
 UNSURE_NUDGES = 3
 # The bound of the waits while making a connector safe after a failure: a few nudged passes, within --timeout.
 SAFE_WAIT = 60.0
+# While we wait for Connect to stop or resume the connector, the journal's heartbeat is renewed at least this often
+# (the lease it grants is a few times longer, see steps.HEARTBEAT_LEASE).
+HEARTBEAT_EVERY = 10.0
 
 
 def _escape(key: str) -> str:
@@ -255,23 +258,28 @@ class OperatorClient:
         """Someone (a GitOps self-heal) set the state away from stopped: "not in STOPPED state" will not heal."""
         return self.target.spec_state(resource) != strimzi.STATE_STOPPED
 
-    def wait_for_connect_state(self, state: str) -> None:
+    def wait_for_connect_state(self, state: str, heartbeat=None) -> None:
         """Wait until Connect (as the operator reports it in status) shows ``state``; FAILED ends the wait.
 
         The status the operator writes right after a pause/resume may still show the old state (Connect answers
-        202 before it is done) and nothing is written again until its next pass: the nudges bring that pass."""
+        202 before it is done) and nothing is written again until its next pass: the nudges bring that pass.
+        STOPPED also waits for the task list to be empty (Connect removes a stopped connector's tasks): offsets
+        listed after that can no longer move, because no task is left to commit. ``heartbeat()``, if given, is
+        called at least every ``HEARTBEAT_EVERY`` seconds of waiting (the journal owner's proof of life)."""
         self.progress.waiting(f"waiting for connector '{self.target.connector_name}' to be {state} in Connect")
         wait = _Wait(self, f"the connector to be {state}")
 
         def done(resource: Mapping[str, Any]):
             live = self.target.live_state(resource)
+            if live == "STOPPED" == state and ((self.target.connector_status(resource) or {}).get("tasks") or []):
+                return None  # stopped, but a task is still listed: it may still commit offsets
             if live in (state, "FAILED"):
                 return live
             wait.check_blocks(resource)
             return None
 
         try:
-            live = wait.run(done)
+            live = wait.run(done, heartbeat=heartbeat)
         finally:
             self.progress.done()
         if live == "FAILED" and state != "FAILED":
@@ -399,7 +407,8 @@ class _Wait:
                                     f"{condition.get('reason')}: {condition.get('message')}", advice=block.advice)
             self.last_block = (condition, block)
 
-    def run(self, done):
+    def run(self, done, heartbeat=None):
+        """``heartbeat()``, if given, runs after every chunk without the answer (at most HEARTBEAT_EVERY apart)."""
         client = self.client
         deadline = time.monotonic() + client.wait.timeout
         # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
@@ -410,13 +419,15 @@ class _Wait:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise self._timeout()
-                chunk = min(remaining, NUDGE_AFTER, client.wait.watch_chunk)
+                chunk = min(remaining, NUDGE_AFTER, client.wait.watch_chunk, HEARTBEAT_EVERY)
                 try:
                     return client.kube.watch_until(client.target.kind, client.target.resource_name,
                                                    client.target.namespace, self._seen(done), timeout=chunk,
                                                    chunk=chunk, what=self.what, initial=initial)
                 except OperationTimeoutError:
                     initial = None
+                if heartbeat is not None:
+                    heartbeat()
                 if deadline - time.monotonic() > 1.0:
                     self._nudge()
         finally:

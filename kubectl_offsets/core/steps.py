@@ -2,13 +2,22 @@
 it finishes or rolls back when something goes wrong. The only module that changes ``spec.state`` or writes the
 journal.
 
-    backup -> stop -> write-configmap -> annotate -> await-operator -> verify -> resume -> cleanup
+    stop -> backup -> write-configmap -> annotate -> await-operator -> verify -> resume -> cleanup
 
-Every mutation of the custom resource is one JSON Patch that also records the step in the journal, so the journal
-on the resource always says how far we got. Up to ``annotate`` the offsets are untouched and a failure rolls back
-(previous state and stanza restored, journal removed). From ``annotate`` on, a failure removes a still-pending
-annotation (so the operator cannot act later), restores the previous state when that is safe, and otherwise keeps
-the journal and names the exact ``kubectl offsets recover`` command.
+The offsets of a running connector move (a sink's live partitions, a MirrorMaker 2 source still replicating), so the
+offsets that count are listed only once Connect reports the connector STOPPED with no task left: that list is the
+backup, the base the change is computed on, and what verification compares the partitions the change does not name
+with. (The list taken before, while it ran, only served validation and the preview.)
+
+Every mutation of the custom resource is one JSON Patch that also records the step in the journal, and every
+journal write is conditional: it ``test``s the resourceVersion it read and that the journal still carries our id,
+so a process whose journal was taken over (``recover --force``) stops instead of overwriting it. The journal also
+carries a heartbeat: renewed while we wait for Connect, and for waits on the operator (when the resource must not be
+patched, research 2.8) a lease covering the whole wait. Up to ``annotate`` the offsets are untouched and a failure
+rolls back (previous state and stanza restored, journal removed). From ``annotate`` on, a failure removes a
+still-pending annotation (so the operator cannot act later), restores the previous state when that is safe, and
+otherwise keeps the journal and names the exact ``kubectl offsets recover`` command. Any exception counts, not only
+ours: a dropped connection, a full disk, Ctrl-C or SIGTERM all go through the same path.
 """
 
 from __future__ import annotations
@@ -16,19 +25,27 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .. import strimzi
 from ..connect import ConnectorKind
 from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
-from ..errors import ClusterError, InterruptedOperationError, OffsetsError, PreconditionError, VerificationError
+from ..errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
+                      VerificationError)
 from ..model import OffsetsDocument, WaitSettings
 from ..output.progress import Progress
 from . import backups, configmaps
-from .journal import Journal
+from .journal import Journal, document_digest, utc_text
 from .operator import OperatorClient
 
 ALTERING_OPERATIONS = ("alter", "reset", "undo")
+# The lease a heartbeat grants while we wait for Connect (renewed every operator.HEARTBEAT_EVERY seconds).
+HEARTBEAT_LEASE = 45.0
+# Added to --timeout for the lease of a wait on the operator, during which the journal cannot be renewed.
+LEASE_MARGIN = 30.0
+WRITE_ATTEMPTS = 8
+
+Plan = Callable[[OffsetsDocument], "OffsetsDocument | None"]
 
 
 class SimulatedCrash(BaseException):
@@ -54,6 +71,7 @@ class AlterFlow:
                  progress: Progress, resume: bool = True, crash_after: str | None = None):
         self.kube, self.target, self.kind = kube, target, kind
         self.operator = OperatorClient(kube, target, wait, progress)
+        self.wait = wait
         self.progress = progress
         self.resume_after = resume
         self.crash_after = crash_after
@@ -61,25 +79,30 @@ class AlterFlow:
         self.marker: dict[str, str] = {}  # extra annotations placed with the request (the GitOps trigger's marker)
 
     # --- the happy path ------------------------------------------------------------------------------------
-    def run(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None) -> Outcome:
-        """``before`` is what ``list`` just returned; ``change`` the document to PATCH (None for reset)."""
-        assert operation in ALTERING_OPERATIONS
-        self._claim(operation)
+    def run(self, operation: str, plan: Plan, request: str) -> Outcome:
+        """``plan(stopped)`` returns the document to PATCH given the offsets listed once the connector is stopped
+        (None for a reset); ``request`` is the one-shot request it needs: alter or reset."""
+        assert operation in ALTERING_OPERATIONS and request in ("alter", "reset")
+        self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
+        self._claim(operation, request)
         try:
-            self._step_backup(before)
             self._step_stop()
+            before, change = self._step_backup(plan, request)
             if change is not None:
                 self._step_write_configmap(change)
-            self._step_annotate("reset" if change is None else "alter")
-            self._step_await("reset" if change is None else "alter")
+            self._step_annotate(request)
+            self._step_await(request)
             after = self._step_verify(expected_after(before, change))
             self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
         except SimulatedCrash:
             raise
-        except (OffsetsError, KeyboardInterrupt) as failure:
-            raise self._fail(failure) from None
+        except OwnershipLostError as lost:
+            raise self._lost(lost) from None
+        except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
+            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
+                                             else failure)
         return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
 
     def run_prepared(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None, *,
@@ -90,12 +113,14 @@ class AlterFlow:
         keeps the stopped state that phase 2 will undo. ``marker`` goes into the request's patch."""
         assert operation in ("alter", "reset")
         self.marker = marker
-        self._claim(operation, offsets_configmap=configmap)
+        self._claim(operation, operation, offsets_configmap=configmap)
         try:
-            self._step_backup(before)
-            self._record("stop")
-            self.operator.wait_for_connect_state("STOPPED")
-            self._done("stop")
+            self._step_stop()  # phase 1 stopped it already; wait until Connect reports STOPPED
+            # Backed up (and verified against) the offsets listed now that it is stopped; ``before`` was listed by
+            # the caller for its checks. The change is phase 1's ConfigMap whatever those offsets are.
+            before, _ = self._step_backup(lambda stopped: change, operation)
+            if change is not None:  # recover checks that the ConfigMap still holds what was fired
+                self.journal.request_digest = document_digest(change)
             self._step_annotate(operation)
             self._step_await(operation)
             after = self._step_verify(expected_after(before, change))
@@ -103,23 +128,29 @@ class AlterFlow:
             self._step_cleanup()
         except SimulatedCrash:
             raise
-        except (OffsetsError, KeyboardInterrupt) as failure:
-            raise self._fail(failure) from None
+        except OwnershipLostError as lost:
+            raise self._lost(lost) from None
+        except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
+            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
+                                             else failure)
         return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
 
-    def _new_journal(self, operation: str, resource: Mapping[str, Any]) -> Journal:
+    def _new_journal(self, operation: str, request: str, resource: Mapping[str, Any]) -> Journal:
         stanza = self.target.stanza(resource)
         now = utc_now()
         return Journal(
-            operation=operation, id=secrets.token_hex(4), started=now.isoformat().replace("+00:00", "Z"),
+            operation=operation, id=secrets.token_hex(4), started=utc_text(now),
             kind=self.target.kind, resource=self.target.resource_name, connector=self.target.connector_name,
             previous_state=stanza.get(strimzi.FIELD_STATE), previous_alter_offsets=stanza.get(strimzi.FIELD_ALTER_OFFSETS),
             previous_pause=True if stanza.get(strimzi.FIELD_PAUSE) is True else None,
             backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
+            step="stop", request=request, resume=self.resume_after,
         )
 
-    def _claim(self, operation: str, attempts: int = 5, offsets_configmap: str | None = None) -> None:
-        """The first journal write, as a compare-and-swap on the resourceVersion of the read it is based on.
+    def _claim(self, operation: str, request: str, offsets_configmap: str | None = None) -> None:
+        """The first journal write, together with ``spec.state: stopped``, as a compare-and-swap on the
+        resourceVersion of the read it is based on. ``offsets_configmap``: the alter ConfigMap when it is not ours
+        to write (GitOps phase 1 named it).
 
         Preflight saw no journal, but another kubectl-offsets may have started since (two people, or a retry while
         the first run still works): an unconditional write would overwrite its journal and both would go on. Here
@@ -128,17 +159,18 @@ class AlterFlow:
         from ..adapters.kube import ConflictError, InvalidError
         from .targets import LiveTarget, check_not_busy
 
-        for _ in range(attempts):
+        for _ in range(WRITE_ATTEMPTS):
             resource = self.operator.read()
             check_not_busy(LiveTarget(self.target, resource))
-            self.journal = self._new_journal(operation, resource)
+            self.journal = self._new_journal(operation, request, resource)
             self.journal.offsets_configmap = offsets_configmap or self.journal.offsets_configmap
-            self.journal.step = "backup"
+            self.journal.beat(HEARTBEAT_LEASE)
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
             try:
                 self.operator.patch(guard + self.operator.annotation_ops(
-                    {ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource))
+                    {ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
+                    + self.operator.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}, resource))
                 return
             except ClusterError as error:  # 409/422: changed since our read (a status update, or a rival's journal)
                 if not isinstance(error, (ConflictError, InvalidError)):
@@ -146,32 +178,88 @@ class AlterFlow:
         raise PreconditionError(f"{self.target.display} kept changing while we tried to start",
                                 advice="retry; if it persists, look for another controller writing to the resource")
 
-    def _record(self, step: str, stanza: Mapping[str, Any] | None = None) -> None:
-        """Write the journal at ``step`` together with the ``stanza`` field changes in one JSON Patch."""
+    # --- conditional journal writes ---------------------------------------------------------------------------
+    def _check_owner(self, resource: Mapping[str, Any], expected_id: str | None = None) -> None:
+        """Raise OwnershipLostError unless the resource's journal carries ``expected_id`` (ours by default)."""
+        expected_id = expected_id or self.journal.id
+        text = ((resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+        if text is None:
+            raise OwnershipLostError(f"the journal of this operation (id {expected_id}) was removed from "
+                                     f"{self.target.display} by someone else (recover?)")
+        found = Journal.from_annotation(text)
+        if found.id != expected_id:
+            raise OwnershipLostError(f"the journal of this operation (id {expected_id}) was taken over on "
+                                     f"{self.target.display}: {found.presence()}")
+
+    def _write(self, extra_ops: Callable[[Mapping[str, Any]], list] = lambda resource: [], *,
+               lease: float = HEARTBEAT_LEASE, remove_journal: bool = False, expected_id: str | None = None) -> None:
+        """One patch: the journal (renewed heartbeat; or removed) plus ``extra_ops(resource)``, conditional on the
+        resourceVersion read and on the journal there being ours (``expected_id``: the owner we take over from)."""
+        from ..adapters.kube import ConflictError, InvalidError
+
+        for _ in range(WRITE_ATTEMPTS):
+            resource = self.operator.read()
+            self._check_owner(resource, expected_id)
+            self.journal.beat(lease)
+            journal = None if remove_journal else self.journal.to_annotation()
+            guard = [{"op": "test", "path": "/metadata/resourceVersion",
+                      "value": resource["metadata"]["resourceVersion"]}]
+            try:
+                self.operator.patch(guard + self.operator.annotation_ops({ANNOTATION_JOURNAL: journal}, resource)
+                                    + extra_ops(resource))
+                return
+            except (ConflictError, InvalidError):
+                continue  # changed since our read (most often the operator's status write): read and check again
+        raise ClusterError(f"{self.target.display} kept changing while we tried to write the journal",
+                           advice="another controller may be writing to the resource")
+
+    def _record(self, step: str, stanza: Mapping[str, Any] | None = None, *, lease: float = HEARTBEAT_LEASE) -> None:
+        """Write the journal at ``step`` together with the ``stanza`` field changes in one conditional patch."""
         self.journal.step = step
-        resource = self.operator.read()
-        self.operator.patch(self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
-                            + (self.operator.stanza_ops(stanza, resource) if stanza else []))
+        self._write(lambda resource: self.operator.stanza_ops(stanza, resource) if stanza else [], lease=lease)
+
+    def _heartbeat(self) -> None:
+        self._write(lease=HEARTBEAT_LEASE)
+
+    @property
+    def _operator_lease(self) -> float:
+        """The lease for a wait on the operator: the whole --timeout, since the resource must not be patched then."""
+        return self.wait.timeout + LEASE_MARGIN
 
     def _done(self, step: str) -> None:
         if self.crash_after == step:
             raise SimulatedCrash(step)
 
-    def _step_backup(self, before: OffsetsDocument) -> None:
-        self.progress.step(f"backing up the current offsets to configmap/{self.journal.backup}")
-        local = backups.save(self.kube, self.target, self.journal, before)
+    # --- the steps -------------------------------------------------------------------------------------------
+    def _step_stop(self) -> None:
+        self.operator.wait_for_connect_state("STOPPED", heartbeat=self._heartbeat)
+        self._done("stop")
+
+    def _step_backup(self, plan: Plan, request: str) -> tuple[OffsetsDocument, OffsetsDocument | None]:
+        """List the offsets now that nothing moves them, compute the change from them, and back them up (with the
+        partitions the change touches, for undo)."""
+        self._record("backup", lease=self._operator_lease)
+        self.progress.step(f"listing the offsets of the stopped connector '{self.target.connector_name}'")
+        before = self.operator.list_offsets()
+        change = plan(before)
+        if (change is None) != (request == "reset"):
+            raise PreconditionError(f"the {self.journal.operation} no longer applies to the offsets listed after "
+                                    "the stop", advice="list the offsets and retry")
+        self.progress.step(f"backing up the offsets to configmap/{self.journal.backup}")
+        try:
+            local = backups.save(self.kube, self.target, self.journal, before, change)
+        except OSError as error:  # the cluster copy exists; the local one could not be written
+            raise PreconditionError(f"cannot write the local copy of the backup: {error}",
+                                    advice="make $XDG_STATE_HOME (default ~/.local/state) writable, or point "
+                                    "XDG_STATE_HOME at a writable directory, and retry") from None
         self.progress.step(f"local copy of the backup: {local}")
         self._done("backup")
-
-    def _step_stop(self) -> None:
-        self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
-        self._record("stop", {strimzi.FIELD_STATE: strimzi.STATE_STOPPED})
-        self.operator.wait_for_connect_state("STOPPED")
-        self._done("stop")
+        return before, change
 
     def _step_write_configmap(self, change: OffsetsDocument) -> None:
         name = self.journal.offsets_configmap
         self.progress.step(f"writing the new offsets to configmap/{name} (key {self.target.configmap_key})")
+        self.journal.request_digest = document_digest(change)
         self._record("write-configmap")
         configmaps.put_document(self.kube, self.target, name, change, role="alter")
         self._done("write-configmap")
@@ -182,26 +270,29 @@ class AlterFlow:
         self.journal.step = "annotate"
 
         def stanza_and_journal(resource):
-            ops = []
+            self._check_owner(resource)
+            self.journal.beat(self._operator_lease)  # no journal write until the operator is done
+            ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
             if action == "alter":
-                ops = self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
+                ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
                     strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}}, resource)
             return ops
 
         # The journal annotation goes into the same guarded patch: "annotate" recorded iff the request placed.
-        self.operator.place_request(action, stanza_and_journal,
-                                    extra={ANNOTATION_JOURNAL: self.journal.to_annotation(), **self.marker})
+        self.operator.place_request(action, stanza_and_journal, extra=self.marker or None)
         self._done("annotate")
 
     def _step_await(self, action: str) -> None:
         # No journal write here: patching the resource while the operator works makes its annotation-removal patch
         # fail with 409 after a successful alter (research 2.8), so it would redo the alter and report a Warning.
-        # The journal's "annotate" already means "handed over; wait for the operator".
+        # The journal's "annotate" already means "handed over; wait for the operator", and its lease covers this.
         self.operator.wait_until_done(action)
         self._done("await-operator")
 
     def _step_verify(self, expected: OffsetsDocument) -> OffsetsDocument:
-        self._record("verify")
+        """Every partition exactly as expected: the requested ones as requested, the others as listed after the
+        stop (the connector has been stopped ever since, so nothing else can have moved them)."""
+        self._record("verify", lease=self._operator_lease)
         self.progress.step("verifying: listing the offsets again")
         after = self.operator.list_offsets()
         if not after.same_offsets(expected):
@@ -228,17 +319,17 @@ class AlterFlow:
             return strimzi.STATE_STOPPED
         self.progress.step(f"restoring the previous state: {previous}")
         self._record("resume", self._previous_stanza())
-        self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
+        self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous], heartbeat=self._heartbeat)
         self._done("resume")
         return previous
 
     def _step_cleanup(self) -> None:
-        resource = self.operator.read()
-        ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: None}, resource)
-        if not self.resume_after:  # the state stays stopped on purpose; still put the stanza back as it was
-            ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets},
-                                            resource)
-        self.operator.patch(ops)
+        def stanza(resource):  # --no-resume: the state stays stopped on purpose; still put the stanza back
+            return [] if self.resume_after else self.operator.stanza_ops(
+                {strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets}, resource)
+
+        self.progress.step("removing the journal")
+        self._write(stanza, remove_journal=True)
         self._done("cleanup")
 
     def _previous_stanza(self) -> dict[str, Any]:
@@ -250,19 +341,36 @@ class AlterFlow:
 
     # --- failure ---------------------------------------------------------------------------------------------
     def _fail(self, failure: BaseException) -> OffsetsError:
-        """Make things safe after ``failure`` and return the error to raise, with the next command to run."""
-        error = failure if isinstance(failure, OffsetsError) else InterruptedOperationError("interrupted")
+        """Make things safe after ``failure`` (any exception: ours, a library's, Ctrl-C/SIGTERM) and return the
+        error to raise, with the next command to run."""
+        error = as_offsets_error(failure)
         self.progress.warn(f"{error.message}; making the connector safe")
+        recover = self.journal.recover_command(self.target.namespace)
         try:
             outcome = self.make_safe(keep_stopped=isinstance(error, VerificationError))
-        except (OffsetsError, KeyboardInterrupt) as second:
+        except OwnershipLostError as lost:
+            return replace_error(error, f"{error.message}. {lost.message}; this process leaves it alone", None)
+        except BaseException as second:  # noqa: BLE001 - the journal stays; the user gets the command to finish
+            self._release()
             return replace_error(error, f"{error.message}. Making the connector safe failed too "
-                                 f"({getattr(second, 'message', 'interrupted')}); its journal is kept",
-                                 self.journal.recover_command(self.target.namespace))
+                                 f"({as_offsets_error(second).message}); its journal is kept", recover)
         if outcome.journal_kept:
-            return replace_error(error, f"{error.message}. {outcome.summary}",
-                                 self.journal.recover_command(self.target.namespace))
+            self._release()
+            return replace_error(error, f"{error.message}. {outcome.summary}", recover)
         return replace_error(error, f"{error.message}. {outcome.summary}", error.next_command)
+
+    def _lost(self, lost: OwnershipLostError) -> OffsetsError:
+        """Someone took the operation over (recover --force) or removed its journal: touch nothing more."""
+        self.progress.warn(lost.message)
+        return OwnershipLostError(f"{lost.message}; this process stopped without touching the connector again",
+                                  advice="check the resource (kubectl offsets list) and the other run's output")
+
+    def _release(self) -> None:
+        """We are exiting with the journal kept: end our lease, so recover need not wait for it or use --force."""
+        try:
+            self._write(lease=0.0)
+        except BaseException:  # noqa: BLE001 - best effort: recover --force still works
+            pass
 
     def make_safe(self, *, keep_stopped: bool = False) -> "SafeOutcome":
         """Withdraw a pending request and restore the previous state; used by failures and by ``recover``.
@@ -275,9 +383,7 @@ class AlterFlow:
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
         previous = self.journal.previous_effective_state
-        resource = self.operator.read()
-        self.operator.patch(self.operator.stanza_ops(self._previous_stanza(), resource)
-                            + self.operator.annotation_ops({ANNOTATION_JOURNAL: None}, resource))
+        self._write(lambda resource: self.operator.stanza_ops(self._previous_stanza(), resource), remove_journal=True)
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
         offsets = self._offsets_report()
         state = f"restored to {previous}" if settled else \
@@ -303,17 +409,27 @@ class AlterFlow:
         return self.journal.target_argument() if self.journal else self.target.display
 
     # --- recover ----------------------------------------------------------------------------------------------
-    def recover(self, journal: Journal, *, rollback: bool = False) -> str:
-        """Finish or roll back the operation ``journal`` describes; returns a one-line summary."""
+    def recover(self, journal: Journal, *, rollback: bool = False, force: bool = False) -> str:
+        """Finish or roll back the operation ``journal`` describes; returns a one-line summary.
+
+        A journal whose owner's lease still runs belongs to a process that may be working right now (waiting for
+        the operator): refused unless ``force``. Otherwise recover takes the journal over (a conditional write of
+        a new owner id), so the old owner, should it still be alive, stops at its next write."""
+        if journal.owner_alive() and not force:
+            raise PreconditionError(f"{journal.presence()}: it may still be working on {self.target.display}",
+                                    advice="wait for it to finish; if its process is gone (killed, terminal closed, "
+                                    "laptop asleep), take over with --force",
+                                    next_command=journal.recover_command(self.target.namespace, force=True))
         self.journal = journal
-        if rollback or not journal.past_point_of_no_return:
-            self.progress.step(f"rolling back {journal.describe()}")
-            return self.make_safe().summary
-        self.progress.step(f"finishing {journal.describe()}")
-        before = backups.load_configmap(self.kube, self.target, journal.backup)
-        change = None if journal.operation == "reset" else configmaps.get_document(
-            self.kube, self.target, journal.offsets_configmap)
+        self.resume_after = self.resume_after and journal.resume
+        self._take_over()  # outside the try: when it fails, nothing was changed and the journal is the old owner's
         try:
+            if rollback or not journal.past_point_of_no_return:
+                self.progress.step(f"rolling back {journal.describe()}")
+                return self.make_safe().summary
+            self.progress.step(f"finishing {journal.describe()}")
+            before = backups.load_configmap(self.kube, self.target, journal.backup)
+            change = None if journal.resets else self._requested_document()
             if self.target.pending_annotations(self.operator.read()):
                 self.operator.remember_warnings()
                 self.operator.wait_until_done("reset" if change is None else "alter")
@@ -321,9 +437,32 @@ class AlterFlow:
             self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
-        except (OffsetsError, KeyboardInterrupt) as failure:
-            raise self._fail(failure) from None
+        except OwnershipLostError as lost:
+            raise self._lost(lost) from None
+        except BaseException as failure:  # noqa: BLE001 - as in run: make safe whatever happened
+            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
+                                             else failure)
         return f"finished: offsets verified, connector {final_state}"
+
+    def _take_over(self) -> None:
+        previous_id = self.journal.id
+        self.journal.id = secrets.token_hex(4)
+        self.progress.step(f"taking over the journal of {previous_id} as {self.journal.id}")
+        self._write(lease=self._operator_lease, expected_id=previous_id)
+
+    def _requested_document(self) -> OffsetsDocument:
+        """The alter document the journal's operation handed over: read back and checked against its digest, so a
+        ConfigMap left by an earlier operation, or edited since, is never taken for it."""
+        name = self.journal.offsets_configmap
+        document = configmaps.get_document(self.kube, self.target, name)
+        if self.journal.request_digest and document_digest(document) != self.journal.request_digest:
+            # The operator may have applied whatever the ConfigMap held: keep the connector stopped (journal kept).
+            raise VerificationError(f"configmap/{name} no longer holds the offsets this {self.journal.operation} "
+                                    "asked for (it was changed since, or is left over from another operation)",
+                                    advice="check the offsets with kubectl offsets list; roll back with the recover "
+                                    f"command below plus --rollback, and restore the backup configmap/"
+                                    f"{self.journal.backup} with kubectl offsets undo if they changed")
+        return document
 
 
 @dataclass(frozen=True)
@@ -340,6 +479,16 @@ def expected_after(before: OffsetsDocument, change: OffsetsDocument | None) -> O
 def replace_error(error: OffsetsError, message: str, next_command: str | None) -> OffsetsError:
     clone = type(error)(message, advice=error.advice, next_command=next_command)
     return clone
+
+
+def as_offsets_error(failure: BaseException) -> OffsetsError:
+    """Our error for any exception: ours as is, Ctrl-C/SIGTERM as an interruption, anything else as unexpected."""
+    if isinstance(failure, OffsetsError):
+        return failure
+    if isinstance(failure, KeyboardInterrupt):
+        return InterruptedOperationError("interrupted")
+    return OffsetsError(f"unexpected failure: {failure.__class__.__name__}: {failure}",
+                        advice="this may be a bug in kubectl-offsets; please report it with the output above")
 
 
 def _short(document: OffsetsDocument) -> str:

@@ -146,11 +146,13 @@ def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
         from .journal import Journal  # only when there is one
 
         journal = Journal.from_annotation(annotations[ANNOTATION_JOURNAL])
+        alive = journal.owner_alive()
         raise PreconditionError(
             f"another kubectl-offsets operation is in progress on {target.kind.lower()}/{target.resource_name}: "
-            f"{journal.describe()}",
-            advice="wait for it to finish, or finish/roll it back",
-            next_command=journal.recover_command(target.namespace))
+            f"{journal.presence()}",
+            advice="wait for it to finish; if its process is gone, take over with the command below" if alive
+            else "its owner stopped working on it: finish or roll it back",
+            next_command=journal.recover_command(target.namespace, force=alive))
     pending = {k: v for k, v in annotations.items()
                if k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)}
     if pending:

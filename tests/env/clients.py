@@ -109,6 +109,52 @@ def produce(producer, topic: str, values, key=None, partition: int | None = None
         raise AssertionError(f"producing to {topic}: {remaining} undelivered, errors {errors}")
 
 
+class Feeder:
+    """Live traffic: a thread that keeps producing ``<prefix>-<n>`` records to one partition of a topic until
+    ``stop()`` (every ``interval`` seconds, acknowledged in small batches), so a connector reading it has offsets
+    that move during an operation, as in production. ``produced`` counts the acknowledged records."""
+
+    def __init__(self, bootstrap: str, topic: str, partition: int, *, prefix: str = "live", interval: float = 0.05):
+        import threading
+
+        self.bootstrap, self.topic, self.partition, self.prefix, self.interval = \
+            bootstrap, topic, partition, prefix, interval
+        self.produced, self.errors = 0, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"feeder-{topic}-{partition}", daemon=True)
+
+    def start(self) -> "Feeder":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        from confluent_kafka import Producer
+
+        producer = Producer(kafka_conf(self.bootstrap, **{"linger.ms": 5}))
+
+        def on_delivery(err, _msg):
+            if err is None:
+                self.produced += 1
+            else:
+                self.errors.append(err)
+
+        sent = 0
+        while not self._stop.wait(self.interval):
+            producer.produce(self.topic, value=f"{self.prefix}-{sent}".encode(), partition=self.partition,
+                             on_delivery=on_delivery)
+            sent += 1
+            producer.poll(0)
+        producer.flush(10)
+        del producer  # destroyed here, while the broker still runs (librdkafka logs refusals otherwise)
+
+    def stop(self) -> int:
+        """Stop producing (idempotent); returns how many records were acknowledged."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(30)
+        return self.produced
+
+
 def consume(consumer, topics: list[str], count: int, timeout: float = 30.0) -> list:
     """Subscribe and return exactly `count` messages (raises if they do not arrive in time)."""
     consumer.subscribe(topics)

@@ -7,6 +7,11 @@ One MirrorMaker 2 per layout the session's Strimzi profile supports (KO_STRIMZI:
 ``topic2`` with a source connector only, so the short form ``source`` is ambiguous and the other mirror's stanza
 can be checked to stay untouched. Aliases are unique per module (all MirrorMaker 2 share the one Connect worker).
 ``topicsPattern`` is explicit and heartbeats are not replicated, so ``<src>.<topic>`` is never mirrored again.
+
+Live traffic: ``topic`` has a second partition that a producer keeps writing to for the whole module, so the
+source connector's offsets move during every operation, as in production. The tests' records go to partition 0
+(``Mirror.produce``), and their assertions are about partition 0 (``partition0``); partition 1 is only checked
+never to move backwards.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from dataclasses import dataclass, field
 import pytest
 from click.testing import CliRunner
 
-from tests.env.clients import create_topic, kafka_conf, produce
+from tests.env.clients import Feeder, create_topic, kafka_conf, produce
 from tests.env.emulator import profiles
 from tests.env.kind.shared import cluster_bootstrap
 
@@ -116,6 +121,7 @@ class Mirror:
     bootstrap: str
     produced: list = field(default_factory=list)
     producer: object = None
+    feeder: Feeder | None = None
 
     # names
     def connector(self, kind: str = "MirrorSourceConnector", src: str | None = None) -> str:
@@ -198,7 +204,7 @@ class Mirror:
 
         if self.producer is None:  # one per mirror, dropped at teardown while the broker still runs
             self.producer = Producer(kafka_conf(self.bootstrap))
-        produce(self.producer, topic or self.topic, values)
+        produce(self.producer, topic or self.topic, values, partition=0)
         if topic is None:
             self.produced += values
 
@@ -257,9 +263,10 @@ def mirror(request, env, kube_api, kafka_admin):
     core, custom = client.CoreV1Api(kube_api), client.CustomObjectsApi(kube_api)
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
         name=ns, labels={"kubectl-offsets-test": "true"})))
-    create_topic(kafka_admin, topic)
+    create_topic(kafka_admin, topic, partitions=2)  # partition 1: live traffic
     create_topic(kafka_admin, topic2)
     m = Mirror(layout, ns, name, src, src2, tgt, topic, topic2, group, custom, core, env.bootstrap_servers)
+    m.feeder = Feeder(env.bootstrap_servers, topic, 1, prefix="live").start()
     m.produce([f"r{i}" for i in range(5)])
     m.produce(["a0", "a1"], topic=topic2)
     # A consumer group on the source that the checkpoint connector translates (so its offsets are not empty).
@@ -280,7 +287,10 @@ def mirror(request, env, kube_api, kafka_admin):
 
     wait_for(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=120)
     assert m.target_values(5) == m.produced  # replication works before we touch anything
-    yield m
+    try:
+        yield m
+    finally:
+        m.feeder.stop()
     m.producer = None  # librdkafka would log connection errors if it outlived the broker
     try:
         custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
@@ -331,3 +341,17 @@ def annotations_of(obj: dict) -> dict:
 
 def json_out(run: Run) -> dict:
     return json.loads(run.ok().out)
+
+
+def partition0(document: dict) -> dict:
+    """The entries of source partition 0 (the tests' records); partition 1 carries the live traffic."""
+    return {"offsets": [e for e in document["offsets"] if (e.get("partition") or {}).get("partition", 0) == 0]}
+
+
+def live_offset(document: dict, topic: str) -> int | None:
+    """The stored offset of the live partition 1 of ``topic`` (None: none stored)."""
+    for entry in document["offsets"]:
+        partition = entry.get("partition") or {}
+        if partition.get("topic") == topic and partition.get("partition") == 1 and entry.get("offset"):
+            return entry["offset"]["offset"]
+    return None

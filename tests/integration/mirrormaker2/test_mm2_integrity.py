@@ -339,7 +339,7 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
     # A second full reset is refused while the journal is there, naming the recover command.
     cli("reset", m.target_arg, "-n", m.ns, "--connector", "source", "--with-offset-syncs", "--yes",
         "--source-bootstrap-server", env.bootstrap_servers).refused("in progress", "kubectl offsets recover")
-    done = cli("recover", m.target_arg, "-n", m.ns, "--connector", "source").ok()
+    done = cli("recover", m.target_arg, "-n", m.ns, "--connector", "source", "--force").ok()  # fresh heartbeat
     assert "offset-syncs truncated" in done.out
     assert _watermarks(env.bootstrap_servers, d.syncs_topic)[0] >= end
     assert JOURNAL not in (m.get()["metadata"].get("annotations") or {})

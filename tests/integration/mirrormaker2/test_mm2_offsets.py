@@ -13,7 +13,7 @@ import json
 import pytest
 
 from .conftest import (GROUP, JOURNAL, MM2_CONNECTOR, OFFSETS, PLURAL, Recorder, annotations_of, json_out,
-                       wait_for)
+                       live_offset, partition0, wait_for)
 
 
 def source_doc(m, offset):
@@ -22,7 +22,26 @@ def source_doc(m, offset):
 
 
 def list_json(cli, m, *connector):
-    return json_out(cli("list", m.target_arg, *connector, "-n", m.ns, "-o", "json"))
+    """The listed offsets of source partition 0 (partition 1 carries live traffic; see live_offset)."""
+    return partition0(json_out(cli("list", m.target_arg, *connector, "-n", m.ns, "-o", "json")))
+
+
+class LiveWatch:
+    """Partition 1 of the mirrored topic keeps receiving records: its stored offset may only grow, except through a
+    request that names it (a reset). ``check(document)`` after each operation."""
+
+    def __init__(self, m):
+        self.m, self.last = m, None
+
+    def check(self, document: dict) -> dict:
+        found = live_offset(document, self.m.topic)
+        if found is not None:
+            assert self.last is None or found >= self.last, f"live partition moved backwards: {self.last} -> {found}"
+            self.last = found
+        return partition0(document)
+
+    def forget(self) -> None:  # after a reset, which rightly drops it
+        self.last = None
 
 
 def list_until(cli, m, connector, predicate, what, timeout=30):
@@ -185,7 +204,7 @@ def test_connectors_share_one_list_configmap_and_other_keys_survive(mirror, cli)
     assert set(data) == {"notes.txt", f"{m.src}--{m.tgt}.MirrorSourceConnector.json",
                          f"{m.src2}--{m.tgt}.MirrorSourceConnector.json"}
     assert data["notes.txt"] == "kept by everyone"
-    assert json.loads(data[f"{m.src}--{m.tgt}.MirrorSourceConnector.json"]) == first == source_doc(m, 4)
+    assert partition0(json.loads(data[f"{m.src}--{m.tgt}.MirrorSourceConnector.json"])) == first == source_doc(m, 4)
     assert json.loads(data[f"{m.src2}--{m.tgt}.MirrorSourceConnector.json"]) == second
 
 
@@ -217,15 +236,18 @@ def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeyp
     cli("alter", m.target_arg, "-n", m.ns, "--connector", m.connector(src=m.src2), "--set", f"{m.topic2}:0=0",
         "--yes").refused(*busy)
     cli("reset", m.target_arg, "-n", m.ns, "--connector", "checkpoint", "--force", "--yes").refused(*busy)
-    cli("recover", m.target_arg, "-n", m.ns, "--connector", m.connector(src=m.src2)).refused(
+    cli("recover", m.target_arg, "-n", m.ns, "--connector", m.connector(src=m.src2), "--force").refused(
         f"the interrupted operation is on connector '{m.connector()}'")
     assert m.snapshot() == before
-    # A list may run beside the journal (no request is pending), and says what has not finished.
+    # A list may run beside the journal (no request is pending), and says who is at work (the crashed run's lease
+    # has not run out yet, so no recover advice).
     listed = cli("list", m.target_arg, "-n", m.ns, "--connector", m.connector(src=m.src2), "-o", "json").ok()
-    assert f"alter of '{m.connector()}'" in listed.err and busy[2] in listed.err
+    assert f"alter of '{m.connector()}' in progress by {journal['id']}, last seen" in listed.err
+    assert "recover" not in listed.err
     assert json.loads(listed.out)["offsets"][0]["partition"]["cluster"] == m.src2
     # recover (before the point of no return) rolls back: state restored, journal gone, offsets untouched.
-    out = cli("recover", m.target_arg, "-n", m.ns, "--connector", "source", "--source-cluster", m.src).ok().out
+    out = cli("recover", m.target_arg, "-n", m.ns, "--connector", "source", "--source-cluster", m.src,
+              "--force").ok().out
     assert "restored to running" in out and "offsets unchanged" in out
     assert JOURNAL not in annotations_of(m.get())
     m.wait_state(m.connector(), "RUNNING")
@@ -236,7 +258,7 @@ def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeyp
         operations.alter_offsets(kube, spec, unchanged, options=Options(yes=True), crash_after="annotate")
     cli("alter", m.target_arg, "-n", m.ns, "--connector", "checkpoint", "--force", "--set", "x:0=0", "--yes"
         ).refused(*busy)
-    out = cli("recover", m.target_arg, "-n", m.ns, "--connector", m.connector()).ok().out
+    out = cli("recover", m.target_arg, "-n", m.ns, "--connector", m.connector(), "--force").ok().out
     assert "finished: offsets verified, connector running" in out
     obj = m.get()
     assert not {JOURNAL, OFFSETS, MM2_CONNECTOR} & set(annotations_of(obj))
@@ -256,12 +278,13 @@ def test_list_alter_skip_reset_move_replication(mirror, cli):
     by_short = ("--connector", "source", "--source-cluster", m.src)
     by_name = ("--connector", src_connector)
     original = m.get()
+    live = LiveWatch(m)
     with Recorder(m) as recorded:
         assert list_until(cli, m, by_name, lambda d: d == source_doc(m, 4), "offset 4") == source_doc(m, 4)
 
         # alter --set: stored = last replicated, so 1 means "resume at 2": r2, r3, r4 arrive again.
-        after = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_short, "--set", f"{m.topic}:0=1", "--yes",
-                             "-o", "json"))
+        after = live.check(json_out(cli("alter", m.target_arg, "-n", m.ns, *by_short, "--set", f"{m.topic}:0=1",
+                                        "--yes", "-o", "json")))
         assert after == source_doc(m, 1)
         assert m.target_values(8) == m.produced + ["r2", "r3", "r4"]
         assert m.live_state(src_connector) == "RUNNING"
@@ -272,8 +295,8 @@ def test_list_alter_skip_reset_move_replication(mirror, cli):
         m.wait_tasks(src_connector, "PAUSED")
         assert m.target_values(8)[-3:] == ["r2", "r3", "r4"]
         m.produce(["r5", "r6", "r7"])
-        after = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--skip-record", f"{m.topic}:0:5",
-                             "--yes", "-o", "json"))
+        after = live.check(json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--skip-record",
+                                        f"{m.topic}:0:5", "--yes", "-o", "json")))
         assert after == source_doc(m, 5)
         assert m.live_state(src_connector) == "PAUSED"
         assert m.get()["spec"]["mirrors"][0]["sourceConnector"]["state"] == "paused"
@@ -284,25 +307,28 @@ def test_list_alter_skip_reset_move_replication(mirror, cli):
 
         # reset: no stored offset, so the task starts from the beginning (auto.offset.reset=earliest).
         after = json_out(cli("reset", m.target_arg, "-n", m.ns, *by_short, "--yes", "-o", "json"))
-        assert after == {"offsets": []}
+        assert after == {"offsets": []}  # every partition, the live one too
+        live.forget()
         assert m.target_values(18)[-8:] == [f"r{i}" for i in range(8)]
         list_until(cli, m, by_name, lambda d: d == source_doc(m, 7), "offset 7 after the reset")
 
         # undo restores the reset's backup (offset 7): nothing is replayed.
-        after = json_out(cli("undo", f"kafkamirrormaker2/{m.name}", "-n", m.ns, *by_name, "--yes", "-o", "json"))
+        after = partition0(json_out(cli("undo", f"kafkamirrormaker2/{m.name}", "-n", m.ns, *by_name, "--yes",
+                                        "-o", "json")))
         assert after == source_doc(m, 7)
         m.produce(["r8"])
         assert m.target_values(19)[-1] == "r8"
         list_until(cli, m, by_name, lambda d: d == source_doc(m, 8), "offset 8")
 
         # --shift-by is relative to the stored offset: 8 - 2 = 6, so r7 and r8 are copied again.
-        after = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--shift-by", "-2", "--topic", m.topic,
-                             "--yes", "-o", "json"))
+        shifted = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--shift-by", "-2", "--topic",
+                               f"{m.topic}:0", "--yes", "-o", "json"))
+        after = live.check(shifted)
         assert after == source_doc(m, 6)
         assert m.target_values(21)[-2:] == ["r7", "r8"]
         # --to-offset 0 has no stored form for MirrorMaker 2 (-1 is rejected): a null offset, i.e. from the start.
-        after = json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--to-offset", "0", "--topic",
-                             f"{m.topic}:0", "--yes", "-o", "json"))
+        after = live.check(json_out(cli("alter", m.target_arg, "-n", m.ns, *by_name, "--to-offset", "0",
+                                        "--topic", f"{m.topic}:0", "--yes", "-o", "json")))
         assert after == {"offsets": []}
         assert m.target_values(30)[-9:] == [f"r{i}" for i in range(9)]
 

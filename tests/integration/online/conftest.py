@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
-from tests.env.clients import create_topic, produce, unique_name
+from tests.env.clients import Feeder, create_topic, produce, unique_name
 from tests.env.emulator import profiles
 from tests.env.kind.shared import connect_spec_for
 
@@ -128,19 +128,30 @@ def annotations(obj: dict) -> dict:
 
 # ---- connectors that do real work ------------------------------------------------------------------------------
 
+LIVE = "live"  # the value prefix of records written by a Feeder (live traffic)
+
+
 @dataclass
 class Connector:
     ns: str
     name: str
     topic: str
     file: Path
+    live_partition: int | None = None  # the partition a Feeder keeps writing to (None: a static topic)
 
     @property
     def target(self) -> str:
         return self.name
 
-    def file_lines(self) -> list[str]:
+    def all_lines(self) -> list[str]:
         return self.file.read_text().splitlines() if self.file.exists() else []
+
+    def file_lines(self) -> list[str]:
+        """What the sink wrote from the static partitions (the live traffic left out)."""
+        return [line for line in self.all_lines() if not line.startswith(f"{LIVE}-")]
+
+    def live_lines(self) -> list[str]:
+        return [line for line in self.all_lines() if line.startswith(f"{LIVE}-")]
 
 
 class Lab:
@@ -151,6 +162,11 @@ class Lab:
         from confluent_kafka import Producer
 
         self.producer = Producer({"bootstrap.servers": env.bootstrap_servers, "log_level": 3})
+        self.feeders: list[Feeder] = []
+
+    def stop_feeders(self) -> None:
+        for feeder in self.feeders:
+            feeder.stop()
 
     def _connector(self, name: str, cls: str, config: dict, state: str | None, extra: dict | None) -> dict:
         spec: dict[str, Any] = {"class": cls, "tasksMax": 1,
@@ -163,15 +179,19 @@ class Lab:
                 "spec": spec}
 
     def sink(self, prefix: str = "sink", records: int = 0, *, state: str | None = None, wait_for: int | None = None,
-             extra: dict | None = None, partitions: int = 1) -> Connector:
-        """A FileStreamSink reading a fresh topic into a fresh file; ``records`` lines produced before it starts.
-        Waits until the connector is in ``state`` and (if running) has written ``wait_for`` lines."""
+             extra: dict | None = None, partitions: int = 1, live: bool = False) -> Connector:
+        """A FileStreamSink reading a fresh topic into a fresh file; ``records`` lines produced to partition 0
+        before it starts. ``live``: the topic gets one more partition that a Feeder keeps writing to for the rest
+        of the module, so the sink's offsets move during every operation (as in production). Waits until the
+        connector is in ``state`` and (if running) has written ``wait_for`` lines of the static partitions."""
         name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
-        create_topic(self.admin, topic, partitions=partitions)
+        create_topic(self.admin, topic, partitions=partitions + (1 if live else 0))
         self.produce(topic, [f"r{i}" for i in range(records)])
+        if live:
+            self.feeders.append(Feeder(self.env.bootstrap_servers, topic, partitions, prefix=LIVE).start())
         path = self.workdir / f"{name}.out"
         self.cluster.create(self._connector(name, FILE_SINK, {"file": str(path), "topics": topic}, state, extra))
-        conn = Connector(self.ns, name, topic, path)
+        conn = Connector(self.ns, name, topic, path, partitions if live else None)
         self.wait_state(conn, (state or "running").upper())
         if wait_for is None and (state or "running") == "running":
             wait_for = records
@@ -193,9 +213,9 @@ class Lab:
         self.wait_state(conn, (state or "running").upper())
         return conn
 
-    def produce(self, topic: str, values: list[str]) -> None:
+    def produce(self, topic: str, values: list[str], partition: int = 0) -> None:
         if values:
-            produce(self.producer, topic, [v.encode() for v in values])
+            produce(self.producer, topic, [v.encode() for v in values], partition=partition)
 
     def wait_state(self, conn: Connector, state: str, timeout: float = 90.0) -> dict:
         def done(obj):
@@ -336,6 +356,7 @@ def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
     workdir = tmp_path_factory.mktemp(module)
     lab = Lab(env, cluster, kafka_admin, ns, workdir)
     yield lab
+    lab.stop_feeders()
     lab.producer.flush(10)
     lab.producer = None  # destroyed now, not at exit when the broker is gone (librdkafka would log refusals)
     for plural in ("kafkaconnectors", "kafkaconnects"):

@@ -17,7 +17,7 @@ from .conftest import assert_unchanged, eventually, snapshot
 @pytest.fixture(scope="module")
 def sink(lab, cli):
     """A running sink that consumed 3 records, listed once (so its list ConfigMap exists), and settled."""
-    conn = lab.sink("bad", records=3)
+    conn = lab.sink("bad", records=3, live=False)  # "nothing changed" includes the list ConfigMap's data
 
     def listed_three():
         result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")

@@ -147,7 +147,7 @@ def test_an_interrupted_trigger_is_journaled_and_recover_finishes_it(lab, cli, k
     journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
     assert journal["operation"] == "alter" and journal["offsets_configmap"] == record["configMap"]
 
-    result = cli("recover", conn.name, "-n", conn.ns, "--timeout", "90s")
+    result = cli("recover", conn.name, "-n", conn.ns, "--timeout", "90s", "--force")  # the crash left a fresh heartbeat
 
     assert result.exit_code == 0, str(result)
     obj = lab.cr(conn)

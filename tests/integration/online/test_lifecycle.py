@@ -441,7 +441,7 @@ def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_pr
 
     again = cli("create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=2", "--yes")
     assert again.exit_code == 5 and "did not finish" in again.stderr and "kubectl offsets recover" in again.stderr
-    recovered = cli("recover", name, "-n", lab.ns)
+    recovered = cli("recover", name, "-n", lab.ns, "--force")  # the killed run's lease still runs
     assert recovered.exit_code == 0, str(recovered)
     assert sink_offsets(cli, lab, name) == {0: 2} and live_state(lab.cr(conn)) == "STOPPED"
     assert conn.file_lines() == []  # nothing ran: created stopped, kept stopped
@@ -470,7 +470,7 @@ def test_a_delete_killed_during_the_reset_is_recoverable_and_the_delete_can_be_r
 
     refused = cli("delete", old.name, "-n", lab.ns, "--reset-offsets", "--yes")
     assert refused.exit_code == 5 and "kubectl offsets recover" in refused.stderr
-    recovered = cli("recover", old.name, "-n", lab.ns)
+    recovered = cli("recover", old.name, "-n", lab.ns, "--force")  # the killed run's lease still runs
     assert recovered.exit_code == 0, str(recovered)
     # recover finished the reset from the journal; delete had stopped the connector first, so it stays stopped
     # instead of reading its topic from the beginning again.

@@ -13,7 +13,7 @@ from .conftest import JOURNAL, annotations, assert_unchanged, eventually, live_s
 @pytest.fixture(scope="module")
 def paused_sink(lab, cli):
     """A sink that consumed 4 records from a 2-partition topic and was then paused: its offsets stay put."""
-    conn = lab.sink("contract", records=0, partitions=2)
+    conn = lab.sink("contract", records=0, partitions=2, live=False)
     from tests.env.clients import produce
 
     produce(lab.producer, conn.topic, [b"a0", b"a1", b"a2"], partition=0)
@@ -70,7 +70,7 @@ def test_list_output_fed_to_alter_validates_and_keeps_the_offsets(lab, cli, paus
 
     assert result.exit_code == 0, str(result)
     assert _as_set(json.loads(result.stdout)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}  # -o json: the after
-    assert "==> backing up the current offsets" in result.stderr and "==> " not in result.stdout
+    assert "==> backing up the offsets to configmap/" in result.stderr and "==> " not in result.stdout
     assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}
     obj = lab.cr(conn)
     assert live_state(obj) == "PAUSED" and obj["spec"]["state"] == "paused" and JOURNAL not in annotations(obj)

@@ -1,7 +1,9 @@
 """The online flow moves real data: a FileStreamSink re-writes records after alter, skips exactly one record with
 --skip-record, a FileStreamSource re-reads its file after reset; paused stays paused; --no-resume stays stopped.
 
-Proof is in the records (the sink's output file, the source's topic), not just in the listed offsets.
+Proof is in the records (the sink's output file, the source's topic), not just in the listed offsets. Every sink
+here also reads a partition that a producer keeps writing to (``Lab.sink``'s live partition); the assertions are
+about partition 0, whose records the test controls.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ def _wait_committed(cli, conn, expected: int) -> None:
 
 
 def test_alter_set_makes_the_sink_write_records_again(lab, cli):
-    conn = lab.sink("set", records=6)
+    conn = lab.sink("set", records=6, live=True)
     _wait_committed(cli, conn, 6)
     assert conn.file_lines() == [f"r{i}" for i in range(6)]
 
@@ -45,7 +47,7 @@ def test_alter_set_makes_the_sink_write_records_again(lab, cli):
 def test_skip_record_skips_exactly_one_poison_record_and_paused_stays_paused(lab, cli):
     """The sink wrote r0..r2 and was paused; r3 (the poison record), r4, r5 arrive. --skip-record TOPIC:0:3 on the
     paused sink leaves it paused; once resumed it writes r4 and r5: exactly one record skipped."""
-    conn = lab.sink("skip", records=3)
+    conn = lab.sink("skip", records=3, live=True)
     _wait_committed(cli, conn, 3)
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "paused"}})
     lab.wait_state(conn, "PAUSED")
@@ -58,8 +60,10 @@ def test_skip_record_skips_exactly_one_poison_record_and_paused_stays_paused(lab
     obj = lab.cr(conn)
     assert spec_state(obj) == "paused" and live_state(obj) == "PAUSED"  # paused before -> paused after
     assert JOURNAL not in annotations(obj)
-    assert _sink_offsets(cli, conn) == {0: 4}  # the next record to read is the one after the poison record
+    offsets = _sink_offsets(cli, conn)
+    assert offsets[0] == 4  # the next record to read is the one after the poison record
     assert conn.file_lines() == ["r0", "r1", "r2"]  # paused: nothing consumed meanwhile
+    assert offsets[1] == len(conn.live_lines())  # the live partition: exactly where the paused sink left it
 
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "running"}})
     eventually("r4 and r5 written", lambda: conn.file_lines() == ["r0", "r1", "r2", "r4", "r5"] or None)
@@ -98,7 +102,7 @@ def test_no_resume_leaves_the_connector_stopped_and_says_so(lab, cli):
 
 def test_reset_makes_the_sink_consume_the_topic_again(lab, cli):
     """Reset deletes the sink's consumer group offsets; Connect's sink consumers start from the earliest record."""
-    conn = lab.sink("sinkreset", records=3)
+    conn = lab.sink("sinkreset", records=3, live=True)
     _wait_committed(cli, conn, 3)
 
     result = cli("reset", conn.name, "-n", conn.ns, "--yes")

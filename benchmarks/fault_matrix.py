@@ -1,0 +1,55 @@
+"""The fault matrix as a report: faults injected and survived by the online flow.
+
+    .venv/bin/python benchmarks/fault_matrix.py                           # starts (and stops) its own environment
+    .venv/bin/python benchmarks/fault_matrix.py --env-json /tmp/x/run-*/env.json [--json]
+
+Kills the plugin (SIGKILL) at every step of alter, reset and undo and cuts its API connection during every wait,
+for a KafkaConnector and a MirrorMaker 2 source connector, running and paused; after ``recover --force`` checks
+that no request or journal is left, the previous state is back, and the stored offsets are the old or the requested
+ones. The engine is tests/faultmatrix.py (also run as tests/integration/online/test_fault_matrix.py). Not a test:
+it prints the matrix; exit status 1 if any cell broke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env-json", help="use a running environment (python -m tests.env up --json) instead")
+    parser.add_argument("--subjects", default="connector,mirror", help="connector, mirror or both (default)")
+    parser.add_argument("--json", action="store_true", help="every cell as JSON instead of the table")
+    parser.add_argument("--quiet", action="store_true", help="no line per cell while running")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from tests.env import Env, start_environment
+    from tests.faultmatrix import render, run_matrix
+
+    env = Env.load(args.env_json) if args.env_json else start_environment()
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="fault-matrix-") as workdir:
+            cells = run_matrix(env, Path(workdir), subjects=tuple(args.subjects.split(",")),
+                               log=(lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr)))
+    finally:
+        if not args.env_json:
+            env.stop()
+    seconds = time.monotonic() - started
+    if args.json:
+        print(json.dumps({"seconds": round(seconds, 1), "cells": [dataclasses.asdict(c) for c in cells]}, indent=2))
+    else:
+        print(render(cells, seconds))
+    return 0 if all(c.survived for c in cells) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
