@@ -38,9 +38,9 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
     def work():
         from ..core import operations
 
-        from .common import _kafka_pairs
+        from .options import key_value_pairs
 
-        flags = {"kafka_options": _kafka_pairs(None, None, kafka_options)}
+        flags = {"kafka_options": key_value_pairs(None, None, kafka_options)}
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2_settings(flags))
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, options=options, progress=progress)

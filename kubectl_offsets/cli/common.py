@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .options import cluster_config, complete_target
+from .options import cluster_config, complete_target, key_value_pairs
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
                                  shell_complete=complete_target)
@@ -38,22 +38,11 @@ def flow_options(f):
                         help="Leave the connector stopped afterwards (it says so).")(f)
 
 
-def _kafka_pairs(ctx, param, values):
-    """Repeatable KEY=VALUE -> pairs, failing early on a missing '='."""
-    pairs = []
-    for value in values or ():
-        key, sep, rest = value.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"'{value}' is not KEY=VALUE", ctx=ctx, param=param)
-        pairs.append((key.strip(), rest))
-    return tuple(pairs)
-
-
 mm2_broker_options = [
     click.option("--source-bootstrap-server", "--bootstrap-server", "source_bootstrap_server", metavar="HOST:PORT",
                  help="MirrorMaker 2: the SOURCE cluster, for the pre-flight check of the source offsets against "
                       "the source topics (default: the mirror's bootstrapServers, when reachable from here)."),
-    click.option("--kafka-option", "kafka_options", multiple=True, callback=_kafka_pairs, metavar="KEY=VALUE",
+    click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
                  help="MirrorMaker 2: Kafka client setting for those requests (librdkafka names, e.g. "
                       "security.protocol=SSL; repeatable)."),
     click.option("--require-check", is_flag=True,
