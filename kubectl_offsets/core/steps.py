@@ -22,10 +22,11 @@ ours: a dropped connection, a full disk, Ctrl-C or SIGTERM all go through the sa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .. import strimzi
 from ..connect import ConnectorKind
@@ -85,7 +86,7 @@ class AlterFlow:
         assert operation in ALTERING_OPERATIONS and request in ("alter", "reset")
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
         self._claim(operation, request)
-        try:
+        with self._made_safe_on_failure():
             self._step_stop()
             before, change = self._step_backup(plan, request)
             if change is not None:
@@ -96,13 +97,6 @@ class AlterFlow:
             self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
-        except SimulatedCrash:
-            raise
-        except OwnershipLostError as lost:
-            raise self._lost(lost) from None
-        except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
-            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
-                                             else failure)
         return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
 
     def run_prepared(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None, *,
@@ -114,7 +108,7 @@ class AlterFlow:
         assert operation in ("alter", "reset")
         self.marker = marker
         self._claim(operation, operation, offsets_configmap=configmap)
-        try:
+        with self._made_safe_on_failure():
             self._step_stop()  # phase 1 stopped it already; wait until Connect reports STOPPED
             # Backed up (and verified against) the offsets listed now that it is stopped; ``before`` was listed by
             # the caller for its checks. The change is phase 1's ConfigMap whatever those offsets are.
@@ -126,13 +120,6 @@ class AlterFlow:
             after = self._step_verify(expected_after(before, change))
             final_state = self._step_resume()
             self._step_cleanup()
-        except SimulatedCrash:
-            raise
-        except OwnershipLostError as lost:
-            raise self._lost(lost) from None
-        except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
-            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
-                                             else failure)
         return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
 
     def _new_journal(self, operation: str, request: str, resource: Mapping[str, Any]) -> Journal:
@@ -340,6 +327,22 @@ class AlterFlow:
         return stanza
 
     # --- failure ---------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _made_safe_on_failure(self) -> Iterator[None]:
+        """Around every run of steps (run, run_prepared, recover): whatever escapes after the first change, ours,
+        a library's or Ctrl-C/SIGTERM, goes through make-safe and comes out as our error with the next command.
+        A lost journal is not ours to make safe any more; a simulated crash (tests) must leave things as a
+        killed process would."""
+        try:
+            yield
+        except SimulatedCrash:
+            raise
+        except OwnershipLostError as lost:
+            raise self._lost(lost) from None
+        except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
+            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
+                                             else failure)
+
     def _fail(self, failure: BaseException) -> OffsetsError:
         """Make things safe after ``failure`` (any exception: ours, a library's, Ctrl-C/SIGTERM) and return the
         error to raise, with the next command to run."""
@@ -423,7 +426,7 @@ class AlterFlow:
         self.journal = journal
         self.resume_after = self.resume_after and journal.resume
         self._take_over()  # outside the try: when it fails, nothing was changed and the journal is the old owner's
-        try:
+        with self._made_safe_on_failure():
             if rollback or not journal.past_point_of_no_return:
                 self.progress.step(f"rolling back {journal.describe()}")
                 return self.make_safe().summary
@@ -437,11 +440,6 @@ class AlterFlow:
             self._steps_after_verify()
             final_state = self._step_resume()
             self._step_cleanup()
-        except OwnershipLostError as lost:
-            raise self._lost(lost) from None
-        except BaseException as failure:  # noqa: BLE001 - as in run: make safe whatever happened
-            raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
-                                             else failure)
         return f"finished: offsets verified, connector {final_state}"
 
     def _take_over(self) -> None:
