@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ...errors import InputError, OffsetsError
 
@@ -219,13 +219,25 @@ def ends_without_late_frame(frame: Any, at_ms: int, found: list[TopicPartition])
 
     # "not at or after", written so that it is pushed too (records without a time count as earlier).
     earlier = frame.filter((F.col("timestamp") < F.timestamp_millis(F.lit(at_ms))) | F.col("timestamp").isNull())
-    by_topic: dict[str, list[int]] = {}
-    for topic, partition in found:
-        by_topic.setdefault(topic, []).append(partition)
-    answered = [(F.col("topic") == topic) & F.col("partition").isin(ps) for topic, ps in by_topic.items()]
+    answered = [(F.col("topic") == topic) & F.col("partition").between(low, high)
+                for topic, low, high in partition_ranges(found)]
     if answered:
         earlier = earlier.filter(~functools.reduce(lambda a, b: a | b, answered))
     return earlier.groupBy("topic", "partition").agg(F.max("offset").alias("last"))
+
+
+def partition_ranges(partitions: Iterable[TopicPartition]) -> list[tuple[str, int, int]]:
+    """(topic, first, last) runs of consecutive partitions. "Not in these ranges" becomes ``partition < first OR
+    partition > last`` in the reader, which row-group statistics can decide: a row group that holds every
+    partition of a topic (records written in time order, as a whole-topic archive is) is skipped when all of them
+    are answered, where "not in (0, 1, ... 7)" would need a group holding a single partition."""
+    runs: list[tuple[str, int, int]] = []
+    for topic, partition in sorted(partitions):
+        if runs and runs[-1][0] == topic and runs[-1][2] == partition - 1:
+            runs[-1] = (topic, runs[-1][1], partition)
+        else:
+            runs.append((topic, partition, partition))
+    return runs
 
 
 @spark_failures

@@ -222,6 +222,27 @@ def test_a_time_question_reads_only_the_row_groups_it_needs(spark, per_partition
     assert read <= 30, (read, len(recs))
 
 
+def test_a_whole_topic_archive_in_time_order_is_read_only_from_the_time_on(spark, recs, tmp_path):
+    """Laid out as a whole-topic dump is (every row group holds every partition, in time order): when every
+    partition has a record at or after the time, the earlier row groups are never read, neither for the answers
+    nor to look for partitions without a late record (the reader rules those out by the partition statistics)."""
+    ordered = sorted(recs, key=lambda r: r.ts_ms)
+    path = data.write_parquet(ordered, str(tmp_path / "t.parquet"), row_group_size=12)  # 4 records per partition
+    at = data.BASE_MS + 300_000  # the last 10 records of each of the 3 partitions: 30 of 120
+    result, read = _records_read(spark, lambda: run(spark, Archive(path), c.Operation.TO_DATETIME, at_ms=at))
+    assert resume_points(result) == data.first_at_or_after(recs, at)
+    # The row groups from the time on (a partial one included), read once; a full scan reads all 120.
+    assert read <= 36, (read, len(recs))
+
+
+def test_partition_ranges_make_the_answered_partitions_decidable_by_statistics():
+    from kubectl_offsets.adapters.spark.jobs import partition_ranges
+
+    assert partition_ranges([("a", 2), ("a", 0), ("a", 1), ("a", 5), ("b", 0)]) == [("a", 0, 2), ("a", 5, 5),
+                                                                                   ("b", 0, 0)]
+    assert partition_ranges([]) == []
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "orc"])
 def test_the_time_predicate_is_pushed_into_the_reader(spark, per_partition, tmp_path, fmt):
     from kubectl_offsets.adapters.spark import jobs, sources
