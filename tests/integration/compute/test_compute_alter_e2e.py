@@ -101,9 +101,6 @@ def _values(env, topic: str, at_least: int) -> list[str]:
         consumer.close()
 
 
-@pytest.mark.xfail(strict=True, reason="known regression after this session's merges: compute --target for a "
-                   "MirrorSourceConnector answers the end (stored 11) instead of the record at the time (stored 5); "
-                   "open in the closing note, to be fixed next")
 def test_computed_offsets_make_real_mirrormaker2_resume_at_the_intended_record(env, lab, cli, tmp_path):
     """MirrorSourceConnector stores the last replicated record: the computed document stores N-1 so that
     replication restarts at record N (r6), proven by the records appearing again in the target topic."""
