@@ -121,11 +121,13 @@ class Kube:
         self.context = active.get("name")
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
+        _share_tls_context(self.api)
         self.request_timeout = request_timeout
         self.custom = client.CustomObjectsApi(self.api)
         self._versions: dict[str, str] = {}
         self._group_versions: list[str] | None = None
         self._plurals: dict[str, set[str]] = {}
+        self._allowed_everywhere: dict[tuple[str, str, str, str], bool] = {}  # can_i, per namespace
 
     def _json(self, method: str, path: str, *, query: Mapping[str, Any] | None = None, body: Any = None,
               content_type: str = "application/json", timeout: float | None = None) -> Any:
@@ -381,7 +383,19 @@ class Kube:
     # --- permissions -----------------------------------------------------------------------------------------
     @_guard(lambda verb, group, resource, namespace, **k: f"access review for {verb} {resource}")
     def can_i(self, verb: str, group: str, resource: str, namespace: str, name: str | None = None) -> bool:
-        """A SelfSubjectAccessReview: what ``kubectl auth can-i`` asks."""
+        """What ``kubectl auth can-i`` asks. Allowed for every name in the namespace implies allowed for this one
+        (RBAC only adds: a rule that allows all names has no resourceNames), so the namespace-wide answer is asked
+        once per process and the named question only when it is no: a fleet of connectors in one namespace costs
+        one review per permission instead of one per permission and connector."""
+        key = (verb, group, resource, namespace)
+        if key not in self._allowed_everywhere:
+            self._allowed_everywhere[key] = self._access_review(verb, group, resource, namespace, None)
+        if self._allowed_everywhere[key] or not name:
+            return self._allowed_everywhere[key]
+        return self._access_review(verb, group, resource, namespace, name)
+
+    def _access_review(self, verb: str, group: str, resource: str, namespace: str, name: str | None) -> bool:
+        """A SelfSubjectAccessReview."""
         attributes = {"verb": verb, "group": group, "resource": resource, "namespace": namespace}
         if name:
             attributes["name"] = name
@@ -398,6 +412,26 @@ class Kube:
 
         with ThreadPoolExecutor(max_workers=min(len(checks), 4)) as pool:
             return list(pool.map(lambda check: self.can_i(*check), checks))
+
+
+def _share_tls_context(api: client.ApiClient) -> None:
+    """Give every connection of the pool one TLS context, loaded once. Left to itself urllib3 builds a context
+    and reads the CA bundle and the client certificate again for each new connection, and every watch ends its
+    connection: one fleet operation opens hundreds, and that was most of the client's CPU per connector. The
+    verification is the same (urllib3 still sets verify_mode from cert_reqs and checks the host name)."""
+    from urllib3.util.ssl_ import create_urllib3_context
+
+    settings = api.rest_client.pool_manager.connection_pool_kw
+    context = create_urllib3_context(cert_reqs=settings.get("cert_reqs"))
+    if settings.get("ca_certs") or settings.get("ca_cert_data"):
+        context.load_verify_locations(cafile=settings.get("ca_certs"), cadata=settings.get("ca_cert_data"))
+    else:
+        context.load_default_certs()
+    if settings.get("cert_file"):
+        context.load_cert_chain(settings["cert_file"], settings.get("key_file"))
+    for loaded in ("ca_certs", "ca_cert_data", "cert_file", "key_file"):
+        settings.pop(loaded, None)
+    settings["ssl_context"] = context
 
 
 class _Gone(Exception):
