@@ -3,8 +3,12 @@
     .venv/bin/python benchmarks/fleet_bench.py                        # starts (and stops) its own environment
     .venv/bin/python benchmarks/fleet_bench.py --env-json /tmp/x/env.json --connectors 40 --json
 
-One namespace, one KafkaConnect, N running FileStreamSink connectors (each on its own topic with a few records),
-labelled so that ``-l`` selects exactly them. Measured in one run, each a fresh ``kubectl-offsets`` process:
+One namespace, N running FileStreamSink connectors (each on its own topic with a few records) labelled so that
+``-l`` selects exactly them, first all in one KafkaConnect, then spread over 8 (``--connect-clusters``). The
+split matters: Strimzi reconciles every connector of one KafkaConnect under that KafkaConnect's lock
+(AbstractOperator#withLock, named after the KafkaConnect by KafkaConnectAssemblyOperator#connectorEventHandler),
+and the emulator does the same, so the operator's passes for one Connect cluster run one at a time whatever the
+client does. Measured in one run, each a fresh ``kubectl-offsets`` process:
 
 - the baseline: N single ``reset NAME --yes`` invocations, one after another (what a script would do);
 - ``reset -l SELECTOR --yes --parallel P`` for P = 1, 4, 8.
@@ -50,8 +54,9 @@ def run_cli(env, *args: str) -> tuple[float, float]:
     return wall, child_cpu() - cpu
 
 
-def build_fleet(env, count: int):
-    """A namespace with a KafkaConnect and ``count`` running sinks; returns (namespace, selector, names)."""
+def build_fleet(env, count: int, connect_clusters: int = 1):
+    """A namespace with ``connect_clusters`` KafkaConnects and ``count`` running sinks spread over them round robin;
+    returns (namespace, selector, names). All KafkaConnects are served by the environment's one Connect worker."""
     from kubernetes import client as k8s
 
     from tests.env.clients import kube_api_client
@@ -65,24 +70,27 @@ def build_fleet(env, count: int):
     tag = uuid.uuid4().hex[:6]
     ns, selector = f"fleet-bench-{tag}", f"kubectl-offsets-bench={tag}"
     cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=ns)))
-    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                    "metadata": {"name": CONNECT, "namespace": ns,
-                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers}})
+    connects = [CONNECT] if connect_clusters == 1 else [f"{CONNECT}-{i}" for i in range(connect_clusters)]
+    for connect in connects:
+        cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+                        "metadata": {"name": connect, "namespace": ns,
+                                     "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                        "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers}})
     workdir = Path(env.run_dir) / f"fleet-bench-{tag}"
     workdir.mkdir(parents=True, exist_ok=True)
     lab = Lab(env, cluster, admin, ns, workdir)
     names = []
-    for _ in range(count):
+    for i in range(count):
+        lab.connect = connects[i % len(connects)]
         conn = lab.sink("bench", records=3)
         cluster.merge(ns, conn.name, {"metadata": {"labels": {"kubectl-offsets-bench": tag}}})
         names.append(conn.name)
     return ns, selector, names
 
 
-def measure(env, count: int) -> dict:
-    ns, selector, names = build_fleet(env, count)
-    figures: dict = {"connectors": count}
+def measure(env, count: int, connect_clusters: int = 1) -> dict:
+    ns, selector, names = build_fleet(env, count, connect_clusters)
+    figures: dict = {"connectors": count, "connect_clusters": connect_clusters}
     wall = cpu = 0.0
     for name in names:
         w, c = run_cli(env, "reset", name, "-n", ns, "--yes", "-q")
@@ -104,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env-json", help="reuse a running environment (python -m tests.env up --json)")
     parser.add_argument("--connectors", type=int, default=40)
+    parser.add_argument("--connect-clusters", type=int, nargs="+", default=[1, 8],
+                        help="measure with the connectors spread over this many KafkaConnects (each a run)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -112,21 +122,23 @@ def main(argv: list[str] | None = None) -> int:
 
     env = Env.load(args.env_json) if args.env_json else start_environment()
     try:
-        figures = measure(env, args.connectors)
+        runs = [measure(env, args.connectors, k) for k in args.connect_clusters]
     finally:
         if not args.env_json:
             env.stop()
     if args.json:
-        print(json.dumps(figures, indent=2))
+        print(json.dumps(runs, indent=2))
         return 0
-    base = figures["one_by_one"]
-    print(f"{figures['connectors']} FileStreamSink connectors, reset")
-    print(f"  one by one ({figures['connectors']} processes): {base['wall_s']:.1f} s wall, "
-          f"{base['cpu_per_connector_s']:.3f} s client CPU per connector")
-    for parallel in PARALLELISM:
-        f = figures[f"parallel_{parallel}"]
-        print(f"  reset -l --parallel {parallel}: {f['wall_s']:.1f} s wall ({f['speed_up_vs_one_by_one']:.2f}x "
-              f"faster), {f['cpu_per_connector_s']:.3f} s client CPU per connector")
+    for figures in runs:
+        base = figures["one_by_one"]
+        print(f"{figures['connectors']} FileStreamSink connectors over {figures['connect_clusters']} KafkaConnect(s), "
+              "reset")
+        print(f"  one by one ({figures['connectors']} processes): {base['wall_s']:.1f} s wall, "
+              f"{base['cpu_per_connector_s']:.3f} s client CPU per connector")
+        for parallel in PARALLELISM:
+            f = figures[f"parallel_{parallel}"]
+            print(f"  reset -l --parallel {parallel}: {f['wall_s']:.1f} s wall ({f['speed_up_vs_one_by_one']:.2f}x "
+                  f"faster), {f['cpu_per_connector_s']:.3f} s client CPU per connector")
     return 0
 
 

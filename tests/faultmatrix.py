@@ -26,7 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.env.emulator import profiles
+
 GROUP = "kafka.strimzi.io"
+# The version a user's manifests use in the session's Strimzi era (v1 whenever it is served; 0.44-0.48 only v1beta2).
+VERSION = profiles.selected().preferred_version
 JOURNAL = "kubectl-offsets.io/journal"
 REQUESTS = ("strimzi.io/connector-offsets", "strimzi.io/mirrormaker-connector")
 STRING = "org.apache.kafka.connect.storage.StringConverter"
@@ -102,7 +106,7 @@ class Bench:
     def close(self) -> None:
         for plural in ("kafkaconnectors", "kafkamirrormaker2s", "kafkaconnects"):
             try:
-                self.custom.delete_collection_namespaced_custom_object(GROUP, "v1", self.ns, plural)
+                self.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, self.ns, plural)
             except Exception:  # noqa: BLE001 - best effort clean-up
                 pass
         self.core.delete_namespace(self.ns)
@@ -112,14 +116,14 @@ class Bench:
 
         name = self.unique("idle")
         path = self.workdir / f"{name}.in"  # never created: the task idles, its offsets move only when we move them
-        self.custom.create_namespaced_custom_object(GROUP, "v1", self.ns, "kafkaconnects", {
-            "apiVersion": f"{GROUP}/v1", "kind": "KafkaConnect",
+        self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnects", {
+            "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
             "metadata": {"name": "connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
             "spec": {"replicas": 1, "bootstrapServers": self.env.bootstrap_servers, "groupId": f"{self.ns}-g",
                      "configStorageTopic": f"{self.ns}-c", "statusStorageTopic": f"{self.ns}-s",
                      "offsetStorageTopic": f"{self.ns}-o"}})
-        self.custom.create_namespaced_custom_object(GROUP, "v1", self.ns, "kafkaconnectors", {
-            "apiVersion": f"{GROUP}/v1", "kind": "KafkaConnector",
+        self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnectors", {
+            "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
             "metadata": {"name": name, "labels": {"strimzi.io/cluster": "connect"}},
             "spec": {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasksMax": 1,
                      "config": {"file": str(path), "topic": self.unique("idle-topic"), "key.converter": STRING,
@@ -133,23 +137,18 @@ class Bench:
         from confluent_kafka.admin import AdminClient
 
         from kubectl_offsets.core.targets import TargetSpec
-        from tests.env.clients import create_topic, kafka_conf
+        from tests.env.clients import create_topic, kafka_conf, one_mirror_mm2
 
         tag = self.unique("m").split("-")[1][:6]
         name, src, tgt, topic = f"mirror-{tag}", f"east{tag}", f"west{tag}", f"quiet-{tag}"
         create_topic(AdminClient(kafka_conf(self.env.bootstrap_servers)), topic)  # stays empty
         bootstrap = self.env.bootstrap_servers
-        self.custom.create_namespaced_custom_object(GROUP, "v1", self.ns, "kafkamirrormaker2s", {
-            "apiVersion": f"{GROUP}/v1", "kind": "KafkaMirrorMaker2", "metadata": {"name": name},
-            "spec": {"replicas": 1,
-                     "target": {"alias": tgt, "bootstrapServers": bootstrap, "groupId": f"{name}-g",
-                                "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
-                                "offsetStorageTopic": f"{name}-o"},
-                     "mirrors": [{"source": {"alias": src, "bootstrapServers": bootstrap},
-                                  "sourceConnector": {"tasksMax": 1, "config": {
-                                      "refresh.topics.interval.seconds": 1, "sync.topic.configs.enabled": False,
-                                      "heartbeats.replication.enabled": False}},
-                                  "topicsPattern": f"^{topic}$", "groupsPattern": "^none$"}]}})
+        mirror = {"sourceConnector": {"tasksMax": 1, "config": {
+                      "refresh.topics.interval.seconds": 1, "sync.topic.configs.enabled": False,
+                      "heartbeats.replication.enabled": False}},
+                  "topicsPattern": f"^{topic}$", "groupsPattern": "^none$"}
+        self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkamirrormaker2s",
+                                                    one_mirror_mm2(name, src, tgt, bootstrap, mirror))
         connector = f"{src}->{tgt}.MirrorSourceConnector"
         subject = Subject("MirrorMaker 2", "KafkaMirrorMaker2", name, self.ns, connector,
                           {"cluster": src, "topic": topic, "partition": 0}, "offset",

@@ -5,7 +5,7 @@ MirrorMaker 2 and GitOps-trigger scenarios run against it in parallel (pytest-xd
 the environment is stopped.  Tests marked ``exclusive`` (global emulator knobs) are left to the full suite on the
 default profile.  Prints the wall time per profile (start-up included) and exits non-zero if any profile failed.
 
-    python -m tests.run_eras --eras 0.45 0.51   # `make test-eras`; `make test` covers the default profile
+    python -m tests.run_eras --eras 0.45 0.51   # `make test-eras`: the matrix alone (`make test` runs it too)
     python -m tests.run_eras -- -x -k sink      # extra arguments after -- go to pytest
 """
 from __future__ import annotations
@@ -29,7 +29,9 @@ def _interrupt(signum, _frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def run_era(era: str, workers: int, extra: list[str], reports: Path) -> tuple[int, float]:
+def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -> tuple[int, float]:
+    """One era: its own environment, the scenarios in parallel, the environment stopped. ``log`` (an open file)
+    takes pytest's output instead of stdout, when the era runs beside another phase."""
     from tests.env import start_environment
     from tests.suite import Phase, run_phase
 
@@ -38,7 +40,7 @@ def run_era(era: str, workers: int, extra: list[str], reports: Path) -> tuple[in
     environment.start_reaper()
     try:
         phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS))
-        status = run_phase(phase, str(environment.env_json), extra, reports / f"era-{era}.xml")
+        status = run_phase(phase, str(environment.env_json), extra, reports / f"era-{era}.xml", log=log)
     finally:
         environment.stop()
     return status, time.monotonic() - started

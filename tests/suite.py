@@ -5,13 +5,14 @@ in parallel (pytest-xdist) against ONE environment started here, each test isola
 and connector names. Tests marked `exclusive` (they flip global emulator knobs: the faults file, stopping the
 emulator) would disturb their neighbours, so they run afterwards, one at a time, against the same environment.
 
-    python -m tests.suite                  # the default Strimzi profile, KO_TEST_WORKERS workers (default 4)
-    python -m tests.suite --eras           # then the era matrix too
+    python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
+    python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
     python -m tests.suite -- -k mm2        # extra arguments after -- go to every pytest run
 
-With --eras (`make test-eras` runs the matrix alone): for every other Strimzi profile (tests/env/emulator/
-profiles.py), an environment of that era runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios
-(tests/run_eras.py). It is not yet part of `make test`: the 0.45 run still has failures to fix (see the issue).
+The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment of that era runs
+the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make test-eras` runs the
+matrix alone). It runs beside the exclusive phase, which runs one test at a time and mostly waits on the
+operator, so the machine's idle time pays for it; its pytest output is printed when it ends.
 
 The environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. The last line is the plain tally
@@ -25,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -71,19 +73,21 @@ def phases(workers: int) -> list[Phase]:
     ]
 
 
-def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path) -> int:
+def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=None) -> int:
     cmd = [sys.executable, "-m", "pytest", *phase.paths, *PYTEST_COMMON, "-m", phase.marker,
            f"--junitxml={report}", *extra]
     if phase.workers > 1:
         # loadfile keeps a module's tests on one worker, so module-scoped fixtures (a mirror, a Spark session) are
         # built once, not once per worker.
         cmd += ["-n", str(phase.workers), "--dist", "loadfile"]
-    print(f"\n[tests.suite] {phase.title}\n[tests.suite] $ {' '.join(cmd)}", flush=True)
+    out = log or sys.stdout
+    print(f"\n[tests.suite] {phase.title}\n[tests.suite] $ {' '.join(cmd)}", file=out, flush=True)
     started = time.monotonic()
-    status = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "KO_ENV_JSON": env_json})
-    print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", flush=True)
-    # 5 = no test selected: the exclusive phase may legitimately be empty under a -k filter.
-    return 0 if status == 5 and phase.marker == "exclusive" else status
+    status = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "KO_ENV_JSON": env_json}, stdout=log,
+                             stderr=subprocess.STDOUT if log else None)
+    print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", file=out, flush=True)
+    # 5 = no test selected: the exclusive phase, or an era's scenarios, may legitimately be empty under a -k filter.
+    return 0 if status == 5 and (phase.marker == "exclusive" or extra) else status
 
 
 def _interrupt(signum, _frame):
@@ -94,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.suite", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
-    parser.add_argument("--eras", action="store_true", help="also run the other Strimzi profiles' scenarios")
+    parser.add_argument("--no-eras", dest="eras", action="store_false",
+                        help="skip the other Strimzi profiles' scenarios (the default profile only)")
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -105,17 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     reused = os.environ.get("KO_ENV_JSON")
     status, tally, timings = 0, Tally(), {}
     with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
+        eras = EraMatrix(args.workers, args.pytest_args, Path(reports)) if args.eras and not reused else None
         try:
             started = time.monotonic()
-            status = run_default_profile(reused, args, Path(reports), tally)
+            status = run_default_profile(reused, args, Path(reports), tally, eras)
             timings[profiles.DEFAULT] = time.monotonic() - started
-            if args.eras and not reused:
-                from tests.run_eras import run_era
-
-                for era in (p for p in profiles.PROFILES if p != profiles.DEFAULT):
-                    era_status, timings[era] = run_era(era, args.workers, args.pytest_args, Path(reports))
-                    tally.add_junit(Path(reports) / f"era-{era}.xml")
-                    status = status or era_status
+            if eras:
+                status = eras.finish(tally, timings) or status
         except KeyboardInterrupt as e:
             print(f"[tests.suite] interrupted ({e or 'Ctrl-C'})", flush=True)
             status = 130
@@ -125,8 +126,52 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def run_default_profile(reused: str | None, args, reports: Path, tally: Tally) -> int:
-    """Every test on the default profile: the parallel phase, then the exclusive one, against one environment."""
+class EraMatrix:
+    """The other eras, one after another in a background thread (each its own environment), started when the
+    default profile's parallel phase is done."""
+
+    def __init__(self, workers: int, extra: list[str], reports: Path):
+        from tests.env.emulator import profiles
+
+        self.eras = [p for p in profiles.PROFILES if p != profiles.DEFAULT]
+        self.workers, self.extra, self.reports = workers, extra, reports
+        self.log_path = reports / "eras.log"
+        self.results: dict[str, tuple[int, float]] = {}
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}) starts beside the exclusive phase; its output "
+              "follows when it ends", flush=True)
+        self.thread = threading.Thread(target=self._run, name="era-matrix", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from tests.run_eras import run_era
+
+        with open(self.log_path, "w", buffering=1) as log:
+            for era in self.eras:
+                try:
+                    self.results[era] = run_era(era, self.workers, self.extra, self.reports, log=log)
+                except Exception as error:  # noqa: BLE001 - an era whose environment fails to start fails the run
+                    print(f"[tests.suite] Strimzi {era}: {error!r}", file=log, flush=True)
+                    self.results[era] = (1, 0.0)
+
+    def finish(self, tally: Tally, timings: dict) -> int:
+        if self.thread is None:
+            return 0
+        self.thread.join()
+        print(self.log_path.read_text(), end="", flush=True)
+        status = 0
+        for era, (code, seconds) in self.results.items():
+            timings[era] = seconds
+            tally.add_junit(self.reports / f"era-{era}.xml")
+            status = status or code
+        return status if len(self.results) == len(self.eras) else status or 1
+
+
+def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:
+    """Every test on the default profile: the parallel phase, then the exclusive one (beside the era matrix),
+    against one environment."""
     from tests.env import Env, start_environment
 
     environment = Env.load(reused) if reused else start_environment()
@@ -135,6 +180,8 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally) -
     status = 0
     try:
         for index, phase in enumerate(phases(args.workers)):
+            if phase.marker == "exclusive" and eras:
+                eras.start()
             report = reports / f"phase-{index}.xml"
             status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
             tally.add_junit(report)

@@ -300,8 +300,9 @@ def plan_reset(cluster: ClusterConfig, members: list[Member], options: Options, 
     def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
         live, before = _current(kube, member, options, progress)
         preview = operations.Preview("reset", live.target, live.kind, before, None)
+        # The plan's list is the run's preview too: one list (and its operator passes) per connector less.
         return PlanItem(member, "reset", preview, run=lambda kube, opts, prog: operations.reset_offsets(
-            kube, member.spec, namespace=member.namespace, options=opts, progress=prog))
+            kube, member.spec, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
     return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
 
@@ -317,7 +318,7 @@ def plan_alter(cluster: ClusterConfig, members: list[Member], request: AlterRequ
         change = build_change(request, live.facts(), before)
         preview = operations.Preview("alter", live.target, live.kind, before, change)
         return PlanItem(member, "alter", preview, run=lambda kube, opts, prog: operations.alter_offsets(
-            kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog))
+            kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
     return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
 
@@ -425,7 +426,7 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
         request = AlterRequest(file=str(path))
         preview = operations.Preview("alter", live.target, live.kind, before, change)
         return PlanItem(member, "alter", preview, run=lambda kube, opts, prog: operations.alter_offsets(
-            kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog))
+            kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
     try:
         items = _plan(cluster, placed, plan_one, options, parallel, progress or SilentProgress())

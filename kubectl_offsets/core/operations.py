@@ -105,8 +105,11 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
 def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None, bootstrap_servers: str | None = None,
-                  kafka_options: tuple[tuple[str, str], ...] = ()) -> Outcome | Preview:
-    """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against."""
+                  kafka_options: tuple[tuple[str, str], ...] = (),
+                  listed: OffsetsDocument | None = None) -> Outcome | Preview:
+    """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against.
+    ``listed``: the offsets a caller listed moments ago for its own preview (a fleet plan), used for validation and
+    the preview instead of asking the operator again; the flow lists once the connector is stopped either way."""
     options, progress = options or Options(), progress or SilentProgress()
     request.check_combination()
     live = _prepare(kube, spec, namespace, options, progress)
@@ -122,7 +125,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
         change = early if early is not None else _build(request, facts, before)
         return _dry_run_preview("alter", live, before, change, options, progress,
                                 unverified=partitions.check(change, before))
-    before = _list_for_preview(kube, live, options, progress)
+    before = listed if listed is not None else _list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
 
@@ -144,7 +147,8 @@ def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
 
 def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                   confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None) -> Outcome | Preview:
+                  crash_after: str | None = None, listed: OffsetsDocument | None = None) -> Outcome | Preview:
+    """``listed``: as for ``alter_offsets``, the offsets a caller listed moments ago for its preview."""
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options, progress)
     full = _full_reset_plan(kube, live, options, progress)
@@ -152,7 +156,7 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
         preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
-    before = _list_for_preview(kube, live, options, progress)
+    before = listed if listed is not None else _list_for_preview(kube, live, options, progress)
     return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after,
                             lambda stopped: None, full_reset=full)
 

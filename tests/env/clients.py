@@ -178,3 +178,30 @@ def kube_api_client(kubeconfig: str):
     from kubernetes import config
 
     return config.new_client_from_config(config_file=kubeconfig)
+
+
+def one_mirror_mm2(name: str, source: str, target: str, bootstrap: str, mirror: dict, profile=None) -> dict:
+    """A KafkaMirrorMaker2 with one mirror ``source -> target`` (both on ``bootstrap``), in the layout that the
+    session's Strimzi profile lets a user write (the v1 layout where it is served, the legacy one on 0.44-0.48):
+    ``mirror`` holds the connectors and patterns, the cluster fields are added here. Create it through
+    ``profile.preferred_version``."""
+    from tests.env.emulator import profiles
+
+    profile = profile or profiles.selected()
+    mirror = dict(mirror)
+    if profiles.LAYOUT_V1 in profile.mm2_layouts:
+        mirror["source"] = {"alias": source, "bootstrapServers": bootstrap}
+        spec = {"replicas": 1, "target": {"alias": target, "bootstrapServers": bootstrap, "groupId": f"{name}-g",
+                                          "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
+                                          "offsetStorageTopic": f"{name}-o"},
+                "mirrors": [mirror]}
+    else:
+        mirror.update({"sourceCluster": source, "targetCluster": target})
+        spec = {"replicas": 1, "connectCluster": target,
+                "clusters": [{"alias": a, "bootstrapServers": bootstrap, "config": {
+                    "group.id": f"{name}-g", "config.storage.topic": f"{name}-c",
+                    "status.storage.topic": f"{name}-s", "offset.storage.topic": f"{name}-o"}}
+                    if a == target else {"alias": a, "bootstrapServers": bootstrap} for a in (source, target)],
+                "mirrors": [mirror]}
+    return {"apiVersion": f"kafka.strimzi.io/{profile.preferred_version}", "kind": "KafkaMirrorMaker2",
+            "metadata": {"name": name}, "spec": spec}

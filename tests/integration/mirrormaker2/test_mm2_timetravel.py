@@ -2,7 +2,7 @@
 records of that time (stored = last replicated, so resume at N stores N-1), and a partition whose records are all
 older than the time resumes at its end: nothing of it is replicated again.
 
-Own KafkaMirrorMaker2 (v1 layout, one mirror, one source connector) on a two-partition topic with chosen record
+Own KafkaMirrorMaker2 (the era's layout, one mirror, one source connector) on a two-partition topic with chosen record
 timestamps; the source cluster's address is taken from the mirror's spec (the default).
 """
 from __future__ import annotations
@@ -12,9 +12,11 @@ import uuid
 
 import pytest
 
-from tests.env.clients import ConnectRest, create_topic, kafka_conf
+from tests.env.clients import ConnectRest, create_topic, kafka_conf, one_mirror_mm2
 
-from .conftest import GROUP, PLURAL, SOURCE_CONFIG, wait_for
+from .conftest import GROUP, PLURAL, PROFILE, SOURCE_CONFIG, wait_for
+
+VERSION = PROFILE.preferred_version
 
 
 def partition_counts(bootstrap: str, topic: str) -> dict[int, int]:
@@ -70,15 +72,9 @@ def timed_mirror(env, kube_api, kafka_admin):
         producer.produce(topic, value=f"p1-{i}".encode(), partition=1, timestamp=t0 - 600_000 + i * 1000)
     assert producer.flush(30) == 0
     producer = None
-    body = {"apiVersion": f"{GROUP}/v1", "kind": "KafkaMirrorMaker2", "metadata": {"name": name, "namespace": ns},
-            "spec": {"replicas": 1,
-                     "target": {"alias": tgt, "bootstrapServers": env.bootstrap_servers, "groupId": f"{name}-g",
-                                "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
-                                "offsetStorageTopic": f"{name}-o"},
-                     "mirrors": [{"source": {"alias": src, "bootstrapServers": env.bootstrap_servers},
-                                  "sourceConnector": {"tasksMax": 1, "config": dict(SOURCE_CONFIG)},
-                                  "topicsPattern": f"^{topic}$"}]}}
-    custom.create_namespaced_custom_object(GROUP, "v1", ns, PLURAL, body)
+    mirror = {"sourceConnector": {"tasksMax": 1, "config": dict(SOURCE_CONFIG)}, "topicsPattern": f"^{topic}$"}
+    custom.create_namespaced_custom_object(GROUP, VERSION, ns, PLURAL,
+                                           one_mirror_mm2(name, src, tgt, env.bootstrap_servers, mirror))
     target_topic = f"{src}.{topic}"
     wait_for("all 9 records replicated", lambda: partition_counts(env.bootstrap_servers, target_topic) == {0: 6, 1: 3},
              timeout=120)
@@ -91,7 +87,7 @@ def timed_mirror(env, kube_api, kafka_admin):
     wait_for("the replicated positions stored", committed, timeout=120)
     yield {"ns": ns, "name": name, "src": src, "tgt": tgt, "topic": topic, "target_topic": target_topic, "t0": t0}
     try:
-        custom.delete_namespaced_custom_object(GROUP, "v1", ns, PLURAL, name)
+        custom.delete_namespaced_custom_object(GROUP, VERSION, ns, PLURAL, name)
     finally:
         core.delete_namespace(ns)
 

@@ -163,6 +163,7 @@ class Lab:
 
         self.producer = Producer({"bootstrap.servers": env.bootstrap_servers, "log_level": 3})
         self.feeders: list[Feeder] = []
+        self.connect = CONNECT  # the KafkaConnect new connectors belong to (the fleet benchmark spreads them)
 
     def stop_feeders(self) -> None:
         for feeder in self.feeders:
@@ -175,7 +176,7 @@ class Lab:
             spec["state"] = state
         spec.update(extra or {})
         return {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
-                "metadata": {"name": name, "namespace": self.ns, "labels": {"strimzi.io/cluster": CONNECT}},
+                "metadata": {"name": name, "namespace": self.ns, "labels": {"strimzi.io/cluster": self.connect}},
                 "spec": spec}
 
     def sink(self, prefix: str = "sink", records: int = 0, *, state: str | None = None, wait_for: int | None = None,

@@ -15,6 +15,7 @@ import pytest
 from kubernetes import client as k8s
 
 from tests.env.clients import create_topic, unique_name
+from tests.env.emulator import profiles
 
 from .conftest import (CONNECT, FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, STRING, VERSION, Connector, annotations,
                        assert_unchanged, eventually, live_state, snapshot, spec_state)
@@ -40,6 +41,13 @@ def operator_pod(cluster, ns: str, version: str) -> None:
         "spec": {"automountServiceAccountToken": False,
                  "containers": [{"name": "strimzi-cluster-operator",
                                  "image": f"quay.io/strimzi/operator:{version}"}]}})
+
+
+# Creating a connector stopped (initial_state) is a Strimzi 1.2 feature: on an older era the emulator, like that
+# operator, creates it running, whatever a pod's image tag says, and these record-exact proofs do not hold; the
+# plugin's answer there (--accept-start-window) is test_older_operator_needs_accept_start_window's.
+needs_initial_state = pytest.mark.skipif(not profiles.selected().creates_with_initial_state,
+                                         reason="this Strimzi era creates connectors running (no initial_state)")
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +114,7 @@ def emulator_log(env) -> str:
 
 # ---- create ----------------------------------------------------------------------------------------------------
 
+@needs_initial_state
 def test_create_sink_at_chosen_offsets_writes_exactly_those_records_first(lab12, cli, env, tmp_path):
     lab = lab12
     name, topic = unique_name("csink"), unique_name("csink-topic")
@@ -128,6 +137,7 @@ def test_create_sink_at_chosen_offsets_writes_exactly_those_records_first(lab12,
     eventually("r8 written", lambda: conn.file_lines() == ["r5", "r6", "r7", "r8"] or None, timeout=RECORDS_TIMEOUT)
 
 
+@needs_initial_state
 def test_create_source_at_chosen_offsets_sends_exactly_the_rest_of_its_file(lab12, cli, tmp_path):
     lab = lab12
     name, topic = unique_name("csrc"), unique_name("csrc-topic")
@@ -383,6 +393,7 @@ def test_time_travel_to_earliest_and_latest_on_named_partitions(lab12, cli):
     assert spec_state(lab.cr(conn)) == "paused"
 
 
+@needs_initial_state
 def test_create_with_time_travel_starts_at_the_record_of_that_time(lab12, cli, tmp_path):
     lab = lab12
     name, topic = unique_name("ctt"), unique_name("ctt-topic")
@@ -416,6 +427,7 @@ def test_a_create_that_fails_before_the_hand_over_deletes_the_new_connector_agai
     assert not exists(lab, name)
 
 
+@needs_initial_state
 def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_printed_patch(lab12, cli, kube,
                                                                                           tmp_path):
     """The process dies right after the operator got the offsets: the journal finishes them (recover), the
