@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 ERA_TESTS = ["tests/integration/online", "tests/integration/mirrormaker2",
              "tests/integration/gitops/test_end_to_end.py", "tests/integration/gitops/test_trigger_job.py",
              "tests/integration/gitops/test_mm2_end_to_end.py"]
+# The fault matrix (70 SIGKILLs and connection cuts, each followed by recover) takes over half an hour on an older
+# era, whose MirrorMaker 2 reconciles wait for the pods each time; it runs on the default profile in every suite
+# run; on an era, run benchmarks/fault_matrix.py --env-json against `python -m tests.env up --strimzi ERA`.
+ERA_DESELECTED = ["tests/integration/online/test_fault_matrix.py::test_every_injected_fault_leaves_the_connector_safe"]
 
 
 def _interrupt(signum, _frame):
@@ -40,7 +44,9 @@ def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -
     environment.start_reaper()
     try:
         phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS))
-        status = run_phase(phase, str(environment.env_json), extra, reports / f"era-{era}.xml", log=log)
+        deselected = [f"--deselect={test}" for test in ERA_DESELECTED]
+        status = run_phase(phase, str(environment.env_json), [*deselected, *extra], reports / f"era-{era}.xml",
+                           log=log)
     finally:
         environment.stop()
     return status, time.monotonic() - started

@@ -157,6 +157,7 @@ def test_create_source_at_chosen_offsets_sends_exactly_the_rest_of_its_file(lab1
     assert lab.topic_values(topic, 3) == ["line-3", "line-4", "line-5"]
 
 
+@needs_initial_state
 def test_create_keeps_the_requested_paused_state(lab12, cli, tmp_path):
     lab = lab12
     name, topic = unique_name("cpaused"), unique_name("cpaused-topic")
