@@ -10,7 +10,7 @@ import hashlib
 FIELD_MANAGER = "kubectl-offsets"
 # Our mark on a custom resource while an operation is under way; holds a JSON journal (schemas/journal.schema.json).
 ANNOTATION_JOURNAL = "kubectl-offsets.io/journal"
-# Our own annotation whose new value is a watch event the operator reconciles (a "nudge", see core/operator.py).
+# Our own annotation whose new value is a watch event the operator reconciles (a "nudge", see core/online/operator.py).
 ANNOTATION_NUDGE = "kubectl-offsets.io/nudge"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "backup"

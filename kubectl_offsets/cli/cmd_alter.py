@@ -93,9 +93,9 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
     missing: warnings in the preview); --require-check refuses when the source cluster cannot be reached.
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
         from ..core.inputs import AlterRequest
-        from ..core.timetravel import TimeTravel
+        from ..core.online.timetravel import TimeTravel
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
@@ -119,7 +119,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
             if bootstrap_server or kafka_options:
                 raise InputError("--bootstrap-server checks the partitions of one connector",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
-            from ..core.fleet import check_request
+            from ..core.online.fleet import check_request
             from .fleet import run_fleet_command
 
             check_request(request)
@@ -136,7 +136,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         print_result(result, dry_run, output)
 
     def _time_travel(travel, other_inputs: bool, mm2):
-        from ..core import timetravel
+        from ..core.online import timetravel
         from ..errors import InputError
 
         if other_inputs:

@@ -34,7 +34,7 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
       kubectl offsets check kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o json
     """
     def work():
-        from ..core import mm2_check
+        from ..core.online import mm2_check
         from ..errors import CheckFailedError
 
         broker_flags["require_check"] = True  # check has nothing to do without the broker

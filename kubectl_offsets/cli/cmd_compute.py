@@ -242,8 +242,8 @@ def _read_current(path: str):
 
 def _from_cluster(flags: dict[str, Any], progress):
     """The connector's kind and offsets, listed through Strimzi (the online list flow)."""
-    from ..core import operations
-    from ..core.targets import TargetSpec
+    from ..core.online import operations
+    from ..core.online.targets import TargetSpec
     from ..model import ClusterConfig, Options, WaitSettings
 
     kube = operations.connect(ClusterConfig(kubeconfig=flags["kubeconfig"], context=flags["context"],

@@ -61,7 +61,7 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
       kubectl offsets create -f my-source.yaml --from-scratch                       # forget a predecessor's offsets
     """
     def work():
-        from ..core import lifecycle
+        from ..core.online import lifecycle
 
         require_confirmation_possible(yes, dry_run, "create")
         request_args = dict(offsets_file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset,
@@ -84,7 +84,7 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
 def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets, skip_records, to_offset, topics,
                      to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options):
     """The change the user asked for: an AlterRequest, a time-travel request, or None (only --from-scratch)."""
-    from ..core import lifecycle, timetravel
+    from ..core.online import lifecycle, timetravel
     from ..core.inputs import AlterRequest
     from ..errors import InputError
     from .cmd_alter import print_positions

@@ -31,7 +31,7 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
       kubectl offsets create -f my-sink.yaml --offsets my-sink-offsets.json  # later: start where you want
     """
     def work():
-        from ..core import lifecycle
+        from ..core.online import lifecycle
 
         require_confirmation_possible(yes, dry_run, "delete")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)

@@ -185,7 +185,7 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
       kubectl offsets gitops create -f my-sink.yaml --repo ./deploy --from-scratch --accept-start-window --commit
     """
     def work():
-        from ..core import lifecycle
+        from ..core.online import lifecycle
         from ..core.gitops import create as gitops_create
         from ..core.inputs import AlterRequest
 
@@ -259,7 +259,7 @@ def _current(target, connector, source_cluster, kw):
 
         return read_offsets_file(kw["before_file"], ConnectorFacts(kind=ConnectorKind.SOURCE))
     if kw["from_cluster"]:
-        from ..core import operations
+        from ..core.online import operations
         from .common import session, target_spec
 
         kube, options, progress = session(kw["namespace"], kw["context"], kw["kubeconfig"], kw["timeout"],

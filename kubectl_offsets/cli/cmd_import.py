@@ -39,7 +39,7 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
       kubectl offsets import -f offsets-kafka.json -n kafka-dr --only orders-sink
     """
     def work():
-        from ..core import fleet
+        from ..core.online import fleet
         from .fleet import run_plan
         from .options import cluster_config
 

@@ -38,7 +38,7 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "list"):
             _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces)
             return
-        from ..core import operations
+        from ..core.online import operations
         from ..output.render import render_offsets
 
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
@@ -54,7 +54,7 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     """The fleet form of list, shared with export (which records where the offsets come from)."""
     import sys
 
-    from ..core import fleet
+    from ..core.online import fleet
     from ..errors import ExitStatus
     from ..output.fleet import render_fleet
     from .fleet import cluster_and_members, entry_rows, selection, warn_unlisted

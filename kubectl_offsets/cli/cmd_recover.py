@@ -36,7 +36,7 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
       kubectl offsets recover my-sink -n kafka --force    # its process was killed a moment ago
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
 
         from .options import key_value_pairs
 

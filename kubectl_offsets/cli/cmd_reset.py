@@ -54,7 +54,7 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
     its own backup and journal ('undo -l ... --since TIME' puts them all back).
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
         from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "reset")

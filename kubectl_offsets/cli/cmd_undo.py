@@ -44,7 +44,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
       kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
         from ..errors import InputError
         from .fleet import check_target_or_selection
 

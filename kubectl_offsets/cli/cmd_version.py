@@ -37,7 +37,7 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
       kubectl offsets version -n kafka --connect-url http://localhost:8083
       kubectl offsets version -o json
     """
-    from ..core import versions
+    from ..core.online import versions
 
     if client:
         _print(versions.client_report(), output)

@@ -60,7 +60,7 @@ def with_mm2_broker_options(f):
 
 def mm2_settings(flags: dict, **more):
     """The MirrorMaker 2 settings (core.mm2_check.Mm2Settings) from the flags of with_mm2_broker_options."""
-    from ..core.mm2_check import Mm2Settings
+    from ..core.online.mm2_check import Mm2Settings
 
     return Mm2Settings(source_bootstrap=flags.get("source_bootstrap_server"),
                        kafka_options=tuple(flags.get("kafka_options") or ()),
@@ -76,7 +76,7 @@ def with_connector_options(f):
 def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_run=False, resume=True, force=False,
             mm2=None):
     """The kube client, options and progress for one invocation (imports the library lazily)."""
-    from ..core import operations
+    from ..core.online import operations
     from ..model import Options, WaitSettings
     from ..output.progress import StderrProgress
 
@@ -87,7 +87,7 @@ def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_ru
 
 
 def target_spec(target: str, connector: str | None, source_cluster: str | None):
-    from ..core.targets import TargetSpec
+    from ..core.online.targets import TargetSpec
 
     return TargetSpec(target, connector=connector, source_cluster=source_cluster)
 

@@ -1,5 +1,5 @@
 """What the fleet forms of list, alter, reset, undo, export and import share: the selection flags, the plan shown
-before one confirmation, and the summary printed after. Parsing and printing only; core/fleet.py does the work."""
+before one confirmation, and the summary printed after. Parsing and printing only; core/online/fleet.py does the work."""
 
 from __future__ import annotations
 
@@ -45,14 +45,14 @@ def check_target_or_selection(target, connector, selector, all_, all_namespaces,
 
 
 def selection(namespace, selector, all_, all_namespaces):
-    from ..core.fleet import Selection
+    from ..core.online.fleet import Selection
 
     return Selection(namespace=namespace, all_namespaces=all_namespaces, selector=selector)
 
 
 def cluster_and_members(namespace, context, kubeconfig, sel):
     """The cluster config, one client, and the selected members (an empty selection is an error: nothing to do)."""
-    from ..core import fleet, operations
+    from ..core.online import fleet, operations
     from ..errors import NotFoundError
     from .options import cluster_config
 
@@ -83,7 +83,7 @@ def warn_unlisted(errors) -> None:
 def run_plan(plan_builder: Callable[[], object], cluster, options, parallel: int, skip_invalid: bool, verb: str,
              progress) -> None:
     """Plan, show, confirm once, execute, summarise; exit non-zero if any connector failed."""
-    from ..core import fleet
+    from ..core.online import fleet
 
     plan = plan_builder()
     try:
@@ -146,7 +146,7 @@ def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, q
                       selector, all_, all_namespaces, parallel, skip_invalid) -> None:
     """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress)``),
     confirm once, run."""
-    from ..core import fleet
+    from ..core.online import fleet
     from .common import session
 
     sel = selection(namespace, selector, all_, all_namespaces)

@@ -109,7 +109,7 @@ def test_known_exceptions_are_still_needed():
 
 
 @pytest.mark.parametrize("importer, imported", [
-    ("kubectl_offsets.adapters.kube", "kubectl_offsets.core.operations"),
+    ("kubectl_offsets.adapters.kube", "kubectl_offsets.core.online.operations"),
     ("kubectl_offsets.core.gitops.edits", "kubectl_offsets.cli.common"),
     ("kubectl_offsets.strimzi", "kubectl_offsets.adapters.kube"),
     ("kubectl_offsets.adapters.gitrepo", "kubectl_offsets.adapters.forge"),

@@ -25,7 +25,7 @@ from ...connect import connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_GITOPS, gitops_configmap_name
 from ...errors import InputError, NotFoundError, PreconditionError
 from ..inputs import AlterRequest, build_change
-from ..lifecycle import Manifest, _facts, _stopped_body
+from ..online.lifecycle import Manifest, _facts, _stopped_body
 from . import locate as manifests
 from .phases import _operation_id
 from .plan import FileChange, GitopsRequest, Plan

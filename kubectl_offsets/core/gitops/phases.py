@@ -141,7 +141,7 @@ def _kind(target: strimzi.ConnectorTarget, resource: dict[str, Any]) -> Connecto
 
 
 def _facts(target: strimzi.ConnectorTarget, kind: ConnectorKind, resource: dict[str, Any]) -> ConnectorFacts:
-    from ..targets import topic_filter  # the same topic checks as online
+    from ..online.targets import topic_filter  # the same topic checks as online
 
     consumes, description = topic_filter(target, resource)
     return ConnectorFacts(kind=kind, source_alias=target.source_alias, consumes=consumes,

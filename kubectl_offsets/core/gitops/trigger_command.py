@@ -22,8 +22,8 @@ from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
 from ...errors import InputError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument, Options
 from ...output.progress import Progress, SilentProgress
-from .. import configmaps
-from ..targets import LiveTarget, TargetSpec, preflight, resolve
+from ..online import configmaps
+from ..online.targets import LiveTarget, TargetSpec, preflight, resolve
 
 
 @dataclass
@@ -96,8 +96,8 @@ def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
 def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
           crash_after: str | None) -> TriggerResult:
     """Back up (the connector is stopped, so the list is exact), then fire through the journaled step machine."""
-    from ..operator import OperatorClient
-    from ..steps import AlterFlow
+    from ..online.operator import OperatorClient
+    from ..online.steps import AlterFlow
 
     target, action = live.target, record["operation"]
     change = configmaps.get_document(kube, target, record["configMap"], written_by="GitOps phase 1") \

@@ -121,7 +121,7 @@ def server_dry_run(plan: Plan, root: Path, namespace: str | None, kubeconfig: st
                    context: str | None) -> int:
     """Server-side apply with dryRun=All of every built manifest; returns how many were accepted."""
     from ...model import ClusterConfig
-    from .. import operations
+    from ..online import operations
 
     documents = built_documents(plan, root)
     check_schemas(documents)

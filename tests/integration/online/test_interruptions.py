@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from kubectl_offsets.core import operations
+from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.journal import POINT_OF_NO_RETURN, STEPS
-from kubectl_offsets.core.steps import SimulatedCrash
-from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.core.online.journal import POINT_OF_NO_RETURN, STEPS
+from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
 

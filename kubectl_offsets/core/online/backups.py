@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import strimzi
-from ..conventions import (ANNOTATION_CONNECTOR, BACKUP_CHANGED_KEY, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET,
+from ... import strimzi
+from ...conventions import (ANNOTATION_CONNECTOR, BACKUP_CHANGED_KEY, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET,
                            backup_configmap_name, NAME_MAX, derived_name, label_value)
-from ..errors import InputError, NotFoundError
-from ..model import OffsetsDocument
+from ...errors import InputError, NotFoundError
+from ...model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
 
 ANNOTATION_TAKEN_AT = "kubectl-offsets.io/taken-at"

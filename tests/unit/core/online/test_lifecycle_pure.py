@@ -8,8 +8,8 @@ import json
 import pytest
 
 from kubectl_offsets import strimzi
-from kubectl_offsets.core import lifecycle
-from kubectl_offsets.core.timetravel import TimeTravel, _parse_topic
+from kubectl_offsets.core.online import lifecycle
+from kubectl_offsets.core.online.timetravel import TimeTravel, _parse_topic
 from kubectl_offsets.errors import InputError
 from kubectl_offsets.model import OffsetEntry, OffsetsDocument
 

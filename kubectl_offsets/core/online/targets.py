@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .. import strimzi
-from ..connect import ConnectorKind, connector_kind
-from .. import conventions
-from ..conventions import ANNOTATION_JOURNAL
-from ..errors import ForbiddenError, InputError, NotFoundError, PreconditionError
-from .inputs import ConnectorFacts
+from ... import strimzi
+from ...connect import ConnectorKind, connector_kind
+from ... import conventions
+from ...conventions import ANNOTATION_JOURNAL
+from ...errors import ForbiddenError, InputError, NotFoundError, PreconditionError
+from ..inputs import ConnectorFacts
 
 
 @dataclass(frozen=True)

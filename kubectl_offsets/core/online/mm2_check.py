@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import mirrormaker, schemas, strimzi
-from ..connect import ConnectorKind
-from ..errors import InputError, MissingExtraError, NotFoundError, OffsetsError, PreconditionError
-from ..model import OffsetsDocument
+from ... import mirrormaker, schemas, strimzi
+from ...connect import ConnectorKind
+from ...errors import InputError, MissingExtraError, NotFoundError, OffsetsError, PreconditionError
+from ...model import OffsetsDocument
 
 BrokerFactory = Callable[[str, tuple[tuple[str, str], ...], float], Any]
 DEFAULT_CHECK_TIMEOUT = 5.0  # an address only reachable in-cluster must not hold a command up long
@@ -148,7 +148,7 @@ def _skip(report: CheckReport, reason: str, settings: Mm2Settings) -> CheckRepor
 
 
 def _default_broker(bootstrap: str, options: tuple[tuple[str, str], ...], timeout: float):
-    from ..adapters.kafka import Broker
+    from ...adapters.kafka import Broker
 
     return Broker(bootstrap, options, timeout=timeout)
 

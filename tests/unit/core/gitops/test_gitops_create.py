@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_offsets.core import lifecycle
+from kubectl_offsets.core.online import lifecycle
 from kubectl_offsets.core.gitops import create as gitops_create
 from kubectl_offsets.core.gitops import output, phases
 from kubectl_offsets.core.gitops.plan import GitopsRequest

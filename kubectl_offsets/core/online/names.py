@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import strimzi
-from ..model import ClusterConfig
+from ... import strimzi
+from ...model import ClusterConfig
 
 Names = list[tuple[str, str]]
 
 
 def load_client() -> None:
     """Import the kube adapter (and so the kubernetes client) now, outside any deadline."""
-    from ..adapters import kube  # noqa: F401
+    from ...adapters import kube  # noqa: F401
 
 
 class LineWords:
@@ -33,7 +33,7 @@ class LineWords:
                              namespace=self.params.get("namespace"))
 
     def kube(self):
-        from ..adapters.kube import Kube  # heavy: only now that a name is really being completed
+        from ...adapters.kube import Kube  # heavy: only now that a name is really being completed
 
         return Kube(self.cluster_config(), request_timeout=self.timeout)
 
@@ -56,7 +56,7 @@ def namespaces(line: LineWords, incomplete: str) -> Names:
 
 
 def contexts(line: LineWords, incomplete: str) -> Names:
-    from ..adapters.kube import list_contexts
+    from ...adapters.kube import list_contexts
 
     return [(name, "") for name in list_contexts(line.params.get("kubeconfig"))]
 

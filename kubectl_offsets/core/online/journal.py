@@ -20,8 +20,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import __version__, schemas, strimzi
-from ..errors import PreconditionError
+from ... import __version__, schemas, strimzi
+from ...errors import PreconditionError
 
 # Step ids are stored in journals: never rename one after a release. Their order is the flow's order; "stop" comes
 # before "backup" because the offsets of a running connector move (live partitions): the backup and the offsets
@@ -47,7 +47,7 @@ def document_digest(document) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
-# Steps only a MirrorMaker 2 full reset takes (core/mm2_full_reset.py), between the source's verify and resume:
+# Steps only a MirrorMaker 2 full reset takes (core/online/mm2_full_reset.py), between the source's verify and resume:
 # past the point of no return.
 FULL_RESET_STEPS = ("reset-checkpoint", "truncate-offset-syncs")
 
@@ -75,7 +75,7 @@ class Journal:
     previous_pause: bool | None = None
     tool: str = field(default_factory=lambda: f"kubectl-offsets {__version__}")
     version: int = VERSION
-    # A MirrorMaker 2 full reset only (core/mm2_full_reset.py): the checkpoint connector and the offset-syncs topic,
+    # A MirrorMaker 2 full reset only (core/online/mm2_full_reset.py): the checkpoint connector and the offset-syncs topic,
     # and whether the truncation happened. Absent from every other journal.
     offset_syncs: dict[str, Any] | None = None
 

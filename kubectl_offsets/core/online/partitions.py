@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .. import strimzi
-from ..connect import topic_partition_of
-from ..errors import ForbiddenError, InputError, NotFoundError, OffsetsError
-from ..model import OffsetsDocument
+from ... import strimzi
+from ...connect import topic_partition_of
+from ...errors import ForbiddenError, InputError, NotFoundError, OffsetsError
+from ...model import OffsetsDocument
 from .targets import LiveTarget
 
 TopicPartition = tuple[str, int]
@@ -76,7 +76,7 @@ class PartitionChecker:
             self._from_kafkatopics(new)
 
     def _from_brokers(self, topics: set[str]) -> None:
-        from ..adapters.kafka import Broker  # confluent-kafka: only when --bootstrap-server is given
+        from ...adapters.kafka import Broker  # confluent-kafka: only when --bootstrap-server is given
 
         try:
             found = Broker(self.bootstrap_servers, self.kafka_options).partitions(sorted(topics))

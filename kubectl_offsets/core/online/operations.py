@@ -1,7 +1,7 @@
 """The library's front door: list, alter, reset, undo, recover and trigger, usable from Python.
 
-    from kubectl_offsets.core import operations
-    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.core.online import operations
+    from kubectl_offsets.core.online.targets import TargetSpec
     kube = operations.connect(ClusterConfig(namespace="kafka"))
     result = operations.list_offsets(kube, TargetSpec("my-sink"))
 
@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import strimzi
-from ..connect import ConnectorKind, external_offsets_warning, in_listing_order
-from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
-from ..errors import InputError, NotFoundError, PreconditionError
-from ..model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
-from ..output.progress import Progress, SilentProgress
+from ... import strimzi
+from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
+from ...conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
+from ...errors import InputError, NotFoundError, PreconditionError
+from ...model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
+from ...output.progress import Progress, SilentProgress
 from . import backups, configmaps
-from .inputs import AlterRequest, build_change, read_offsets_file, validate_change
+from ..inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal
 from .operator import OperatorClient
 from .partitions import PartitionChecker
@@ -31,7 +31,7 @@ from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 
 def connect(cluster: ClusterConfig):
-    from ..adapters.kube import Kube  # the kubernetes client is heavy: only when a command talks to a cluster
+    from ...adapters.kube import Kube  # the kubernetes client is heavy: only when a command talks to a cluster
 
     return Kube(cluster)
 
@@ -137,7 +137,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
 
 def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
     """The change document: an ``AlterRequest`` goes through the input checks of ``inputs``; a request that knows
-    how to build its own change (time travel, ``core/timetravel.py``) builds it and runs the same checks."""
+    how to build its own change (time travel, ``core/online/timetravel.py``) builds it and runs the same checks."""
     own = getattr(request, "build_change", None)
     return own(facts, current) if own is not None else build_change(request, facts, current)
 

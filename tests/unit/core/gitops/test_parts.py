@@ -20,7 +20,7 @@ from .helpers import FIXTURES, cli, copy_fixture, snapshot
 def test_manifest_schemas_match_the_crds():
     for name in crd_schemas.CRDS:
         assert (crd_schemas.ROOT / "schemas" / f"{name}.schema.json").read_text() == crd_schemas.render(name), \
-            "regenerate with: python -m tests.unit.gitops.crd_schemas"
+            "regenerate with: python -m tests.unit.core.gitops.crd_schemas"
 
 
 def test_finder_classifies_kustomize_patches_helm_and_argo():

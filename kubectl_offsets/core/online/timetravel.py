@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import strimzi
-from ..connect import ConnectorKind, entry_for, stored_offset_to_resume_at, topic_partition_of
-from ..errors import InputError, NotFoundError
-from ..model import OffsetsDocument, Options
-from ..output.progress import Progress, SilentProgress
-from .inputs import ConnectorFacts, validate_change
+from ... import strimzi
+from ...connect import ConnectorKind, entry_for, stored_offset_to_resume_at, topic_partition_of
+from ...errors import InputError, NotFoundError
+from ...model import OffsetsDocument, Options
+from ...output.progress import Progress, SilentProgress
+from ..inputs import ConnectorFacts, validate_change
 from .targets import TargetSpec, resolve
 
 TopicPartition = tuple[str, int]
@@ -57,7 +57,7 @@ class TimeTravel:
 
     def at_ms(self, now: dt.datetime | None = None) -> int | None:
         """The asked time in epoch ms (--by-duration counts back from ``now``); None for earliest/latest."""
-        from .compute import at_for_duration, parse_datetime  # the same parsing as `compute`
+        from ..compute import at_for_duration, parse_datetime  # the same parsing as `compute`
 
         if self.to_datetime:
             return parse_datetime(self.to_datetime)
@@ -184,7 +184,7 @@ def open_broker_for_connect(kube, connect_name: str, namespace: str, travel: Tim
 
 
 def probe_broker(address: str, where: str, travel: TimeTravel, progress: Progress):
-    from ..adapters.kafka import Broker
+    from ...adapters.kafka import Broker
 
     progress.step(f"asking the broker at {address} ({where}) for the partitions' offsets")
     broker = Broker(address, travel.kafka_options, timeout=PROBE_TIMEOUT)

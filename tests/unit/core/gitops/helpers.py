@@ -9,7 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gitops"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "gitops"
 
 
 def copy_fixture(name: str, tmp_path: Path) -> Path:

@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import strimzi
-from ..connect import ConnectorKind, connector_kind
-from ..conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL
-from ..errors import InputError, NotFoundError, OffsetsError, PreconditionError
-from ..model import OffsetEntry, OffsetsDocument, Options
-from ..output.progress import Progress, SilentProgress
-from .inputs import AlterRequest, ConnectorFacts, build_change
+from ... import strimzi
+from ...connect import ConnectorKind, connector_kind
+from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL
+from ...errors import InputError, NotFoundError, OffsetsError, PreconditionError
+from ...model import OffsetEntry, OffsetsDocument, Options
+from ...output.progress import Progress, SilentProgress
+from ..inputs import AlterRequest, ConnectorFacts, build_change
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
 from .targets import LiveTarget, TargetSpec, _check_connect_cluster, topic_filter
@@ -228,7 +228,7 @@ def _check_create_permissions(kube, target: strimzi.ConnectorTarget) -> None:
     answers = kube.can_i_all([(verb, group, resource, target.namespace, name) for verb, group, resource, name in needed])
     missing = [f"{verb} {resource}" for (verb, _, resource, _), allowed in zip(needed, answers) if not allowed]
     if missing:
-        from ..errors import ForbiddenError
+        from ...errors import ForbiddenError
 
         raise ForbiddenError(f"you may not {', '.join(missing)} in namespace {target.namespace}",
                              advice="create needs create (and, to roll back, delete) on kafkaconnectors")
@@ -430,7 +430,7 @@ def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, nam
 
 
 def _check_delete_permission(kube, target: strimzi.ConnectorTarget) -> None:
-    from ..errors import ForbiddenError
+    from ...errors import ForbiddenError
 
     plural = strimzi.PLURALS[target.kind]
     if not kube.can_i_all([("delete", strimzi.GROUP, plural, target.namespace, target.resource_name)])[0]:

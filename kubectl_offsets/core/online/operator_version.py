@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import strimzi
-from ..errors import ClusterError, ForbiddenError, NotFoundError
+from ... import strimzi
+from ...errors import ClusterError, ForbiddenError, NotFoundError
 
 
 @dataclass(frozen=True)

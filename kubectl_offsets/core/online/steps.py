@@ -27,13 +27,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .. import strimzi
-from ..connect import ConnectorKind
-from ..conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
-from ..errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
+from ... import strimzi
+from ...connect import ConnectorKind
+from ...conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
+from ...errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
                       VerificationError)
-from ..model import OffsetsDocument, WaitSettings
-from ..output.progress import Progress
+from ...model import OffsetsDocument, WaitSettings
+from ...output.progress import Progress
 from . import backups, configmaps
 from .journal import Journal, document_digest, utc_text
 from .operator import OperatorClient
@@ -156,7 +156,7 @@ class AlterFlow:
         the first run still works): an unconditional write would overwrite its journal and both would go on. Here
         the loser re-reads, sees the winner's journal and stops before changing anything. Nothing to clean up on
         failure: nothing was written."""
-        from ..adapters.kube import ConflictError, InvalidError
+        from ...adapters.kube import ConflictError, InvalidError
         from .targets import LiveTarget, check_not_busy
 
         for _ in range(WRITE_ATTEMPTS):
@@ -195,7 +195,7 @@ class AlterFlow:
                lease: float = HEARTBEAT_LEASE, remove_journal: bool = False, expected_id: str | None = None) -> None:
         """One patch: the journal (renewed heartbeat; or removed) plus ``extra_ops(resource)``, conditional on the
         resourceVersion read and on the journal there being ours (``expected_id``: the owner we take over from)."""
-        from ..adapters.kube import ConflictError, InvalidError
+        from ...adapters.kube import ConflictError, InvalidError
 
         for _ in range(WRITE_ATTEMPTS):
             resource = self.operator.read()
@@ -308,7 +308,7 @@ class AlterFlow:
 
     def _steps_after_verify(self) -> None:
         """Steps a subclass adds between the verification and the resume, e.g. MirrorMaker 2's full reset
-        (core/mm2_full_reset.py). Each must be safe to repeat: recover runs them again."""
+        (core/online/mm2_full_reset.py). Each must be safe to repeat: recover runs them again."""
 
     def _step_resume(self) -> str:
         previous = self.journal.previous_effective_state

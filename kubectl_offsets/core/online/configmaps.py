@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import schemas, strimzi
-from ..conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, label_value
-from ..errors import NotFoundError, OperatorError, PreconditionError
-from ..model import OffsetsDocument
+from ... import schemas, strimzi
+from ...conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, label_value
+from ...errors import NotFoundError, OperatorError, PreconditionError
+from ...model import OffsetsDocument
 
 
 def owned_metadata(target: strimzi.ConnectorTarget, name: str, role: str) -> dict[str, Any]:

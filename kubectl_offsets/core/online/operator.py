@@ -23,11 +23,11 @@ import contextlib
 import time
 from typing import Any, Mapping
 
-from .. import strimzi
-from ..conventions import ANNOTATION_NUDGE, offsets_configmap_name
-from ..errors import OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
-from ..model import OffsetsDocument, WaitSettings
-from ..output.progress import Progress
+from ... import strimzi
+from ...conventions import ANNOTATION_NUDGE, offsets_configmap_name
+from ...errors import OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
+from ...model import OffsetsDocument, WaitSettings
+from ...output.progress import Progress
 from . import configmaps
 
 # Seconds without the answer after which a wait gives the operator a harmless event: long enough for the operator's
@@ -112,7 +112,7 @@ class OperatorClient:
         patch therefore first ``test``s that the resourceVersion is the one just read (optimistic concurrency; a
         ``test`` of the annotations themselves cannot work, because the API server compares raw JSON and stores
         '>' as '\\u003e'); if anything changed in between, we read again, and refuse if a request is now pending."""
-        from ..adapters.kube import InvalidError
+        from ...adapters.kube import InvalidError
 
         for _ in range(5):
             resource = self.read()
@@ -175,7 +175,7 @@ class OperatorClient:
         of another MirrorMaker 2 connector may have been placed since) the operator still needs the stanza, so we
         leave it and say so. The patch ``test``s the resourceVersion it read, so a request placed in between makes
         it fail and we look again; and it only removes the stanza while it still names our ConfigMap."""
-        from ..adapters.kube import InvalidError
+        from ...adapters.kube import InvalidError
 
         for _ in range(5):
             resource = self.read()
@@ -341,7 +341,7 @@ class OperatorClient:
         left alone). Returns True if it was still pending, False if the operator had already completed it. The
         patch ``test``s the resourceVersion just read, so it cannot race the operator's own removal (a ``test`` of
         the values cannot be used: the API server compares raw JSON and stores the '>' of '->' as '\\u003e')."""
-        from ..adapters.kube import InvalidError
+        from ...adapters.kube import InvalidError
 
         for _ in range(5):
             resource = self.read()

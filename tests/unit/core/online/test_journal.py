@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kubectl_offsets import schemas
-from kubectl_offsets.core.journal import STEPS, Journal, document_digest
+from kubectl_offsets.core.online.journal import STEPS, Journal, document_digest
 from kubectl_offsets.errors import PreconditionError
 from kubectl_offsets.model import OffsetEntry, OffsetsDocument
 

@@ -13,7 +13,7 @@ verified on its own. What the fleet adds:
 - a report per connector (outcome, backup, the next command); an interrupt starts nothing new and lets the flows
   already running finish, each of which ends with its connector back in its previous state.
 
-    from kubectl_offsets.core import fleet
+    from kubectl_offsets.core.online import fleet
     members = fleet.select(kube, fleet.Selection(selector="team=payments"))
     plan = fleet.plan_reset(cluster, members, options)
     report = fleet.execute(cluster, plan, options, parallel=4)
@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from .. import schemas, strimzi
-from ..connect import ConnectorKind
-from ..errors import ExitStatus, InputError, NotFoundError, OffsetsError
-from ..model import ClusterConfig, OffsetsDocument, Options
-from ..output.progress import Progress, SilentProgress
+from ... import schemas, strimzi
+from ...connect import ConnectorKind
+from ...errors import ExitStatus, InputError, NotFoundError, OffsetsError
+from ...model import ClusterConfig, OffsetsDocument, Options
+from ...output.progress import Progress, SilentProgress
 from . import backups, operations
-from .inputs import AlterRequest, build_change, validate_change
+from ..inputs import AlterRequest, build_change, validate_change
 from .steps import Outcome
 from .targets import TargetSpec, preflight, resolve
 

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from kubectl_offsets import conventions, strimzi
-from kubectl_offsets.core.targets import check_generated_names
+from kubectl_offsets.core.online.targets import check_generated_names
 from kubectl_offsets.errors import InputError
 
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")

@@ -14,10 +14,10 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import __version__, strimzi
-from ..deadline import within
-from ..errors import NotFoundError
-from ..model import ClusterConfig
+from ... import __version__, strimzi
+from ...deadline import within
+from ...errors import NotFoundError
+from ...model import ClusterConfig
 
 CONNECT_TIMEOUT = 2.0  # seconds for DNS + connect + answer; the whole command must stay snappy
 
@@ -76,7 +76,7 @@ def cluster_report(cluster: ClusterConfig, connect_url: str | None = None, reque
 
     ``connect_url`` (e.g. a ``kubectl port-forward`` address) replaces every KafkaConnect's ``status.url``.
     """
-    from ..adapters.kube import Kube
+    from ...adapters.kube import Kube
 
     return report_for(Kube(cluster, request_timeout=request_timeout), connect_url, timeout)
 

@@ -24,10 +24,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import mirrormaker, strimzi
-from ..connect import ConnectorKind
-from ..errors import InputError, OffsetsError, PreconditionError, VerificationError
-from ..model import OffsetsDocument
+from ... import mirrormaker, strimzi
+from ...connect import ConnectorKind
+from ...errors import InputError, OffsetsError, PreconditionError, VerificationError
+from ...model import OffsetsDocument
 from . import backups
 from .journal import FULL_RESET_STEPS
 from .mm2_check import Mm2Settings
@@ -199,7 +199,7 @@ def sharing_pairs(kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: st
 
 
 def _broker(bootstrap: str, settings: Mm2Settings):
-    from ..adapters.kafka import Broker
+    from ...adapters.kafka import Broker
 
     return Broker(bootstrap, settings.kafka_options, timeout=max(settings.timeout, 15.0))
 
@@ -365,7 +365,7 @@ class FullResetFlow(AlterFlow):
 
 
 def _now():
-    from ..conventions import utc_now
+    from ...conventions import utc_now
 
     return utc_now()
 

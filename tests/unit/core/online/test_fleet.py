@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from kubectl_offsets import strimzi
 from kubectl_offsets.cli.fleet import parse_since
 from kubectl_offsets.cli.root import root
-from kubectl_offsets.core import fleet
+from kubectl_offsets.core.online import fleet
 from kubectl_offsets.errors import InputError, NotFoundError
 from kubectl_offsets.model import ClusterConfig, OffsetsDocument
 from kubectl_offsets.output.fleet import render_fleet
@@ -187,7 +187,7 @@ def test_parallel_must_be_positive():
 def test_the_example_fleet_document_is_one_import_accepts():
     from pathlib import Path
 
-    example = Path(__file__).resolve().parents[3] / "examples" / "fleet" / "fleet-offsets.json"
+    example = Path(__file__).resolve().parents[4] / "examples" / "fleet" / "fleet-offsets.json"
     document = fleet.read_fleet_file(str(example))
     assert [(e.member.kind, e.member.connector) for e in document.entries] == [
         ("KafkaConnector", "orders-sink"), ("KafkaMirrorMaker2", "east->west.MirrorSourceConnector")]
