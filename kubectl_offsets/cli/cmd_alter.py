@@ -155,7 +155,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
 
 def print_positions(positions) -> None:
     """Where each partition resumes and why, on stderr (stdout carries the result only)."""
-    from ..core.compute import iso_ms
+    from ..core.compute.times import iso_ms
     from ..output.render import table
 
     rows = [[p.topic, p.partition, p.resume_at, iso_ms(p.record_ms) or "-", p.basis] for p in positions]

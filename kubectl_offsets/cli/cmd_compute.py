@@ -109,18 +109,18 @@ def compute_group(ctx, **flags):
 
 
 def _run_compute(flags: dict[str, Any]) -> None:
-    from ..core import compute
+    from ..core.compute import poison, positions
     from ..output.progress import StderrProgress
     from ..output.render import render_offsets
 
     progress = StderrProgress(quiet=flags["quiet"])
     request = _request(flags, progress)
-    result = compute.compute(request, spark=_spark_factory(flags), progress=progress)
+    result = positions.compute(request, spark=_spark_factory(flags), progress=progress)
     progress.done()
     if not flags["quiet"]:
         click.echo(_positions_table(result), err=True)
     if result.poison is not None:
-        _emit_report(compute.poison_report(result.poison, request.poison), flags)
+        _emit_report(poison.poison_report(result.poison, request.poison), flags)
     if not len(result.document):
         progress.warn("no partition needs to move: the document is empty (alter -f rejects an empty document)")
     click.echo(render_offsets(result.document, flags["output"], result.kind))
@@ -130,7 +130,7 @@ def _run_compute(flags: dict[str, Any]) -> None:
 
 
 def _request(flags: dict[str, Any], progress) -> Any:
-    from ..core import compute
+    from ..core.compute import positions as compute
 
     operation = _operation(flags)
     kind, alias, current = _connector(flags, progress)
@@ -142,7 +142,7 @@ def _request(flags: dict[str, Any], progress) -> Any:
 
 
 def _operation(flags: dict[str, Any]):
-    from ..core.compute import Operation
+    from ..core.compute.positions import Operation
     from ..errors import InputError
 
     chosen = [op for op, on in ((Operation.TO_DATETIME, flags["to_datetime"]),
@@ -165,18 +165,19 @@ def _operation(flags: dict[str, Any]):
 
 
 def _at(flags: dict[str, Any], operation) -> int | None:
-    from ..core import compute
+    from ..core.compute import times
+    from ..core.compute.positions import Operation
 
-    if operation is compute.Operation.TO_DATETIME:
-        return compute.parse_datetime(flags["to_datetime"])
-    if operation is compute.Operation.BY_DURATION:
-        return compute.at_for_duration(flags["by_duration"])
+    if operation is Operation.TO_DATETIME:
+        return times.parse_datetime(flags["to_datetime"])
+    if operation is Operation.BY_DURATION:
+        return times.at_for_duration(flags["by_duration"])
     return None
 
 
 def _poison(flags: dict[str, Any], operation):
     from ..adapters.spark.jobs import PoisonCriteria
-    from ..core.compute import Operation
+    from ..core.compute.positions import Operation
     from ..errors import InputError
 
     if operation is not Operation.SKIP_POISON:
@@ -211,7 +212,7 @@ def _read_schema(path: str) -> dict[str, Any]:
 def _connector(flags: dict[str, Any], progress):
     """(kind, source alias, current offsets) from --target, --current and --for/--source-alias."""
     from ..connect import ConnectorKind
-    from ..core import compute
+    from ..core.compute import positions as compute
     from ..errors import InputError
 
     if flags["target"] and flags["current"]:
@@ -287,7 +288,7 @@ def _spark_factory(flags: dict[str, Any]):
 
 
 def _positions_table(result) -> str:
-    from ..core.compute import iso_ms
+    from ..core.compute.times import iso_ms
     from ..output.render import table
 
     if not result.positions:
@@ -373,7 +374,8 @@ def connect_offsets_command(**flags):
 
 
 def _run_connect_offsets(flags: dict[str, Any]) -> None:
-    from ..core import compute
+    from ..adapters.spark.sources import LiveTopics
+    from ..core.compute import offsets_topic as compute
     from ..output.progress import StderrProgress
 
     progress = StderrProgress(quiet=flags["quiet"])
@@ -381,7 +383,7 @@ def _run_connect_offsets(flags: dict[str, Any]) -> None:
         flags["topics"] = (CONNECT_OFFSETS_TOPIC,)
     source = _source(flags, None, None)
     connectors = tuple(c.strip() for c in (flags["connectors"] or "").split(",") if c.strip())
-    if isinstance(source, compute.LiveTopics):
+    if isinstance(source, LiveTopics):
         _check_live_topic(source)
     if flags["from_beginning"]:
         rows = compute.connect_history(source, spark=_spark_factory(flags), connectors=connectors, progress=progress)

@@ -55,16 +55,16 @@ def lag_command(**flags):
 
 def _run(flags: dict[str, Any]) -> None:
     from ..adapters.spark.sources import LiveTopics
-    from ..core import compute
+    from ..core.compute import lag
     from ..output.progress import StderrProgress
 
     progress = StderrProgress(quiet=flags["quiet"])
-    thresholds = compute.LagThresholds(flags["max_lag"], _seconds(flags["max_age"]))
+    thresholds = lag.LagThresholds(flags["max_lag"], _seconds(flags["max_age"]))
     kind, current = _offsets(flags, progress)
     source = LiveTopics(flags["bootstrap_server"], tuple(flags["topics"]), flags["kafka_options"])
-    rows = compute.lag(kind, current, source, progress=progress)
+    rows = lag.lag(kind, current, source, progress=progress)
     progress.done()
-    document = compute.lag_document(rows, thresholds)
+    document = lag.lag_document(rows, thresholds)
     click.echo(_render(document, flags["output"]))
     _gate(document)
 
@@ -73,7 +73,7 @@ def _seconds(text: str | None) -> float | None:
     """--max-age: 90s, 5m, 2h, 1d, or ISO-8601 (PT5M); validated before anything is read."""
     import re
 
-    from ..core import compute
+    from ..core.compute import times
     from ..errors import InputError
 
     if text is None:
@@ -82,7 +82,7 @@ def _seconds(text: str | None) -> float | None:
     if match:
         return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
     try:
-        return compute.parse_duration(text).total_seconds()
+        return times.parse_duration(text).total_seconds()
     except InputError:
         raise InputError(f"--max-age '{text}' is not a duration",
                          advice="for example 90s, 5m, 2h, 1d or ISO-8601 PT5M") from None
@@ -101,7 +101,7 @@ def _gate(document: dict[str, Any]) -> None:
 def _offsets(flags: dict[str, Any], progress):
     """(kind, offsets): from --current FILE, or listed through Strimzi."""
     from ..connect import ConnectorKind
-    from ..core import compute
+    from ..core.compute import positions as compute
     from ..errors import InputError
 
     if flags["current"]:

@@ -57,7 +57,7 @@ class TimeTravel:
 
     def at_ms(self, now: dt.datetime | None = None) -> int | None:
         """The asked time in epoch ms (--by-duration counts back from ``now``); None for earliest/latest."""
-        from ..compute import at_for_duration, parse_datetime  # the same parsing as `compute`
+        from ..compute.times import at_for_duration, parse_datetime  # the same parsing as `compute`
 
         if self.to_datetime:
             return parse_datetime(self.to_datetime)

@@ -13,7 +13,7 @@ from kubectl_offsets import schemas
 from kubectl_offsets.adapters.spark.jobs import ConnectRecord, PoisonCriteria, PoisonScan, Record
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core import compute as c
+from kubectl_offsets.core.compute import positions as c, lag as lagging, offsets_topic as topic, poison, times
 from kubectl_offsets.errors import InputError, MissingExtraError
 from kubectl_offsets.model import OffsetsDocument
 
@@ -26,30 +26,30 @@ SINK, MIRROR = ConnectorKind.SINK, ConnectorKind.MIRROR_SOURCE
     ("2026-11-21T09:00:00Z", 1795251600000), ("2026-11-21T10:00:00+01:00", 1795251600000),
     ("2026-11-21T09:00:00", 1795251600000), ("2026-11-21T09:00:00.250Z", 1795251600250)])
 def test_datetimes_are_utc_unless_they_say_otherwise(text, expected):
-    assert c.parse_datetime(text) == expected
+    assert times.parse_datetime(text) == expected
 
 
 @pytest.mark.parametrize("text", ["yesterday", "21/11/2026", "", "2026-13-01T00:00:00Z"])
 def test_unparsable_datetime(text):
     with pytest.raises(InputError, match="not an ISO-8601 date-time"):
-        c.parse_datetime(text)
+        times.parse_datetime(text)
 
 
 @pytest.mark.parametrize("text,seconds", [("PT30M", 1800), ("P1DT12H", 129600), ("PT1H30M15S", 5415),
                                           ("P2D", 172800), ("pt5m", 300)])
 def test_durations(text, seconds):
-    assert c.parse_duration(text).total_seconds() == seconds
+    assert times.parse_duration(text).total_seconds() == seconds
 
 
 @pytest.mark.parametrize("text", ["P", "PT", "30m", "P1H", "-PT1M"])
 def test_bad_durations(text):
     with pytest.raises(InputError, match="not an ISO-8601 duration"):
-        c.parse_duration(text)
+        times.parse_duration(text)
 
 
 def test_by_duration_counts_back_from_now():
     now = dt.datetime(2026, 11, 21, 12, tzinfo=dt.timezone.utc)
-    assert c.at_for_duration("PT3H", now) == c.parse_datetime("2026-11-21T09:00:00Z")
+    assert times.at_for_duration("PT3H", now) == times.parse_datetime("2026-11-21T09:00:00Z")
 
 
 # --- connector semantics ------------------------------------------------------------------------------------------
@@ -135,31 +135,31 @@ def test_mirror_needs_an_alias_and_other_kinds_are_refused():
 
 
 def test_lag_counts_from_the_resume_position_or_the_log_start():
-    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
+    rows = lagging.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
     assert [(r.partition, r.position, r.lag) for r in rows] == [(0, 20, 30), (1, None, 40)]
     # the oldest pending record: 20 (resume position) and 10 (log start), stamped 1000 ms per offset
     assert [r.time_lag_s for r in rows] == [40.0, 50.0]
-    document = c.lag_document(rows)
+    document = lagging.lag_document(rows)
     assert document["totalLag"] == 70 and document["maxTimeLagSeconds"] == 50.0
     assert document["thresholds"]["exceeded"] == []
 
 
 def test_lag_measures_the_topics_that_exist():
-    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
+    rows = lagging.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
     assert {r.topic for r in rows} == {"t"}
     with pytest.raises(InputError, match="none of the topics exists"):
-        c.lag(MIRROR, OffsetsDocument(), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
+        lagging.lag(MIRROR, OffsetsDocument(), LiveTopics("b:9092", ("gone-topic",)), broker=FakeBroker)
 
 
 def test_lag_thresholds_name_the_partitions_over_them():
-    rows = c.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
-    at_limit = c.LagThresholds(max_lag=40, max_age_s=50)
+    rows = lagging.lag(MIRROR, mirror_doc(p0=19), LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
+    at_limit = lagging.LagThresholds(max_lag=40, max_age_s=50)
     assert at_limit.exceeded(rows) == []  # "more than N": equal passes
-    over = c.LagThresholds(max_lag=35, max_age_s=45).exceeded(rows)
+    over = lagging.LagThresholds(max_lag=35, max_age_s=45).exceeded(rows)
     assert over == [{"topic": "t", "partition": 1, "reason": "lag"}, {"topic": "t", "partition": 1, "reason": "age"}]
-    unreadable = [c.LagRow("t", 0, 5, 9, 4, None, None)]  # a pending record whose age could not be read
-    assert c.LagThresholds(max_age_s=3600).exceeded(unreadable) == [{"topic": "t", "partition": 0, "reason": "age"}]
-    assert c.LagThresholds(max_lag=10).exceeded(unreadable) == []
+    unreadable = [lagging.LagRow("t", 0, 5, 9, 4, None, None)]  # a pending record whose age could not be read
+    assert lagging.LagThresholds(max_age_s=3600).exceeded(unreadable) == [{"topic": "t", "partition": 0, "reason": "age"}]
+    assert lagging.LagThresholds(max_lag=10).exceeded(unreadable) == []
 
 
 # --- Connect's offsets topic ---------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def test_replay_keeps_the_latest_value_and_drops_tombstones():
                rec('["a",{"filename":"/g"}]', None, 2, 3),  # reset of /g
                rec('["b",{"cluster":"e","topic":"t","partition":0}]', '{"offset":41}', 3, 4),
                rec('not json', '{"x":1}', 4, 5), rec('["c"]', '{"x":1}', 5, 6), rec('[1,{}]', '{"x":1}', 6, 7)]
-    result = c._replay(records)
+    result = topic._replay(records)
     assert result.ignored_keys == 3
     assert result.connectors["a"].to_json() == {"offsets": [{"partition": {"filename": "/f"},
                                                              "offset": {"position": 10}}]}
@@ -183,8 +183,8 @@ def test_replay_keeps_the_latest_value_and_drops_tombstones():
 
 
 def test_connect_keys():
-    assert c.parse_connect_key('["my-src",{"filename":"/x"}]') == ("my-src", {"filename": "/x"})
-    assert c.parse_connect_key(None) is None and c.parse_connect_key('{"a":1}') is None
+    assert topic.parse_connect_key('["my-src",{"filename":"/x"}]') == ("my-src", {"filename": "/x"})
+    assert topic.parse_connect_key(None) is None and topic.parse_connect_key('{"a":1}') is None
 
 
 # --- reports -------------------------------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_connect_keys():
 def test_poison_report_validates_and_says_when_it_is_truncated():
     scan = PoisonScan(first={("t", 0): 5}, counts={("t", 0): 3},
                       records=[Record("t", 0, 5, 1_763_712_000_000, "value is not valid JSON")], total=3)
-    report = c.poison_report(scan, PoisonCriteria(invalid_json=True, where="key = 'x'"))
+    report = poison.poison_report(scan, PoisonCriteria(invalid_json=True, where="key = 'x'"))
     assert report["truncated"] and report["total"] == 3
     assert report["records"][0]["timestamp"] == "2025-11-21T08:00:00.000Z"
     assert report["criteria"] == ["--where key = 'x'", "--invalid json"]
@@ -309,5 +309,5 @@ def test_poison_windows_merge_into_one_scan_that_says_where_it_stopped():
     assert positions[1].resume_at == 4 and positions[1].basis == \
         "past poison record 3 (read up to offset 10, 1 more poison before it)"
     assert positions[0].basis == "past poison record 90 (read up to offset 200)"
-    report = c.poison_report(merged, PoisonCriteria(invalid_json=True))  # validates against the schema
+    report = poison.poison_report(merged, PoisonCriteria(invalid_json=True))  # validates against the schema
     assert report["complete"] is False and [p.get("scannedUntil") for p in report["partitions"]] == [200, 10]
