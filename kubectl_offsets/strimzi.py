@@ -80,6 +80,9 @@ MM2_TYPES = {
 }
 MIRROR_CLASS_PREFIX = "org.apache.kafka.connect.mirror."
 OFFSETS_CONFIGMAP_KEY = "offsets.json"
+# Strimzi's default offset.storage.topic for a KafkaConnect (defaultConfiguration in
+# cluster-operator/src/main/java/io/strimzi/operator/cluster/model/KafkaConnectCluster.java).
+CONNECT_OFFSETS_TOPIC = "connect-cluster-offsets"
 
 
 def mm2_connector_name(source_alias: str, target_alias: str, connector_type: str) -> str:

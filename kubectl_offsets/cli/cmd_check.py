@@ -55,7 +55,7 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
 
 
 def _render(document: dict, fmt: str) -> str:
-    from ..output.render import table, to_yaml
+    from ..output.render import csv_rows, table, to_yaml
 
     if fmt == "json":
         return json.dumps(document, indent=2)
@@ -65,9 +65,7 @@ def _render(document: dict, fmt: str) -> str:
              p["status"]] for c in document["connectors"] for p in c["partitions"]]
     headers = ["CONNECTOR", "TOPIC", "PARTITION", "STORED", "LOG-START", "LOG-END", "STATUS"]
     if fmt == "csv":
-        from .cmd_compute import _csv_rows
-
-        return _csv_rows([h.lower() for h in headers], rows)
+        return csv_rows([h.lower() for h in headers], rows)
     return table(headers, rows) if rows else "No stored source offsets to check."
 
 

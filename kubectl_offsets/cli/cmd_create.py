@@ -4,7 +4,7 @@ import click
 
 from .common import confirm_on_terminal, require_confirmation_possible, session
 from .exits import guarded
-from .options import cluster_options, key_value_pairs, mutation_options, output_option, quiet_option
+from .options import cluster_options, kafka_option, mutation_options, output_option, quiet_option
 
 
 @click.command("create")
@@ -28,8 +28,7 @@ from .options import cluster_options, key_value_pairs, mutation_options, output_
 @click.option("--to-latest", is_flag=True, help="Start at the end of each partition (only new records).")
 @click.option("--bootstrap-server", metavar="HOST:PORT",
               help="For time travel: the Kafka cluster (default: the KafkaConnect spec's, if reachable from here).")
-@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
-              help="For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
+@kafka_option("For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
 @click.option("--from-scratch", is_flag=True,
               help="Reset the offsets an earlier connector of the same name left behind (Connect keeps them).")
 @click.option("--accept-start-window", is_flag=True,

@@ -7,11 +7,11 @@ import click
 from ..conventions import DEFAULT_TRIGGER_IMAGE
 from .common import target_argument, with_connector_options
 from .exits import guarded
-from .options import Duration, _add, quiet_option
+from .options import alter_input_options, group, kubeconfig_options, quiet_option
 
 TRIGGERS = ("command", "job", "argocd")
 
-repo_options = _add(
+repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
                  help="The repository (or any directory) holding the manifests."),
     click.option("--path", "path", type=click.Path(file_okay=False),
@@ -20,7 +20,7 @@ repo_options = _add(
     click.option("-n", "--namespace", help="The resource's namespace (narrows the search; used in the steps)."),
 )
 
-output_options = _add(
+output_options = group(
     click.option("-o", "--output", type=click.Choice(["files", "diff"]), default="files", show_default=True,
                  help="files: write the change; diff: print a unified diff only and write nothing."),
     click.option("--out", "out_dir", type=click.Path(file_okay=False),
@@ -28,14 +28,12 @@ output_options = _add(
     click.option("--server-dry-run", is_flag=True,
                  help="Also send the changed manifests (built with kustomize when there is a kustomization) to the "
                       "API server as a server-side dry run; uses --kubeconfig/--context."),
-    click.option("--context", help="kubeconfig context for --server-dry-run / --from-cluster."),
-    click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
-                 help="kubeconfig for --server-dry-run / --from-cluster."),
-    click.option("--timeout", type=Duration(), default="5m", show_default=True,
-                 help="How long --from-cluster waits for the operator."),
+    kubeconfig_options(context_help="kubeconfig context for --server-dry-run / --from-cluster.",
+                       kubeconfig_help="kubeconfig for --server-dry-run / --from-cluster.",
+                       timeout_help="How long --from-cluster waits for the operator."),
 )
 
-git_options = _add(
+git_options = group(
     click.option("--commit", is_flag=True, help="Commit the change on a branch (built in a temporary worktree from "
                                                 "--base; your checkout is not touched)."),
     click.option("--branch", help="Branch name (implies --commit). Default: deterministic from target, operation "
@@ -71,24 +69,12 @@ def gitops_group() -> None:
     """
 
 
-def _alter_inputs(f):
-    return _add(
-        click.option("-f", "--filename", "file", metavar="FILE|-",
-                     help='Offsets as {"offsets": [...]} JSON/YAML (what list -o json prints) or topic,partition,'
-                          'offset CSV (offset = next record to read).'),
-        click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
-                     help="Store exactly OFFSET, in Connect's meaning (as online alter). Repeatable."),
-        click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
-                     help="Resume right after that record. Repeatable."),
-        click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic)."),
-        click.option("--shift-by", type=int, metavar="N",
-                     help="Move the current offsets by N (with --topic; needs --before FILE or --from-cluster)."),
-        click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
-                     help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have."),
-    )(f)
+alter_inputs = alter_input_options(
+    shift_by_help="Move the current offsets by N (with --topic; needs --before FILE or --from-cluster).",
+    topic_help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have.")
 
 
-phase1_options = _add(
+phase1_options = group(
     click.option("--before", "before_file", type=click.Path(dir_okay=False),
                  help="The current offsets (what 'kubectl offsets list -o json' printed): for --shift-by and the "
                       "before/after table."),
@@ -105,7 +91,7 @@ phase1_options = _add(
 @gitops_group.command("alter")
 @target_argument
 @with_connector_options
-@_alter_inputs
+@alter_inputs
 @repo_options
 @phase1_options
 @output_options

@@ -8,9 +8,9 @@ from typing import Callable
 
 import click
 
-from .options import _add
+from .options import group
 
-selection_options = _add(
+selection_options = group(
     click.option("-l", "--selector", metavar="SELECTOR",
                  help="Every connector of the KafkaConnector/KafkaMirrorMaker2 resources matching this label selector "
                       "(kubectl's -l, e.g. team=payments,tier!=test)."),
@@ -18,7 +18,7 @@ selection_options = _add(
     click.option("-A", "--all-namespaces", is_flag=True, help="Like --all, in every namespace."),
 )
 
-parallel_options = _add(
+parallel_options = group(
     click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True,
                  help="Connectors worked on at once; never more than this many are stopped at the same time "
                       "(the connectors of one KafkaMirrorMaker2 always run one after another)."),

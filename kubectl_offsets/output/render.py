@@ -47,6 +47,15 @@ def to_yaml(data: Any) -> str:
     return stream.getvalue().rstrip("\n")
 
 
+def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """CSV text: a header line, then one line per row."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(rows)
+    return out.getvalue().rstrip("\n")
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """kubectl-style plain columns: upper-case headers, two spaces between columns, no borders."""
     cells = [list(map(str, headers))] + [[("" if c is None else str(c)) for c in row] for row in rows]

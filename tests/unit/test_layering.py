@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_offsets"
 # work together (cli, core, the bottom); never from a higher one.
 CLI, CORE, EDGE, BOTTOM = 4, 3, 2, 1
 BOTTOM_MODULES = {"errors", "model", "connect", "strimzi", "mirrormaker", "conventions", "schemas", "deadline",
+                  "progress", "times",
                   "__init__"}
 
 # (importer, imported) -> why it is allowed for now. Empty: no upward arrow is left. Add an entry only with a reason

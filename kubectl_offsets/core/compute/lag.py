@@ -12,9 +12,9 @@ from ...adapters.spark.sources import LiveTopics
 from ...connect import ConnectorKind
 from ...errors import InputError
 from ...model import OffsetsDocument
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from .positions import BrokerFactory, broker_for, resume_positions
-from .times import iso_ms
+from ...times import iso_ms
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from typing import Any, Iterable, Iterator
 from ...adapters.spark.jobs import ConnectRecord
 from ...adapters.spark.sources import Source
 from ...model import OffsetEntry, OffsetsDocument
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from .positions import SparkFactory, spark_for
-from .times import iso_ms
+from ...times import iso_ms
 
 
 @dataclass

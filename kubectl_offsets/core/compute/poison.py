@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from ... import schemas
 from ...adapters.spark.jobs import PoisonCriteria, PoisonScan
 from ...adapters.spark.sources import LiveTopics
-from .times import iso_ms
+from ...times import iso_ms
 
 if TYPE_CHECKING:
     from .positions import ComputeRequest

@@ -12,7 +12,7 @@ Where the answer comes from:
   late records through a pushed filter (the reader skips row groups by their statistics) and the earlier ones
   only for partitions without a late record.
 
-Beside it in ``core/compute/``: ``times.py`` (date-times and durations), ``poison.py`` (live poison scans in windows,
+Beside it in ``core/compute/``: ``poison.py`` (live poison scans in windows,
 the report), ``offsets_topic.py`` (``compute connect-offsets``), ``lag.py`` (``lag``).
 """
 
@@ -27,7 +27,7 @@ from ...connect import (ConnectorKind, entry_for, next_record_after_stored, posi
                        topic_partition_of)
 from ...errors import InputError
 from ...model import OffsetsDocument
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from ...adapters.spark.jobs import PoisonCriteria, PoisonScan, Record
 from ...adapters.spark.sources import LiveTopics, Source
 from .poison import POISON_WINDOW, TopicPartition, poison_in_windows

@@ -21,7 +21,7 @@ from ... import strimzi
 from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
 from ...errors import InputError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument, Options
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from ..online import configmaps
 from ..online.targets import LiveTarget, TargetSpec, preflight, resolve
 

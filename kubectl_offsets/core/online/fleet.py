@@ -36,7 +36,7 @@ from ... import schemas, strimzi
 from ...connect import ConnectorKind
 from ...errors import ExitStatus, InputError, NotFoundError, OffsetsError
 from ...model import ClusterConfig, OffsetsDocument, Options
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from . import backups, operations
 from ..inputs import AlterRequest, build_change, validate_change
 from .steps import Outcome

@@ -25,7 +25,7 @@ from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL
 from ...errors import InputError, NotFoundError, OffsetsError, PreconditionError
 from ...model import OffsetEntry, OffsetsDocument, Options
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect

@@ -19,7 +19,7 @@ from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
 from ...conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
 from ...errors import InputError, NotFoundError, PreconditionError
 from ...model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from . import backups, configmaps
 from ..inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal

@@ -27,7 +27,7 @@ from ... import strimzi
 from ...conventions import ANNOTATION_NUDGE, offsets_configmap_name
 from ...errors import OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
 from ...model import OffsetsDocument, WaitSettings
-from ...output.progress import Progress
+from ...progress import Progress
 from . import configmaps
 
 # Seconds without the answer after which a wait gives the operator a harmless event: long enough for the operator's

@@ -33,7 +33,7 @@ from ...conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
 from ...errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
                       VerificationError)
 from ...model import OffsetsDocument, WaitSettings
-from ...output.progress import Progress
+from ...progress import Progress
 from . import backups, configmaps
 from .journal import Journal, document_digest, utc_text
 from .operator import OperatorClient

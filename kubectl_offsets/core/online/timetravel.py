@@ -19,7 +19,7 @@ from ... import strimzi
 from ...connect import ConnectorKind, entry_for, stored_offset_to_resume_at, topic_partition_of
 from ...errors import InputError, NotFoundError
 from ...model import OffsetsDocument, Options
-from ...output.progress import Progress, SilentProgress
+from ...progress import Progress, SilentProgress
 from ..inputs import ConnectorFacts, validate_change
 from .targets import TargetSpec, resolve
 
@@ -57,7 +57,7 @@ class TimeTravel:
 
     def at_ms(self, now: dt.datetime | None = None) -> int | None:
         """The asked time in epoch ms (--by-duration counts back from ``now``); None for earliest/latest."""
-        from ..compute.times import at_for_duration, parse_datetime  # the same parsing as `compute`
+        from ...times import at_for_duration, parse_datetime  # the same parsing as `compute`
 
         if self.to_datetime:
             return parse_datetime(self.to_datetime)

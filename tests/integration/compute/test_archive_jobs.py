@@ -8,7 +8,8 @@ import pytest
 from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
 from kubectl_offsets.adapters.spark.sources import Archive
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core.compute import positions as c, poison
+from kubectl_offsets.core.compute import poison
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.errors import InputError
 from kubectl_offsets.model import OffsetsDocument
 

@@ -10,7 +10,10 @@ import pytest
 from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core.compute import positions as c, lag as lagging, poison, times
+from kubectl_offsets import times
+from kubectl_offsets.core.compute import lag as lagging
+from kubectl_offsets.core.compute import poison
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.errors import InputError
 from kubectl_offsets.model import OffsetsDocument
 from tests.env.clients import kafka_conf, unique_name

@@ -128,7 +128,7 @@ def test_a_stale_mirror_index_is_caught_by_the_patch_guard(mirror, env):
     from kubectl_offsets.core.online.targets import TargetSpec, resolve
     from kubectl_offsets.errors import OffsetsError
     from kubectl_offsets.model import ClusterConfig, WaitSettings
-    from kubectl_offsets.output.progress import SilentProgress
+    from kubectl_offsets.progress import SilentProgress
 
     m = mirror
     before = m.wait_steady()

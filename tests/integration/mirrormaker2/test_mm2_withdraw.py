@@ -8,7 +8,7 @@ from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.online.operator import OperatorClient
 from kubectl_offsets.core.online.targets import TargetSpec, resolve
 from kubectl_offsets.model import ClusterConfig, WaitSettings
-from kubectl_offsets.output.progress import SilentProgress
+from kubectl_offsets.progress import SilentProgress
 
 
 @pytest.mark.exclusive  # flips the shared emulator's ignore_offsets knob

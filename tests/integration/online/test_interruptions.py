@@ -136,7 +136,7 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
     import threading
 
     from kubectl_offsets.errors import PreconditionError
-    from kubectl_offsets.output.progress import SilentProgress
+    from kubectl_offsets.progress import SilentProgress
 
     conn = idle
     _set_state(lab, conn, None)

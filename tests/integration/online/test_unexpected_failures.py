@@ -21,7 +21,7 @@ from kubectl_offsets.core.inputs import AlterRequest
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import ClusterConfig, Options, WaitSettings
-from kubectl_offsets.output.progress import SilentProgress
+from kubectl_offsets.progress import SilentProgress
 from tests.env.tcpproxy import TcpProxy
 
 from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state

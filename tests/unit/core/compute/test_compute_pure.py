@@ -13,7 +13,11 @@ from kubectl_offsets import schemas
 from kubectl_offsets.adapters.spark.jobs import ConnectRecord, PoisonCriteria, PoisonScan, Record
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core.compute import positions as c, lag as lagging, offsets_topic as topic, poison, times
+from kubectl_offsets import times
+from kubectl_offsets.core.compute import lag as lagging
+from kubectl_offsets.core.compute import offsets_topic as topic
+from kubectl_offsets.core.compute import poison
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.errors import InputError, MissingExtraError
 from kubectl_offsets.model import OffsetsDocument
 

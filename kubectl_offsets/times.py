@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from ...errors import InputError
+from .errors import InputError
 
 
 def parse_datetime(text: str) -> int:
