@@ -5,7 +5,6 @@ import click
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
                      require_check_option, require_confirmation_possible, session, target_spec,
                      with_connector_options)
-from .exits import guarded
 from .fleet import parallel_options, selection_options
 from .options import (alter_input_options, cluster_options, kafka_option, mutation_options, output_option,
                       quiet_option)
@@ -140,7 +139,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                                           report=print_positions)
         print_result(result, dry_run, output)
 
-    guarded(work)
+    work()
 
 
 def print_positions(positions) -> None:

@@ -7,7 +7,6 @@ import json
 import click
 
 from .common import mm2_settings, session, target_argument, with_connector_options, with_mm2_broker_options
-from .exits import guarded
 from .options import cluster_options, output_option, quiet_option
 
 
@@ -51,7 +50,7 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
                                    advice="see the report; 'kubectl offsets alter' (e.g. --to-offset) or 'reset' "
                                           "moves a connector to where the topic really is")
 
-    guarded(work)
+    work()
 
 
 def _render(document: dict, fmt: str) -> str:

@@ -13,7 +13,6 @@ from typing import Any
 import click
 
 from .common import connector_flags, with_connector_options
-from .exits import guarded
 from .options import cluster_options, group, kafka_option, key_value_pairs, output_option, quiet_option
 
 source_options = group(
@@ -100,7 +99,7 @@ def compute_group(ctx, **flags):
     """
     if ctx.invoked_subcommand is not None:
         return
-    guarded(lambda: _run_compute(flags))
+    _run_compute(flags)
 
 
 def _run_compute(flags: dict[str, Any]) -> None:
@@ -184,7 +183,7 @@ def connect_offsets_command(**flags):
       kubectl offsets compute connect-offsets --bootstrap-server kafka:9092 --connectors my-source -o json
       kubectl offsets compute connect-offsets --data ./offsets-archive --format json --from-beginning -o csv
     """
-    guarded(lambda: _run_connect_offsets(flags))
+    _run_connect_offsets(flags)
 
 
 def _run_connect_offsets(flags: dict[str, Any]) -> None:

@@ -3,7 +3,6 @@
 import click
 
 from .common import confirm_on_terminal, require_confirmation_possible, session
-from .exits import guarded
 from .options import cluster_options, kafka_option, mutation_options, output_option, quiet_option
 
 
@@ -77,7 +76,7 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
         else:
             _print_outcome(result, output)
 
-    guarded(work)
+    work()
 
 
 def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets, skip_records, to_offset, topics,

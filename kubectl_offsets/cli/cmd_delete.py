@@ -3,7 +3,6 @@
 import click
 
 from .common import confirm_on_terminal, print_dry_run, require_confirmation_possible, session, target_spec
-from .exits import guarded
 from .options import cluster_options, complete_target, mutation_options, output_option, quiet_option
 
 
@@ -44,7 +43,7 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
             return
         _print(result, output)
 
-    guarded(work)
+    work()
 
 
 def _print(outcome, fmt: str) -> None:

@@ -6,7 +6,6 @@ import click
 
 from ..conventions import DEFAULT_TRIGGER_IMAGE
 from .common import target_argument, with_connector_options
-from .exits import guarded
 from .options import alter_input_options, group, kubeconfig_options, quiet_option
 
 TRIGGERS = ("command", "job", "argocd")
@@ -114,7 +113,7 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
         request.check_combination()
         _phase1("alter", target, connector, source_cluster, request, kw)
 
-    guarded(work)
+    work()
 
 
 @gitops_group.command("reset")
@@ -132,7 +131,7 @@ def gitops_reset(target, connector, source_cluster, **kw):
     Example:
       kubectl offsets gitops reset my-source --repo ./deploy --commit --trigger job
     """
-    guarded(lambda: _phase1("reset", target, connector, source_cluster, None, kw))
+    _phase1("reset", target, connector, source_cluster, None, kw)
 
 
 @gitops_group.command("create")
@@ -188,7 +187,7 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
 
         _run(planner, kw)
 
-    guarded(work)
+    work()
 
 
 @gitops_group.command("next")
@@ -215,7 +214,7 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
         request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
         _run(lambda root, scope, base: phases.plan_phase2(root, scope, request, keep_record), kw)
 
-    guarded(work)
+    work()
 
 
 def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 import click
 
 from .common import connector_flags, target_argument, with_connector_options
-from .exits import guarded
 from .options import cluster_options, kafka_option, output_option, quiet_option
 
 
@@ -48,7 +47,7 @@ def lag_command(**flags):
       kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --current offsets.json -o json
       kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --max-lag 1000 --max-age 5m
     """
-    guarded(lambda: _run(flags))
+    _run(flags)
 
 
 def _run(flags: dict[str, Any]) -> None:

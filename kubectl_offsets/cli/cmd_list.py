@@ -3,7 +3,6 @@
 import click
 
 from .common import optional_target_argument, session, target_spec, with_connector_options
-from .exits import guarded
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
 
@@ -46,7 +45,7 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
                                          progress=progress)
         click.echo(render_offsets(result.offsets, output, result.kind))
 
-    guarded(work)
+    work()
 
 
 def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces,

@@ -3,7 +3,6 @@
 import click
 
 from .common import session, target_argument, target_spec, with_connector_options
-from .exits import guarded
 from .options import cluster_options, quiet_option
 
 
@@ -42,4 +41,4 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
             click.echo(f"{result.action} done on {result.target.display}; backup: configmap/{result.backup}; the "
                        "connector stays stopped until GitOps phase 2 (kubectl offsets gitops next) is merged", err=True)
 
-    guarded(work)
+    work()
