@@ -258,17 +258,17 @@ def _run(planner, kw) -> None:
     """Plan (in place, or in a worktree for git), validate, then print or write, then commit/push/PR."""
     from pathlib import Path
 
-    from ..adapters.gitrepo import terminations_raise
+    from ..core.gitops.publish import cleanup_on_termination
 
-    with terminations_raise():  # SIGTERM/SIGHUP run the cleanup of scratch copies and worktrees too
+    with cleanup_on_termination():  # SIGTERM/SIGHUP run the cleanup of scratch copies and worktrees too
         _run_in(planner, kw, Path(kw["repo"]).resolve())
 
 
 def _run_in(planner, kw, root) -> None:
-    from ..adapters.gitrepo import GitRepo
+    from ..core.gitops.publish import repository_at
 
     scope_rel = kw["path"]
-    git = GitRepo.find(root)
+    git = repository_at(root)
     wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]
     if wants_git:
         _publish(git, root, scope_rel, planner, kw)

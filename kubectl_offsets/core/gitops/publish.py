@@ -15,6 +15,7 @@ from typing import Callable
 
 from ...adapters import forge
 from ...adapters.gitrepo import GitRepo
+from ...adapters.gitrepo import terminations_raise as cleanup_on_termination  # noqa: F401 (for the CLI)
 from ...connect import ConnectorKind, position_of, topic_partition_of
 from ...errors import PreconditionError
 from . import output
@@ -23,6 +24,11 @@ from .plan import FileChange, Plan
 Planner = Callable[[Path, str], Plan]  # (worktree root, base commit) -> plan
 # The trailer on every commit we make: a branch whose tip has none is someone else's and is never moved.
 TRAILER_OPERATION = "Offsets-Operation"
+
+
+def repository_at(root: Path) -> GitRepo | None:
+    """The git repository holding ``root``, or None for a plain directory."""
+    return GitRepo.find(root)
 
 
 @dataclass
