@@ -139,7 +139,7 @@ def load_bytes(data: bytes, path: Path, where: str | None = None) -> YamlFile:
     return load_text(text, path, where, encoding)
 
 
-def load_text(text: str, path: Path, where: str | None = None, encoding: Encoding = Encoding()) -> YamlFile:
+def load_text(text: str, path: Path, where: str | None = None, encoding: Encoding = Encoding()) -> YamlFile:  # noqa: B008 (frozen)
     crlf, lf = text.count("\r\n"), text.count("\n")
     newline = "\r\n" if crlf else "\n"
     result = YamlFile(path=path, original=text, newline=newline, encoding=encoding, mixed_newlines=0 < crlf < lf)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...adapters.spark.jobs import PoisonCriteria
@@ -79,7 +79,7 @@ class ConnectorFlags:
     current: str | None = None
     connector: str | None = None
     source_cluster: str | None = None
-    cluster: ClusterConfig = ClusterConfig()
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
     timeout: float = 300.0
 
 

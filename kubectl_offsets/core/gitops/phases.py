@@ -13,7 +13,7 @@ from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_GITOPS, gitops_configmap_name
 from ...errors import InputError, PreconditionError
 from ...model import OffsetsDocument
-from ..inputs import AlterRequest, ConnectorFacts, build_change
+from ..inputs import ConnectorFacts, build_change
 from . import locate as manifests
 from . import trigger_job
 from .edits import Editor

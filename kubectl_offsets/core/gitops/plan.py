@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
@@ -13,6 +13,9 @@ from ...conventions import ANNOTATION_GITOPS
 from ...errors import InputError
 from ...model import OffsetsDocument, diff
 from . import trigger_job
+
+if TYPE_CHECKING:
+    from ..inputs import AlterRequest
 
 OPERATIONS = ("alter", "reset")
 TRIGGERS = ("command", "job", "argocd")
