@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from .conventions import StrEnum
 from .errors import InputError
 
 GROUP = "kafka.strimzi.io"
@@ -46,8 +47,16 @@ ANNOTATION_USE_CONNECTOR_RESOURCES = "strimzi.io/use-connector-resources"
 ANNOTATION_PAUSE_RECONCILIATION = "strimzi.io/pause-reconciliation"
 LABEL_CLUSTER = "strimzi.io/cluster"
 
-# The only annotation values the operator accepts; anything else makes the resource NotReady (research 2.3).
-OFFSETS_ACTIONS = ("list", "alter", "reset")
+class OffsetsAction(StrEnum):
+    """The value of ANNOTATION_CONNECTOR_OFFSETS: the one-shot request handed to the operator. The only values the
+    operator accepts; anything else makes the resource NotReady (research 2.3)."""
+
+    LIST = "list"
+    ALTER = "alter"
+    RESET = "reset"
+
+
+OFFSETS_ACTIONS = tuple(OffsetsAction)
 
 # --- spec.state (research 2.7) ----------------------------------------------------------------------------------
 STATE_RUNNING, STATE_PAUSED, STATE_STOPPED = "running", "paused", "stopped"
@@ -68,7 +77,8 @@ FIELD_FROM_CONFIGMAP = "fromConfigMap"
 CONDITION_WARNING = "Warning"
 CONDITION_NOT_READY = "NotReady"
 CONDITION_READY = "Ready"
-REASON_FOR_ACTION = {"list": "ListOffsets", "alter": "AlterOffsets", "reset": "ResetOffsets"}
+REASON_FOR_ACTION = {OffsetsAction.LIST: "ListOffsets", OffsetsAction.ALTER: "AlterOffsets",
+                     OffsetsAction.RESET: "ResetOffsets"}
 REASON_MANAGE_OFFSETS = "ManageOffsets"
 REASON_RECONCILIATION_PAUSED = "ReconciliationPaused"
 

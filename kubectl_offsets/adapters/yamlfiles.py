@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..conventions import StrEnum
 from ..errors import InputError
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
@@ -182,7 +183,13 @@ def _yaml(indent: tuple[int, int, int] = (2, 2, 0), explicit_start: bool = False
     yaml.width = 1 << 16  # never re-wrap a long line
     yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
     yaml.explicit_start = explicit_start
+    yaml.representer.add_multi_representer(StrEnum, _represent_name)
     return yaml
+
+
+def _represent_name(representer, name: StrEnum):
+    """A name declared once (conventions.StrEnum) is written as its plain value, as the literal it replaced was."""
+    return representer.represent_str(str(name))
 
 
 def to_plain(node: Any) -> Any:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..conventions import DEFAULT_TRIGGER_IMAGE
+from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
 from .options import alter_input_options, group, kubeconfig_options, quiet_option
-
-TRIGGERS = ("command", "job", "argocd")
 
 repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
@@ -78,7 +76,9 @@ phase1_options = group(
                  help="The current offsets (what 'kubectl offsets list -o json' printed): for --shift-by and the "
                       "before/after table."),
     click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --before."),
-    click.option("--trigger", type=click.Choice(TRIGGERS), default="command", show_default=True,
+    # Plain values: click would offer an enum's member names.
+    click.option("--trigger", type=click.Choice([t.value for t in TRIGGERS]), default=Trigger.COMMAND.value,
+                 show_default=True,
                  help="command: you run 'kubectl offsets trigger'; job: a one-shot Job in phase 1; argocd: the same "
                       "Job as an Argo CD PostSync hook."),
     click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, show_default=True,
@@ -111,7 +111,7 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
-        _phase1("alter", target, connector, source_cluster, request, kw)
+        _phase1(Operation.ALTER, target, connector, source_cluster, request, kw)
 
     work()
 
@@ -131,7 +131,7 @@ def gitops_reset(target, connector, source_cluster, **kw):
     Example:
       kubectl offsets gitops reset my-source --repo ./deploy --commit --trigger job
     """
-    _phase1("reset", target, connector, source_cluster, None, kw)
+    _phase1(Operation.RESET, target, connector, source_cluster, None, kw)
 
 
 @gitops_group.command("create")
@@ -178,11 +178,11 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
         plain = file or sets or skip_records or to_offset is not None
         alter = AlterRequest(file=file, sets=sets, skip_records=skip_records, to_offset=to_offset, topics=topics) \
             if plain or topics else None
-        kw.update(trigger="command")
+        kw.update(trigger=Trigger.COMMAND)
 
         def planner(root, scope, base):
             return gitops_create.plan_create(root, scope, gitops_create.CreateRequest(
-                document, directory, kw["namespace"], alter, from_scratch, "command", base, accept_start_window,
+                document, directory, kw["namespace"], alter, from_scratch, Trigger.COMMAND, base, accept_start_window,
                 strimzi_version))
 
         _run(planner, kw)
@@ -211,7 +211,7 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
         from ..core.gitops import phases
         from ..core.gitops.plan import GitopsRequest
 
-        request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
+        request = GitopsRequest(Operation.ALTER, target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
         _run(lambda root, scope, base: phases.plan_phase2(root, scope, request, keep_record), kw)
 
     work()

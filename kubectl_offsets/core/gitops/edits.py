@@ -8,7 +8,8 @@ from typing import Any
 
 from ... import strimzi
 from ...adapters import yamlfiles
-from ...conventions import ANNOTATION_GITOPS, gitops_configmap_name
+from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_GITOPS, ANNOTATION_OPERATION, LABEL_MANAGED_BY, LABEL_ROLE,
+                           LABEL_TARGET, MANAGED_BY, Role, Trigger, gitops_configmap_name)
 from ...errors import PreconditionError
 from ...model import OffsetsDocument
 from . import locate as manifests
@@ -150,11 +151,11 @@ class Editor:
 
     def add_configmap(self, name: str, target, change: OffsetsDocument, operation_id: str) -> None:
         body = {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "kubectl-offsets",
-                                                      "kubectl-offsets.io/role": "gitops-offsets",
-                                                      "kubectl-offsets.io/target": target.resource_name},
-                             "annotations": {"kubectl-offsets.io/connector": target.connector_name,
-                                             "kubectl-offsets.io/operation": operation_id}},
+                "metadata": {"name": name, "labels": {LABEL_MANAGED_BY: MANAGED_BY,
+                                                      LABEL_ROLE: Role.GITOPS_OFFSETS,
+                                                      LABEL_TARGET: target.resource_name},
+                             "annotations": {ANNOTATION_CONNECTOR: target.connector_name,
+                                             ANNOTATION_OPERATION: operation_id}},
                 "data": {target.configmap_key: change.dumps() + "\n"}}
         namespace = self.location.definition.data["metadata"].get("namespace")
         if namespace and not self.location.chain:
@@ -221,7 +222,7 @@ class Editor:
             self._restore(doc, record)
         if record.get("configMap") and not keep_record:
             self._delete_new_file(gitops_configmap_name(self._base_name(), record["id"]) + ".yaml")
-        if record.get("trigger", "command") != "command":
+        if record.get("trigger", Trigger.COMMAND) != Trigger.COMMAND:
             self._delete_new_file(trigger_job.file_name(self._base_name(), record["id"]))
 
     def _base_name(self) -> str:

@@ -17,6 +17,7 @@ from ...adapters import forge
 from ...adapters.gitrepo import GitRepo
 from ...adapters.gitrepo import terminations_raise as cleanup_on_termination  # noqa: F401 (for the CLI)
 from ...connect import ConnectorKind, position_of, topic_partition_of
+from ...conventions import Operation
 from ...errors import PreconditionError
 from . import output
 from .plan import FileChange, Plan
@@ -198,7 +199,7 @@ def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
 def pr_title(plan: Plan) -> str:
     target = plan.target
     if plan.phase == 1:
-        verb = "alter" if plan.operation == "alter" else "reset"
+        verb = Operation.ALTER if plan.operation == Operation.ALTER else Operation.RESET
         return f"offsets: stop {target.connector_name} and {verb} its offsets (phase 1 of 2)"
     return f"offsets: resume {target.connector_name} after the {plan.operation} (phase 2 of 2)"
 

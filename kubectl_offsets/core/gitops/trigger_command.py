@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import strimzi
-from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
+from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, Operation
 from ...errors import InputError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
@@ -88,7 +88,7 @@ def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
                                 advice="merge and sync GitOps phase 1 first, then run trigger")
     wanted = record.get("configMap")
     named = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
-    if record.get("operation") == "alter" and named != wanted:
+    if record.get("operation") == Operation.ALTER and named != wanted:
         raise PreconditionError(f"{target.display}: alterOffsets names '{named}' but phase 1 wrote '{wanted}'",
                                 advice="sync phase 1 completely (is the resource out of sync?), then retry")
 
@@ -101,7 +101,7 @@ def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, prog
 
     target, action = live.target, record["operation"]
     change = configmaps.get_document(kube, target, record["configMap"], written_by="GitOps phase 1") \
-        if action == "alter" else None
+        if action == Operation.ALTER else None
     client = OperatorClient(kube, target, options.wait, progress)
     client.wait_for_connect_state("STOPPED")
     progress.step(f"listing the current offsets of '{target.connector_name}' for the backup")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import schemas, strimzi
+from ...conventions import LABEL_ROLE, Role
 from ...adapters import kustomize, yamlfiles
 from . import locate as manifests
 from ...errors import InputError
@@ -38,7 +39,7 @@ def validate(repo: manifests.Repository, location: manifests.Location, changes: 
 
 
 def _ours(data: dict[str, Any]) -> bool:
-    return ((data.get("metadata") or {}).get("labels") or {}).get("kubectl-offsets.io/role") == "gitops-offsets"
+    return ((data.get("metadata") or {}).get("labels") or {}).get(LABEL_ROLE) == Role.GITOPS_OFFSETS
 
 
 def _is_full_resource(repo: manifests.Repository, rel: str) -> bool:

@@ -17,15 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import strimzi
-from ...conventions import (ANNOTATION_CONNECTOR, BACKUP_CHANGED_KEY, BACKUP_KEY, LABEL_ROLE, LABEL_TARGET,
-                           backup_configmap_name, NAME_MAX, derived_name, label_value)
+from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, BACKUP_CHANGED_KEY,
+                           BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, NAME_MAX, Role, backup_configmap_name, derived_name,
+                           label_value)
 from ...errors import InputError, NotFoundError
 from ...model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
-
-ANNOTATION_TAKEN_AT = "kubectl-offsets.io/taken-at"
-ANNOTATION_OPERATION = "kubectl-offsets.io/operation"
-
 
 def configmap_name(target: strimzi.ConnectorTarget, when: dt.datetime, kube=None) -> str:
     """The backup's name. Names have one-second resolution and a fast alter + undo (or two connectors of one
@@ -57,7 +54,7 @@ def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocumen
          change: OffsetsDocument | None = None) -> Path:
     """Write the backup ConfigMap and the local copy; returns the local file's path. ``change``: what the operation
     will PATCH (None: a reset, every partition), recorded so that undo restores only what it changed."""
-    metadata = owned_metadata(target, journal.backup, "backup")
+    metadata = owned_metadata(target, journal.backup, Role.BACKUP)
     metadata["annotations"].update({ANNOTATION_TAKEN_AT: journal.started, ANNOTATION_OPERATION: journal.operation})
     changed = {"all": True} if change is None else {"partitions": [dict(e.partition) for e in change]}
     kube.create_configmap(target.namespace, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
@@ -196,7 +193,7 @@ def load_for_undo(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDo
     configmap = kube.get_configmap(name, target.namespace)
     metadata = configmap.get("metadata") or {}
     labels, annotations = metadata.get("labels") or {}, metadata.get("annotations") or {}
-    if labels.get(LABEL_ROLE) != "backup":
+    if labels.get(LABEL_ROLE) != Role.BACKUP:
         raise InputError(f"configmap/{name} is not a kubectl-offsets backup (no label {LABEL_ROLE}=backup)",
                          advice=_list_hint(target))
     owner = (labels.get(LABEL_TARGET), annotations.get(ANNOTATION_CONNECTOR))

@@ -10,14 +10,14 @@ import json
 from typing import Any
 
 from ... import schemas, strimzi
-from ...conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, label_value
+from ...conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, label_value
 from ...errors import NotFoundError, OperatorError, PreconditionError
 from ...model import OffsetsDocument
 
 
 def owned_metadata(target: strimzi.ConnectorTarget, name: str, role: str) -> dict[str, Any]:
     return {"name": name, "namespace": target.namespace,
-            "labels": {LABEL_MANAGED_BY: "kubectl-offsets", LABEL_ROLE: role,
+            "labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_ROLE: role,
                        LABEL_TARGET: label_value(target.resource_name)},
             "annotations": {ANNOTATION_CONNECTOR: target.connector_name}}
 
@@ -49,7 +49,7 @@ def check_ours(configmap: dict[str, Any], target: strimzi.ConnectorTarget) -> No
     """Refuse a ConfigMap that kubectl-offsets did not create for ``target``: its name is ours by convention, but
     its data may be someone's (a Helm chart, a colleague's notes), and patching it would change what they own."""
     labels = (configmap.get("metadata") or {}).get("labels") or {}
-    if labels.get(LABEL_MANAGED_BY) == "kubectl-offsets" and labels.get(LABEL_TARGET) == label_value(
+    if labels.get(LABEL_MANAGED_BY) == MANAGED_BY and labels.get(LABEL_TARGET) == label_value(
             target.resource_name):
         return
     name = configmap["metadata"]["name"]

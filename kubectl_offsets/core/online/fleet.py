@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
+from ...conventions import ANNOTATION_TAKEN_AT, Operation
 from ...errors import ExitStatus, InputError, NotFoundError, OffsetsError
 from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
@@ -299,8 +300,8 @@ def plan_reset(cluster: ClusterConfig, members: list[Member], options: Options, 
                progress: Progress | None = None) -> Plan:
     def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
         live, before = _current(kube, member, options, progress)
-        preview = operations.Preview("reset", live.target, live.kind, before, None)
-        return PlanItem(member, "reset", preview, run=lambda kube, opts, prog: operations.reset_offsets(
+        preview = operations.Preview(Operation.RESET, live.target, live.kind, before, None)
+        return PlanItem(member, Operation.RESET, preview, run=lambda kube, opts, prog: operations.reset_offsets(
             kube, member.spec, namespace=member.namespace, options=opts, progress=prog))
 
     return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
@@ -315,8 +316,8 @@ def plan_alter(cluster: ClusterConfig, members: list[Member], request: AlterRequ
     def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
         live, before = _current(kube, member, options, progress)
         change = build_change(request, live.facts(), before)
-        preview = operations.Preview("alter", live.target, live.kind, before, change)
-        return PlanItem(member, "alter", preview, run=lambda kube, opts, prog: operations.alter_offsets(
+        preview = operations.Preview(Operation.ALTER, live.target, live.kind, before, change)
+        return PlanItem(member, Operation.ALTER, preview, run=lambda kube, opts, prog: operations.alter_offsets(
             kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog))
 
     return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
@@ -342,8 +343,8 @@ def plan_undo(cluster: ClusterConfig, members: list[Member], since: dt.datetime,
         change = operations.restoring_change(backups.load_configmap(kube, live.target, name), before)
         if change is not None:
             validate_change(change, live.facts())
-        preview = operations.Preview("undo", live.target, live.kind, before, change)
-        return PlanItem(member, "undo", preview, run=lambda kube, opts, prog: operations.undo(
+        preview = operations.Preview(Operation.UNDO, live.target, live.kind, before, change)
+        return PlanItem(member, Operation.UNDO, preview, run=lambda kube, opts, prog: operations.undo(
             kube, member.spec, backup=name, namespace=member.namespace, options=opts, progress=prog))
 
     return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
@@ -352,7 +353,7 @@ def plan_undo(cluster: ClusterConfig, members: list[Member], since: dt.datetime,
 def backup_since(kube, target: strimzi.ConnectorTarget, since: dt.datetime) -> str | None:
     threshold = since.astimezone(dt.timezone.utc)
     for configmap in backups.list_backups(kube, target):  # newest first
-        taken = (configmap["metadata"].get("annotations") or {}).get(backups.ANNOTATION_TAKEN_AT)
+        taken = (configmap["metadata"].get("annotations") or {}).get(ANNOTATION_TAKEN_AT)
         if taken and _parse_time(taken) >= threshold:
             return configmap["metadata"]["name"]
     return None
@@ -413,8 +414,8 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
         if change is None:
             if not len(before):
                 return PlanItem(member, skipped="no offsets exported and none now: nothing to do")
-            preview = operations.Preview("reset", live.target, live.kind, before, None)
-            return PlanItem(member, "reset", preview, run=lambda kube, opts, prog: operations.reset_offsets(
+            preview = operations.Preview(Operation.RESET, live.target, live.kind, before, None)
+            return PlanItem(member, Operation.RESET, preview, run=lambda kube, opts, prog: operations.reset_offsets(
                 kube, member.spec, namespace=member.namespace, options=opts, progress=prog))
         validate_change(change, live.facts())
         if before.same_offsets(before.merged_with(change)):
@@ -423,8 +424,8 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
         path = Path(scratch.name) / f"{uuid.uuid4().hex}.json"
         path.write_text(json.dumps(change.to_json()))
         request = AlterRequest(file=str(path))
-        preview = operations.Preview("alter", live.target, live.kind, before, change)
-        return PlanItem(member, "alter", preview, run=lambda kube, opts, prog: operations.alter_offsets(
+        preview = operations.Preview(Operation.ALTER, live.target, live.kind, before, change)
+        return PlanItem(member, Operation.ALTER, preview, run=lambda kube, opts, prog: operations.alter_offsets(
             kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog))
 
     try:

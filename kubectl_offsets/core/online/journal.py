@@ -21,14 +21,33 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ... import __version__, schemas, strimzi
+from ...conventions import Operation, StrEnum
+from ...strimzi import OffsetsAction
 from ...errors import PreconditionError
 
-# Step ids are stored in journals: never rename one after a release. Their order is the flow's order; "stop" comes
-# before "backup" because the offsets of a running connector move (live partitions): the backup and the offsets
-# the verification compares with are listed once Connect reports the connector STOPPED.
-STEPS = ("stop", "backup", "write-configmap", "annotate", "await-operator", "verify", "resume", "cleanup")
+class Step(StrEnum):
+    """The journal's ``step``: the last step an operation recorded. Stored in journals: never rename one after a
+    release. The flow's steps in order (STEPS), then those only a MirrorMaker 2 full reset takes (FULL_RESET_STEPS)."""
+
+    STOP = "stop"
+    BACKUP = "backup"
+    WRITE_CONFIGMAP = "write-configmap"
+    ANNOTATE = "annotate"
+    AWAIT_OPERATOR = "await-operator"
+    VERIFY = "verify"
+    RESUME = "resume"
+    CLEANUP = "cleanup"
+    RESET_CHECKPOINT = "reset-checkpoint"
+    TRUNCATE_OFFSET_SYNCS = "truncate-offset-syncs"
+
+
+# The flow's order (core/online/steps.py); "stop" comes before "backup" because the offsets of a running connector
+# move (live partitions): the backup and the offsets the verification compares with are listed once Connect reports
+# the connector STOPPED.
+STEPS = (Step.STOP, Step.BACKUP, Step.WRITE_CONFIGMAP, Step.ANNOTATE, Step.AWAIT_OPERATOR, Step.VERIFY, Step.RESUME,
+         Step.CLEANUP)
 # From this step on the offsets may already have changed in Connect: recover finishes instead of rolling back.
-POINT_OF_NO_RETURN = "annotate"
+POINT_OF_NO_RETURN = Step.ANNOTATE
 VERSION = 2  # 2: owner heartbeat/lease, the request and its digest, the resume choice
 
 
@@ -49,12 +68,12 @@ def document_digest(document) -> str:
 
 # Steps only a MirrorMaker 2 full reset takes (core/online/mm2_full_reset.py), between the source's verify and resume:
 # past the point of no return.
-FULL_RESET_STEPS = ("reset-checkpoint", "truncate-offset-syncs")
+FULL_RESET_STEPS = (Step.RESET_CHECKPOINT, Step.TRUNCATE_OFFSET_SYNCS)
 
 
 @dataclass
 class Journal:
-    operation: str  # alter | reset | undo
+    operation: str  # an Operation: alter | reset | undo
     id: str  # the owner: the process working on the operation (recover takes over with a new id)
     started: str  # ISO-8601 UTC
     kind: str
@@ -64,8 +83,8 @@ class Journal:
     previous_alter_offsets: dict[str, Any] | None
     backup: str  # the backup ConfigMap's name
     offsets_configmap: str
-    step: str = "stop"
-    request: str | None = None  # the one-shot request handed to the operator: alter | reset (None: version 1)
+    step: str = Step.STOP  # a Step
+    request: str | None = None  # the OffsetsAction handed to the operator: alter | reset (None: version 1)
     request_digest: str | None = None  # document_digest of the alter document, once written
     resume: bool = True  # False: --no-resume, the connector stays stopped afterwards
     heartbeat: str | None = None  # when the owner last wrote (ISO-8601 UTC)
@@ -115,7 +134,7 @@ class Journal:
     @property
     def resets(self) -> bool:
         """The request handed to the operator is a reset (a reset, or an undo of a backup without offsets)."""
-        return self.request == "reset" if self.request else self.operation == "reset"
+        return self.request == OffsetsAction.RESET if self.request else self.operation == Operation.RESET
 
     # --- ownership ----------------------------------------------------------------------------------------------
     def beat(self, lease: float, now: dt.datetime | None = None) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
-from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL
+from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL, Operation
 from ...errors import InputError, NotFoundError, OffsetsError, PreconditionError
 from ...model import OffsetEntry, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
@@ -328,7 +328,7 @@ def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument,
     from .operations import Preview
     from .steps import AlterFlow
 
-    operation = "alter" if change is not None else "reset"
+    operation = Operation.ALTER if change is not None else Operation.RESET
     preview = Preview(f"create ({operation})", live.target, live.kind, leftovers, change)
     if not options.yes and (confirm is None or not confirm(preview)):
         raise _rolled_back(kube, live.target, InputError("create cancelled"), progress)
@@ -412,7 +412,7 @@ def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, nam
     live = operations._prepare(kube, spec, namespace, options, progress)
     _check_delete_permission(kube, live.target)
     if options.dry_run:
-        return operations._dry_run_preview("reset", live, operations.peek_listed(kube, live), None) \
+        return operations._dry_run_preview(Operation.RESET, live, operations.peek_listed(kube, live), None) \
             if reset_offsets else None
     client = OperatorClient(kube, live.target, options.wait, progress)
     progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")

@@ -26,16 +26,16 @@ from typing import Any
 
 from ... import mirrormaker, strimzi
 from ...connect import ConnectorKind
+from ...conventions import Operation
 from ...errors import InputError, OffsetsError, PreconditionError, VerificationError
 from ...model import OffsetsDocument
+from ...strimzi import OffsetsAction
 from . import backups
-from .journal import FULL_RESET_STEPS
+from .journal import Step
 from .mm2_check import Mm2Settings
 from .operator import OperatorClient
 from .steps import AlterFlow, Outcome, SafeOutcome
 
-# The step ids this flow adds to the journal (after the source's verify; journal.FULL_RESET_STEPS).
-STEP_RESET_CHECKPOINT, STEP_TRUNCATE = FULL_RESET_STEPS
 
 
 @dataclass
@@ -280,18 +280,18 @@ class FullResetFlow(AlterFlow):
         if self.companion is None:
             return
         name = self.companion.target.connector_name
-        self._record(STEP_RESET_CHECKPOINT)
+        self._record(Step.RESET_CHECKPOINT)
         self.progress.step(f"asking the operator to reset the offsets of '{name}'")
         if self.companion.target.pending_annotations(self.companion.read()) != \
-                self.companion.target.trigger_annotations("reset"):
-            self.companion.place_request("reset", lambda resource: [])
-        self.companion.wait_until_done("reset")
+                self.companion.target.trigger_annotations(OffsetsAction.RESET):
+            self.companion.place_request(OffsetsAction.RESET, lambda resource: [])
+        self.companion.wait_until_done(OffsetsAction.RESET)
         self.progress.step(f"verifying: listing the offsets of '{name}' again")
         if len(self.companion.list_offsets()):
             raise VerificationError(f"the checkpoint connector '{name}' still has offsets after the reset",
                                     advice="both connectors are left STOPPED; check them with kubectl offsets "
                                            "list, then run the recover command below")
-        self._done(STEP_RESET_CHECKPOINT)
+        self._done(Step.RESET_CHECKPOINT)
 
     def _step_truncate(self) -> None:
         """DeleteRecords up to the end of the offset-syncs topic, with the policy that allows it for the moment.
@@ -309,7 +309,7 @@ class FullResetFlow(AlterFlow):
             if partitions:
                 value, explicit = client.topic_config(topic, mirrormaker.CLEANUP_POLICY)
                 syncs["cleanup_policy"] = {"value": value, "explicit": explicit}
-        self._record(STEP_TRUNCATE)
+        self._record(Step.TRUNCATE_OFFSET_SYNCS)
         ends = {int(p): o for p, o in syncs["truncate_to"].items()}
         if not ends:
             self.progress.step(f"the offset-syncs topic {topic} does not exist: nothing to truncate")
@@ -322,8 +322,8 @@ class FullResetFlow(AlterFlow):
             client.delete_records({(topic, p): o for p, o in ends.items()})
             self._restore_policy(client)
         syncs["truncated"] = True
-        self._record(STEP_TRUNCATE)  # the journal now says the truncation happened
-        self._done(STEP_TRUNCATE)
+        self._record(Step.TRUNCATE_OFFSET_SYNCS)  # the journal now says the truncation happened
+        self._done(Step.TRUNCATE_OFFSET_SYNCS)
 
     def _restore_policy(self, client) -> None:
         original = self._syncs.get("cleanup_policy")
@@ -338,12 +338,12 @@ class FullResetFlow(AlterFlow):
     def _fail(self, failure):
         # Past the source's verify its Connect offsets are already reset: resuming now would replicate with the old
         # offset syncs (exactly what a full reset must avoid), so a failure keeps both stopped and the journal.
-        self._keep_stopped = self.journal is not None and self.journal.step in (STEP_RESET_CHECKPOINT, STEP_TRUNCATE)
+        self._keep_stopped = self.journal is not None and self.journal.step in (Step.RESET_CHECKPOINT, Step.TRUNCATE_OFFSET_SYNCS)
         return super()._fail(failure)
 
     def make_safe(self, *, keep_stopped: bool = False) -> SafeOutcome:
         if self.companion is not None:
-            self.companion.withdraw_request("reset")
+            self.companion.withdraw_request(OffsetsAction.RESET)
         if keep_stopped or self._keep_stopped:
             return SafeOutcome(True, "Both connectors are left STOPPED and the journal kept")
         if self._syncs.get("cleanup_policy") is not None and not self._syncs.get("truncated"):
@@ -392,4 +392,4 @@ def flow_for_recover(kube, live, journal, options, progress):
 def run(kube, live, before: OffsetsDocument, the_plan: FullResetPlan, options, progress, crash_after=None) -> Outcome:
     flow = FullResetFlow(kube, live, the_plan, options.mm2 or Mm2Settings(), wait=options.wait, progress=progress,
                          resume=options.resume, crash_after=crash_after)
-    return flow.run("reset", lambda stopped: None, "reset")
+    return flow.run(Operation.RESET, lambda stopped: None, OffsetsAction.RESET)

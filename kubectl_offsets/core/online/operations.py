@@ -16,10 +16,11 @@ from typing import Any, Callable
 
 from ... import strimzi
 from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
-from ...conventions import ANNOTATION_JOURNAL, alter_configmap_name, offsets_configmap_name
+from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, offsets_configmap_name
 from ...errors import InputError, NotFoundError, PreconditionError
 from ...model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
 from ...progress import Progress, SilentProgress
+from ...strimzi import OffsetsAction
 from . import backups, configmaps
 from ..inputs import AlterRequest, build_change, read_offsets_file, validate_change
 from .journal import Journal
@@ -120,7 +121,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
     if options.dry_run:
         before = peek_listed(kube, live)
         change = early if early is not None else _build(request, facts, before)
-        return _dry_run_preview("alter", live, before, change, options, progress,
+        return _dry_run_preview(Operation.ALTER, live, before, change, options, progress,
                                 unverified=partitions.check(change, before))
     before = _list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
@@ -131,7 +132,7 @@ def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: s
         # partitions are the connector's own (they exist); the explicit ones were checked above.
         return early if early is not None else _build(request, facts, stopped)
 
-    return _confirm_and_run("alter", kube, live, before, change, options, confirm, progress, crash_after, plan,
+    return _confirm_and_run(Operation.ALTER, kube, live, before, change, options, confirm, progress, crash_after, plan,
                             unverified)
 
 
@@ -149,11 +150,11 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
     live = _prepare(kube, spec, namespace, options, progress)
     full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
-        preview = _dry_run_preview("reset", live, peek_listed(kube, live), None, options, progress)
+        preview = _dry_run_preview(Operation.RESET, live, peek_listed(kube, live), None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
     before = _list_for_preview(kube, live, options, progress)
-    return _confirm_and_run("reset", kube, live, before, None, options, confirm, progress, crash_after,
+    return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress, crash_after,
                             lambda stopped: None, full_reset=full)
 
 
@@ -194,7 +195,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | 
         configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
         before = peek_listed(kube, live)
-        return _dry_run_preview("undo", live, before, restoring_change(saved, before, changed), options, progress)
+        return _dry_run_preview(Operation.UNDO, live, before, restoring_change(saved, before, changed), options, progress)
     before = _list_for_preview(kube, live, options, progress)
     change = restoring_change(saved, before, changed)
     if change is not None:
@@ -207,7 +208,7 @@ def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | 
             validate_change(final, live.facts())
         return final
 
-    return _confirm_and_run("undo", kube, live, before, change, options, confirm, progress, crash_after, plan)
+    return _confirm_and_run(Operation.UNDO, kube, live, before, change, options, confirm, progress, crash_after, plan)
 
 
 def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
@@ -266,7 +267,7 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
         return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
-    return flow.run(operation, plan, "reset" if change is None else "alter")
+    return flow.run(operation, plan, OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
 
 
 # --- dry run -------------------------------------------------------------------------------------------------------
@@ -302,11 +303,11 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
     base = target.stanza_pointer()
     stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
     preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
-    action = "reset" if change is None else "alter"
+    action = OffsetsAction.RESET if change is None else OffsetsAction.ALTER
     trigger: list[dict[str, Any]] = []
     if change is not None:
         name = alter_configmap_name(target.resource_name)
-        preview.patches.append((f"configmap/{name}", configmaps.configmap_body(target, name, change, "alter")))
+        preview.patches.append((f"configmap/{name}", configmaps.configmap_body(target, name, change, Role.ALTER)))
         trigger.append({"op": "add", "path": f"{base}/{strimzi.FIELD_ALTER_OFFSETS}",
                         "value": {strimzi.FIELD_FROM_CONFIGMAP: {"name": name}}})
     trigger += [{"op": "add", "path": "/metadata/annotations/" + k.replace("/", "~1"), "value": v}

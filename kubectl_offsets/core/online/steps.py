@@ -29,16 +29,18 @@ from typing import Any, Callable, Mapping
 
 from ... import strimzi
 from ...connect import ConnectorKind
-from ...conventions import ANNOTATION_JOURNAL, alter_configmap_name, utc_now
+from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, utc_now
 from ...errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
                       VerificationError)
 from ...model import OffsetsDocument, WaitSettings
 from ...progress import Progress
+from ...strimzi import OffsetsAction
 from . import backups, configmaps
-from .journal import Journal, document_digest, utc_text
+from .journal import Journal, Step, document_digest, utc_text
 from .operator import OperatorClient
 
-ALTERING_OPERATIONS = ("alter", "reset", "undo")
+ALTERING_OPERATIONS = tuple(Operation)
+REQUESTS = (OffsetsAction.ALTER, OffsetsAction.RESET)  # what an alter/reset/undo hands to the operator
 # The lease a heartbeat grants while we wait for Connect (renewed every operator.HEARTBEAT_EVERY seconds).
 HEARTBEAT_LEASE = 45.0
 # Added to --timeout for the lease of a wait on the operator, during which the journal cannot be renewed.
@@ -82,7 +84,7 @@ class AlterFlow:
     def run(self, operation: str, plan: Plan, request: str) -> Outcome:
         """``plan(stopped)`` returns the document to PATCH given the offsets listed once the connector is stopped
         (None for a reset); ``request`` is the one-shot request it needs: alter or reset."""
-        assert operation in ALTERING_OPERATIONS and request in ("alter", "reset")
+        assert operation in ALTERING_OPERATIONS and request in REQUESTS
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
         self._claim(operation, request)
         try:
@@ -111,7 +113,7 @@ class AlterFlow:
         ``alterOffsets`` names ``configmap``, which holds ``change``. The same backup and journal as ``run`` (so
         ``recover`` and ``undo`` work), but nothing of phase 1 is rewritten: no stop, no ConfigMap, and "resume"
         keeps the stopped state that phase 2 will undo. ``marker`` goes into the request's patch."""
-        assert operation in ("alter", "reset")
+        assert operation in REQUESTS  # a GitOps alter/reset asks for what it is
         self.marker = marker
         self._claim(operation, operation, offsets_configmap=configmap)
         try:
@@ -144,7 +146,7 @@ class AlterFlow:
             previous_state=stanza.get(strimzi.FIELD_STATE), previous_alter_offsets=stanza.get(strimzi.FIELD_ALTER_OFFSETS),
             previous_pause=True if stanza.get(strimzi.FIELD_PAUSE) is True else None,
             backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
-            step="stop", request=request, resume=self.resume_after,
+            step=Step.STOP, request=request, resume=self.resume_after,
         )
 
     def _claim(self, operation: str, request: str, offsets_configmap: str | None = None) -> None:
@@ -233,16 +235,16 @@ class AlterFlow:
     # --- the steps -------------------------------------------------------------------------------------------
     def _step_stop(self) -> None:
         self.operator.wait_for_connect_state("STOPPED", heartbeat=self._heartbeat)
-        self._done("stop")
+        self._done(Step.STOP)
 
     def _step_backup(self, plan: Plan, request: str) -> tuple[OffsetsDocument, OffsetsDocument | None]:
         """List the offsets now that nothing moves them, compute the change from them, and back them up (with the
         partitions the change touches, for undo)."""
-        self._record("backup", lease=self._operator_lease)
+        self._record(Step.BACKUP, lease=self._operator_lease)
         self.progress.step(f"listing the offsets of the stopped connector '{self.target.connector_name}'")
         before = self.operator.list_offsets()
         change = plan(before)
-        if (change is None) != (request == "reset"):
+        if (change is None) != (request == OffsetsAction.RESET):
             raise PreconditionError(f"the {self.journal.operation} no longer applies to the offsets listed after "
                                     "the stop", advice="list the offsets and retry")
         self.progress.step(f"backing up the offsets to configmap/{self.journal.backup}")
@@ -253,46 +255,46 @@ class AlterFlow:
                                     advice="make $XDG_STATE_HOME (default ~/.local/state) writable, or point "
                                     "XDG_STATE_HOME at a writable directory, and retry") from None
         self.progress.step(f"local copy of the backup: {local}")
-        self._done("backup")
+        self._done(Step.BACKUP)
         return before, change
 
     def _step_write_configmap(self, change: OffsetsDocument) -> None:
         name = self.journal.offsets_configmap
         self.progress.step(f"writing the new offsets to configmap/{name} (key {self.target.configmap_key})")
         self.journal.request_digest = document_digest(change)
-        self._record("write-configmap")
-        configmaps.put_document(self.kube, self.target, name, change, role="alter")
-        self._done("write-configmap")
+        self._record(Step.WRITE_CONFIGMAP)
+        configmaps.put_document(self.kube, self.target, name, change, role=Role.ALTER)
+        self._done(Step.WRITE_CONFIGMAP)
 
     def _step_annotate(self, action: str) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in self.target.trigger_annotations(action).items())
         self.progress.step(f"asking the operator to {action} the offsets ({shown})")
-        self.journal.step = "annotate"
+        self.journal.step = Step.ANNOTATE
 
         def stanza_and_journal(resource):
             self._check_owner(resource)
             self.journal.beat(self._operator_lease)  # no journal write until the operator is done
             ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
-            if action == "alter":
+            if action == OffsetsAction.ALTER:
                 ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
                     strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}}, resource)
             return ops
 
         # The journal annotation goes into the same guarded patch: "annotate" recorded iff the request placed.
         self.operator.place_request(action, stanza_and_journal, extra=self.marker or None)
-        self._done("annotate")
+        self._done(Step.ANNOTATE)
 
     def _step_await(self, action: str) -> None:
         # No journal write here: patching the resource while the operator works makes its annotation-removal patch
         # fail with 409 after a successful alter (research 2.8), so it would redo the alter and report a Warning.
         # The journal's "annotate" already means "handed over; wait for the operator", and its lease covers this.
         self.operator.wait_until_done(action)
-        self._done("await-operator")
+        self._done(Step.AWAIT_OPERATOR)
 
     def _step_verify(self, expected: OffsetsDocument) -> OffsetsDocument:
         """Every partition exactly as expected: the requested ones as requested, the others as listed after the
         stop (the connector has been stopped ever since, so nothing else can have moved them)."""
-        self._record("verify", lease=self._operator_lease)
+        self._record(Step.VERIFY, lease=self._operator_lease)
         self.progress.step("verifying: listing the offsets again")
         after = self.operator.list_offsets()
         if not after.same_offsets(expected):
@@ -303,7 +305,7 @@ class AlterFlow:
                 "finish (accept them) with the recover command below, or roll back with it plus --rollback and "
                 f"restore the backup with kubectl offsets undo {self._target_argument()} "
                 f"-n {self.target.namespace} --backup {self.journal.backup}")
-        self._done("verify")
+        self._done(Step.VERIFY)
         return after
 
     def _steps_after_verify(self) -> None:
@@ -313,14 +315,14 @@ class AlterFlow:
     def _step_resume(self) -> str:
         previous = self.journal.previous_effective_state
         if not self.resume_after:
-            self._record("resume")
+            self._record(Step.RESUME)
             self.progress.warn(f"--no-resume: connector '{self.target.connector_name}' is left STOPPED "
                                f"(it was {previous}); resume it with: kubectl patch ... or set spec.state")
             return strimzi.STATE_STOPPED
         self.progress.step(f"restoring the previous state: {previous}")
-        self._record("resume", self._previous_stanza())
+        self._record(Step.RESUME, self._previous_stanza())
         self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous], heartbeat=self._heartbeat)
-        self._done("resume")
+        self._done(Step.RESUME)
         return previous
 
     def _step_cleanup(self) -> None:
@@ -330,7 +332,7 @@ class AlterFlow:
 
         self.progress.step("removing the journal")
         self._write(stanza, remove_journal=True)
-        self._done("cleanup")
+        self._done(Step.CLEANUP)
 
     def _previous_stanza(self) -> dict[str, Any]:
         stanza = {strimzi.FIELD_STATE: self.journal.previous_state,
@@ -379,7 +381,7 @@ class AlterFlow:
         the connector stays stopped and the journal stays, so nothing runs on wrong offsets unnoticed."""
         if self.journal.past_point_of_no_return:  # before the hand-over no request of ours can be pending
             # An undo of an empty backup placed a reset, so try both of the requests this journal can have placed.
-            any(self.operator.withdraw_request(action) for action in ("alter", "reset"))
+            any(self.operator.withdraw_request(action) for action in REQUESTS)
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
         previous = self.journal.previous_effective_state
@@ -432,7 +434,7 @@ class AlterFlow:
             change = None if journal.resets else self._requested_document()
             if self.target.pending_annotations(self.operator.read()):
                 self.operator.remember_warnings()
-                self.operator.wait_until_done("reset" if change is None else "alter")
+                self.operator.wait_until_done(OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
             self._step_verify(expected_after(before, change))
             self._steps_after_verify()
             final_state = self._step_resume()
