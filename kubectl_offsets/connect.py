@@ -1,6 +1,10 @@
 """Kafka Connect facts: which offset shapes each kind of connector uses and what a stored offset means.
 
-Sources: ../shared/research/strimzi-offsets.md section 3.4 (KIP-875 formats) and anchors.md section 1.1.
+Sources: KIP-875 (https://cwiki.apache.org/confluence/display/KAFKA/KIP-875%3A+First-class+offsets+support+in+Kafka+Connect) and
+Kafka's source (github.com/apache/kafka, ``connect/``): ``runtime/.../storage/OffsetUtils.java#validateFormat``,
+``runtime/.../util/SinkUtils.java`` (sink shapes), ``mirror/.../MirrorSourceConnector.java``,
+``MirrorCheckpointConnector.java`` and ``MirrorHeartbeatConnector.java`` ``#alterOffsets``, ``MirrorSourceTask``
+(resumes after the stored offset), ``file/.../FileStreamSourceConnector.java#alterOffsets``.
 Nothing here does I/O; the shorthand builders (``--set``, ``--skip-record``) live here because their meaning
 is a Connect fact: a sink stores the *next* offset to read, MirrorSourceConnector stores the *last record
 replicated* and resumes after it.
@@ -44,7 +48,8 @@ class ConnectorKind(str, enum.Enum):
 
     @property
     def offsets_ignored_by_runtime(self) -> bool:
-        """Checkpoint and heartbeat tasks never read their stored offsets (research 2.12): altering them is
+        """Checkpoint and heartbeat tasks never read their stored offsets (their ``alterOffsets`` accept only offset 0:
+        MirrorCheckpointConnector.java, MirrorHeartbeatConnector.java): altering them is
         harmless but pointless, so we ask for --force."""
         return self in (ConnectorKind.MIRROR_CHECKPOINT, ConnectorKind.MIRROR_HEARTBEAT)
 
@@ -70,7 +75,7 @@ def connector_kind(connector_class: str | None, connect_type: str | None) -> Con
     return ConnectorKind.SOURCE
 
 
-# --- offsets kept outside Connect (research 3.3) ---------------------------------------------------------------
+# --- offsets kept outside Connect (connect/runtime/.../Worker.java#completeModifyOffsetsCallback) ---------------
 # A connector that does not override SinkConnector/SourceConnector#alterOffsets gets a 200 from PATCH/DELETE
 # .../offsets with the caveat "if this connector manages offsets externally, they will need to be manually altered
 # in the system that the connector uses"; Strimzi logs that answer only at debug level, so the user never sees it.

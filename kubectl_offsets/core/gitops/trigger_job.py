@@ -58,7 +58,9 @@ def file_name(name_base: str, operation_id: str) -> str:
 
 
 def state_jsonpath(target: strimzi.ConnectorTarget) -> str:
-    """Where the live Connect state is in the resource's status (research 1.2, 1.3)."""
+    """Where the live Connect state is in the resource's status: a KafkaConnector's ``connectorStatus`` and a
+    KafkaMirrorMaker2's ``connectors[]`` are Connect's own GET /connectors/{name}/status (KIP-875's STOPPED state)
+    (Strimzi API/kafka/model/connector/KafkaConnectorStatus.java, mirrormaker2/KafkaMirrorMaker2Status.java)."""
     if target.kind == strimzi.KIND_CONNECTOR:
         return "{.status.connectorStatus.connector.state}"
     return '{.status.connectors[?(@.name=="' + target.connector_name + '")].connector.state}'

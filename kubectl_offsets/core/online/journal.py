@@ -120,7 +120,8 @@ class Journal:
 
     @property
     def previous_effective_state(self) -> str:
-        """The state the connector had, as the operator derives it (``state`` wins, else ``pause``, research 2.7)."""
+        """The state the connector had, as the operator derives it (``state`` wins, else ``pause``: Strimzi's
+        AbstractConnectOperator#updateState before 1.0.0)."""
         if self.previous_state:
             return self.previous_state
         return strimzi.STATE_PAUSED if self.previous_pause else strimzi.DEFAULT_STATE

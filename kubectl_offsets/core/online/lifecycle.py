@@ -193,7 +193,8 @@ def plan_create(kube, manifest: Manifest, offsets: AlterRequest | Any | None, *,
     change = _build(offsets, _facts(target, body, kind))
     operator = _check_operator(kube, ns, accept_start_window, progress)
     created = _stopped_body(body, manifest.requested_state)
-    # Written through the version the plugin reads KafkaConnectors with (v1beta2 while it is served, research 1.1):
+    # Written through the version the plugin reads KafkaConnectors with (v1beta2 while it is served, until Strimzi 1.0.0;
+    # strimzi.VERSIONS):
     # the API server insists that the body's apiVersion is the one of the URL.
     created["apiVersion"] = f"{strimzi.GROUP}/{kube.served_version(strimzi.KIND_CONNECTOR)}"
     return CreatePlan(manifest, target, kind, change, operator, created)

@@ -1,11 +1,14 @@
 """Talking to the Strimzi operator through one custom resource: JSON Patches of our fields, the one-shot
 annotations, and waiting (by watching) until the operator has done what we asked or reported why not.
 
-Completion is "the annotation(s) are gone" (the operator removes them only on success, research 2.8); failure is a
-Warning condition with the action's reason (ListOffsets, AlterOffsets, ResetOffsets, ManageOffsets) or a NotReady
-IllegalArgumentException (research 2.11).
+Completion is "the annotation(s) are gone" (the operator removes them only on success:
+KafkaConnectAssemblyOperator#removeAnnotation, KafkaMirrorMaker2AssemblyOperator#removeAnnotations; Strimzi's own
+ConnectorMockTest waits the same way); failure is a Warning condition with the action's reason (ListOffsets,
+AlterOffsets, ResetOffsets, ManageOffsets: AbstractConnectOperator#manageConnectorOffsets) or a NotReady
+IllegalArgumentException (an invalid annotation value). Class names are Strimzi's (strimzi.py says where).
 
-The real operator's cadence (strimzi-cadence-and-eras.md): it reconciles on watch events, drops an event when the
+The real operator's cadence (KafkaConnectAssemblyOperator#connectorEventHandler, AbstractOperator#withLock,
+OC/model/StatusDiff.java, CO/ClusterOperatorConfig.java): it reconciles on watch events, drops an event when the
 KafkaConnect's lock stays busy for 10 s, retries a failed action once at once (its own status write is an event)
 and otherwise only on its periodic pass, up to 120 s later. So a Warning is not the end of a request the operator
 will still complete (a 409 during a rebalance, a sink whose tasks have not stopped yet), and a status that does not

@@ -13,7 +13,8 @@ Every mutation of the custom resource is one JSON Patch that also records the st
 journal write is conditional: it ``test``s the resourceVersion it read and that the journal still carries our id,
 so a process whose journal was taken over (``recover --force``) stops instead of overwriting it. The journal also
 carries a heartbeat: renewed while we wait for Connect, and for waits on the operator (when the resource must not be
-patched, research 2.8) a lease covering the whole wait. Up to ``annotate`` the offsets are untouched and a failure
+patched: the operator removes its annotation with a patch from the copy it read, which a change meanwhile makes fail;
+see ``operator.py``) a lease covering the whole wait. Up to ``annotate`` the offsets are untouched and a failure
 rolls back (previous state and stanza restored, journal removed). From ``annotate`` on, a failure removes a
 still-pending annotation (so the operator cannot act later), restores the previous state when that is safe, and
 otherwise keeps the journal and names the exact ``kubectl offsets recover`` command. Any exception counts, not only
@@ -286,7 +287,9 @@ class AlterFlow:
 
     def _step_await(self, action: str) -> None:
         # No journal write here: patching the resource while the operator works makes its annotation-removal patch
-        # fail with 409 after a successful alter (research 2.8), so it would redo the alter and report a Warning.
+        # fail with 409 after a successful alter (KafkaConnectAssemblyOperator#removeAnnotation patches from the copy it
+        # read, through OC/operator/resource/kubernetes/CrdOperator.java#patchAsync), so it would redo the alter and
+        # report a Warning.
         # The journal's "annotate" already means "handed over; wait for the operator", and its lease covers this.
         self.operator.wait_until_done(action)
         self._done(Step.AWAIT_OPERATOR)

@@ -256,8 +256,8 @@ def test_a_connector_named_past_63_characters_gets_configmaps_the_api_server_acc
 
 
 def test_strimzi_cannot_list_a_connector_named_past_63_characters_and_we_say_why(lab, cli):
-    """Strimzi 1.x labels the list ConfigMap strimzi.io/name=<resource name> (research 2.6, the emulator does the
-    same), which the API server rejects past 63 characters: the list fails, and the advice says why."""
+    """Strimzi 1.x labels the list ConfigMap strimzi.io/name=<resource name> (Strimzi's
+    AbstractConnectOperator#generateListOffsetsConfigMap from 1.0.0; the emulator does the same), which the API server rejects past 63 characters: the list fails, and the advice says why."""
     conn = lab.sink("another-sink-whose-name-is-longer-than-kubernetes-label-values-may-be", state="stopped")
     before = snapshot(lab.cluster, conn)
 
