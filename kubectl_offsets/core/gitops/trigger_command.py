@@ -15,7 +15,7 @@ The pieces are the online flow's (``targets.resolve``/``preflight``, ``OperatorC
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import strimzi
 from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, Operation
@@ -24,6 +24,9 @@ from ...model import OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from ..online import configmaps
 from ..online.targets import LiveTarget, TargetSpec, preflight, resolve
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 @dataclass
@@ -46,7 +49,7 @@ def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
     return parse_record(text, "on the cluster")
 
 
-def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
+def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
             progress: Progress | None = None, force: bool = False, crash_after: str | None = None) -> TriggerResult:
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
@@ -93,7 +96,7 @@ def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
                                 advice="sync phase 1 completely (is the resource out of sync?), then retry")
 
 
-def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
+def _fire(kube: Kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
           crash_after: str | None) -> TriggerResult:
     """Back up (the connector is stopped, so the list is exact), then fire through the journaled step machine."""
     from ..online.operator import OperatorClient

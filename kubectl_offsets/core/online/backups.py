@@ -14,7 +14,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import strimzi
 from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, BACKUP_CHANGED_KEY,
@@ -24,7 +24,10 @@ from ...errors import InputError, NotFoundError
 from ...model import OffsetsDocument
 from .configmaps import owned_metadata, parse_document
 
-def configmap_name(target: strimzi.ConnectorTarget, when: dt.datetime, kube=None) -> str:
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
+
+def configmap_name(target: strimzi.ConnectorTarget, when: dt.datetime, kube: Kube | None = None) -> str:
     """The backup's name. Names have one-second resolution and a fast alter + undo (or two connectors of one
     MirrorMaker 2) can start within the same second: with ``kube``, a name already taken gets ``-2``, ``-3``, ..."""
     base = backup_configmap_name(target.resource_name, when)
@@ -50,7 +53,7 @@ def state_dir() -> Path:
     return Path(base) / "kubectl-offsets" / "backups"
 
 
-def save(kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument,
+def save(kube: Kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsDocument,
          change: OffsetsDocument | None = None) -> Path:
     """Write the backup ConfigMap and the local copy; returns the local file's path. ``change``: what the operation
     will PATCH (None: a reset, every partition), recorded so that undo restores only what it changed."""
@@ -152,11 +155,11 @@ def check_local_owner(target: strimzi.ConnectorTarget, path: str) -> None:
                          f"{state_dir()}/<context>/<namespace>/<resource>/)")
 
 
-def load_configmap(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
+def load_configmap(kube: Kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
     return parse_document(kube.get_configmap(name, target.namespace), BACKUP_KEY, f"configmap/{name}")
 
 
-def load_changed(kube, target: strimzi.ConnectorTarget, name: str) -> list[dict[str, Any]] | None:
+def load_changed(kube: Kube, target: strimzi.ConnectorTarget, name: str) -> list[dict[str, Any]] | None:
     """The partitions the backed-up operation changed; None when it changed them all (a reset) or the backup does
     not say (taken by an older kubectl-offsets)."""
     return _changed_partitions((kube.get_configmap(name, target.namespace).get("data") or {}).get(BACKUP_CHANGED_KEY))
@@ -185,7 +188,7 @@ def _changed_partitions(text: str | None) -> list[dict[str, Any]] | None:
     return partitions if isinstance(partitions, list) and all(isinstance(p, dict) for p in partitions) else None
 
 
-def load_for_undo(kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
+def load_for_undo(kube: Kube, target: strimzi.ConnectorTarget, name: str) -> OffsetsDocument:
     """A backup the user named, after checking that it is one of ours and belongs to ``target``'s connector.
 
     Two connectors that consume the same topic have backups of the same shape, so the offsets alone cannot tell
@@ -208,7 +211,7 @@ def _list_hint(target: strimzi.ConnectorTarget) -> str:
             f"{target.namespace} -l {LABEL_ROLE}=backup,{LABEL_TARGET}={label_value(target.resource_name)}")
 
 
-def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:
+def list_backups(kube: Kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:
     """The target connector's backup ConfigMaps, newest first."""
     selector = f"{LABEL_ROLE}=backup,{LABEL_TARGET}={label_value(target.resource_name)}"
     found = [cm for cm in kube.list_configmaps(target.namespace, selector)
@@ -216,7 +219,7 @@ def list_backups(kube, target: strimzi.ConnectorTarget) -> list[dict[str, Any]]:
     return sorted(found, key=_order, reverse=True)
 
 
-def newest(kube, target: strimzi.ConnectorTarget) -> str:
+def newest(kube: Kube, target: strimzi.ConnectorTarget) -> str:
     backups = list_backups(kube, target)
     if not backups:
         raise NotFoundError(f"no kubectl-offsets backup found for connector '{target.connector_name}' in namespace "

@@ -7,12 +7,15 @@ MirrorMaker 2 connectors can share one ConfigMap); other keys are always preserv
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import schemas, strimzi
 from ...conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, label_value
 from ...errors import NotFoundError, OperatorError, PreconditionError
 from ...model import OffsetsDocument
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 def owned_metadata(target: strimzi.ConnectorTarget, name: str, role: str) -> dict[str, Any]:
@@ -28,7 +31,7 @@ def configmap_body(target: strimzi.ConnectorTarget, name: str, document: Offsets
             "data": {target.configmap_key: document.dumps()}}
 
 
-def put_document(kube, target: strimzi.ConnectorTarget, name: str, document: OffsetsDocument, *, role: str) -> None:
+def put_document(kube: Kube, target: strimzi.ConnectorTarget, name: str, document: OffsetsDocument, *, role: str) -> None:
     """Create the ConfigMap, or set just our key in one we created earlier (never in anybody else's)."""
     found = kube.find_configmap(name, target.namespace)
     if found is None:
@@ -38,7 +41,7 @@ def put_document(kube, target: strimzi.ConnectorTarget, name: str, document: Off
         kube.patch_configmap(name, target.namespace, {"data": {target.configmap_key: document.dumps()}})
 
 
-def check_writable(kube, target: strimzi.ConnectorTarget, name: str) -> None:
+def check_writable(kube: Kube, target: strimzi.ConnectorTarget, name: str) -> None:
     """Before the first change: ``name`` is free, or a ConfigMap we created for this resource."""
     found = kube.find_configmap(name, target.namespace)
     if found is not None:
@@ -61,7 +64,7 @@ def check_ours(configmap: dict[str, Any], target: strimzi.ConnectorTarget) -> No
         "if it is a leftover of kubectl-offsets, add those labels; otherwise rename it")
 
 
-def get_document(kube, target: strimzi.ConnectorTarget, name: str, *, written_by: str = "kubectl-offsets"
+def get_document(kube: Kube, target: strimzi.ConnectorTarget, name: str, *, written_by: str = "kubectl-offsets"
                  ) -> OffsetsDocument:
     try:
         configmap = kube.get_configmap(name, target.namespace)

@@ -30,7 +30,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
@@ -42,6 +42,9 @@ from . import backups, operations
 from ..inputs import AlterRequest, build_change, validate_change
 from .steps import Outcome
 from .targets import TargetSpec, preflight, resolve
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 DEFAULT_PARALLEL = 4
 FLEET_SCHEMA = "fleet"
@@ -91,7 +94,7 @@ class Member:
         return " ".join([*words, "-n", self.namespace])
 
 
-def select(kube, selection: Selection) -> list[Member]:
+def select(kube: Kube, selection: Selection) -> list[Member]:
     """Every connector of the selected resources, sorted by namespace, kind and name. A Strimzi kind the API server
     does not serve (no KafkaMirrorMaker2 CRD, say) simply contributes nothing."""
     namespace = None if selection.all_namespaces else (selection.namespace or kube.namespace)
@@ -171,7 +174,7 @@ def read_fleet_file(path: str) -> FleetDocument:
     return FleetDocument.from_json(document, path)
 
 
-def export_source(kube, cluster: ClusterConfig, selection: Selection) -> dict[str, Any]:
+def export_source(kube: Kube, cluster: ClusterConfig, selection: Selection) -> dict[str, Any]:
     """Where the offsets come from: the context, the Strimzi API versions served (the Strimzi era), the time."""
     from .versions import strimzi_api
 
@@ -195,7 +198,7 @@ def list_fleet(cluster: ClusterConfig, members: list[Member], options: Options, 
     progress = progress or SilentProgress()
     results: dict[Member, FleetEntry | OffsetsError] = {}
 
-    def list_one(kube, member: Member) -> None:
+    def list_one(kube: Kube, member: Member) -> None:
         try:
             found = operations.list_offsets(kube, member.spec, namespace=member.namespace, options=options,
                                             progress=_Prefixed(progress, member))
@@ -265,7 +268,7 @@ def _plan(cluster: ClusterConfig, members: Iterable[Member], plan_one: Planner, 
     """Resolve, check and preview every member; the listing each preview needs runs in the lanes, in parallel."""
     items: dict[Member, PlanItem] = {}
 
-    def one(kube, member: Member) -> None:
+    def one(kube: Kube, member: Member) -> None:
         if not options.force and _offsets_ignored(kube, member):
             items[member] = PlanItem(member, skipped="its task never reads its offsets (MirrorMaker 2 checkpoint/"
                                                      "heartbeat); --force includes it")
@@ -279,14 +282,14 @@ def _plan(cluster: ClusterConfig, members: Iterable[Member], plan_one: Planner, 
     return [items[m] for m in sorted(items)]
 
 
-def _offsets_ignored(kube, member: Member) -> bool:
+def _offsets_ignored(kube: Kube, member: Member) -> bool:
     try:
         return resolve(kube, member.spec, member.namespace).kind.offsets_ignored_by_runtime
     except OffsetsError:
         return False  # the planner reports it
 
 
-def _current(kube, member: Member, options: Options, progress: Progress):
+def _current(kube: Kube, member: Member, options: Options, progress: Progress):
     """The live target after the mutating preflight, and its offsets listed now (the preview's 'before': the
     flow lists again once the connector is stopped, which is what it backs up and verifies against)."""
     live = resolve(kube, member.spec, member.namespace)
@@ -298,7 +301,7 @@ def _current(kube, member: Member, options: Options, progress: Progress):
 
 def plan_reset(cluster: ClusterConfig, members: list[Member], options: Options, *, parallel: int = DEFAULT_PARALLEL,
                progress: Progress | None = None) -> Plan:
-    def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
+    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
         live, before = _current(kube, member, options, progress)
         preview = operations.Preview(Operation.RESET, live.target, live.kind, before, None)
         return PlanItem(member, Operation.RESET, preview, run=lambda kube, opts, prog: operations.reset_offsets(
@@ -313,7 +316,7 @@ def plan_alter(cluster: ClusterConfig, members: list[Member], request: AlterRequ
     many connectors; each is validated against its own connector)."""
     check_request(request)
 
-    def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
+    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
         live, before = _current(kube, member, options, progress)
         change = build_change(request, live.facts(), before)
         preview = operations.Preview(Operation.ALTER, live.target, live.kind, before, change)
@@ -334,7 +337,7 @@ def check_request(request: AlterRequest) -> None:
 def plan_undo(cluster: ClusterConfig, members: list[Member], since: dt.datetime, options: Options, *,
               parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None) -> Plan:
     """Each member's newest backup taken at or after ``since`` (what a fleet operation started then took)."""
-    def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
+    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
         live = resolve(kube, member.spec, member.namespace)
         name = backup_since(kube, live.target, since)
         if name is None:
@@ -350,7 +353,7 @@ def plan_undo(cluster: ClusterConfig, members: list[Member], since: dt.datetime,
     return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
 
 
-def backup_since(kube, target: strimzi.ConnectorTarget, since: dt.datetime) -> str | None:
+def backup_since(kube: Kube, target: strimzi.ConnectorTarget, since: dt.datetime) -> str | None:
     threshold = since.astimezone(dt.timezone.utc)
     for configmap in backups.list_backups(kube, target):  # newest first
         taken = (configmap["metadata"].get("annotations") or {}).get(ANNOTATION_TAKEN_AT)
@@ -403,7 +406,7 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
     scratch = tempfile.TemporaryDirectory(prefix="kubectl-offsets-import-")
     os.chmod(scratch.name, 0o700)
 
-    def plan_one(kube, member: Member, progress: Progress) -> PlanItem:
+    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
         try:
             live, before = _current(kube, member, options, progress)
         except NotFoundError as error:
@@ -492,7 +495,7 @@ def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: i
     counter = _Counter(progress, len(runnable))
     flow_options = Options(yes=True, dry_run=False, resume=options.resume, force=options.force, wait=options.wait)
 
-    def run_one(kube, item: PlanItem) -> None:
+    def run_one(kube: Kube, item: PlanItem) -> None:
         result = results[id(item)]
         result.started = True
         try:

@@ -18,7 +18,7 @@ import copy
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
@@ -30,6 +30,9 @@ from ..inputs import AlterRequest, ConnectorFacts, build_change
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
 from .targets import LiveTarget, TargetSpec, _check_connect_cluster, topic_filter
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 # --- the manifest -------------------------------------------------------------------------------------------------
@@ -169,7 +172,7 @@ Confirm = Callable[[Any], bool]
 ChangeBuilder = Callable[[ConnectorFacts], OffsetsDocument]
 
 
-def plan_create(kube, manifest: Manifest, offsets: AlterRequest | Any | None, *, from_scratch: bool,
+def plan_create(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any | None, *, from_scratch: bool,
                 accept_start_window: bool, namespace: str | None, progress: Progress) -> CreatePlan:
     """Every check that needs no change: the input, the namespace, the KafkaConnect, RBAC, the operator version,
     and the offsets document (built against the manifest's connector)."""
@@ -200,7 +203,7 @@ def plan_create(kube, manifest: Manifest, offsets: AlterRequest | Any | None, *,
     return CreatePlan(manifest, target, kind, change, operator, created)
 
 
-def _check_absent(kube, target: strimzi.ConnectorTarget) -> None:
+def _check_absent(kube: Kube, target: strimzi.ConnectorTarget) -> None:
     try:
         existing = kube.get(target.kind, target.resource_name, target.namespace)
     except NotFoundError:
@@ -220,7 +223,7 @@ def _check_absent(kube, target: strimzi.ConnectorTarget) -> None:
                             f"it first: kubectl offsets delete {target.resource_name} --reset-offsets")
 
 
-def _check_create_permissions(kube, target: strimzi.ConnectorTarget) -> None:
+def _check_create_permissions(kube: Kube, target: strimzi.ConnectorTarget) -> None:
     from .targets import check_permissions
 
     check_permissions(kube, target, mutating=True)
@@ -247,7 +250,7 @@ def _build(offsets, facts: ConnectorFacts) -> OffsetsDocument | None:
     return own(facts, None) if own is not None else build_change(offsets, facts, None)
 
 
-def _check_operator(kube, namespace: str, accept_start_window: bool, progress: Progress) -> OperatorVersion:
+def _check_operator(kube: Kube, namespace: str, accept_start_window: bool, progress: Progress) -> OperatorVersion:
     operator = detect(kube, namespace)
     if operator.creates_stopped:
         progress.step(f"{operator.describe()} creates the connector stopped: no record is processed before its "
@@ -276,7 +279,7 @@ def _stopped_body(body: dict[str, Any], requested: str | None) -> dict[str, Any]
     return created
 
 
-def create_connector(kube, manifest: Manifest, offsets: AlterRequest | Any | None = None, *, from_scratch: bool = False,
+def create_connector(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any | None = None, *, from_scratch: bool = False,
                      accept_start_window: bool = False, namespace: str | None = None, options: Options | None = None,
                      confirm: Confirm | None = None, progress: Progress | None = None,
                      crash_after: str | None = None) -> CreateOutcome | CreatePlan:
@@ -324,7 +327,7 @@ def _with_reset_of_leftovers(change: OffsetsDocument | None, leftovers: OffsetsD
     return OffsetsDocument.of([*change, *extra])
 
 
-def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
+def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
            options: Options, confirm, progress: Progress, crash_after: str | None = None):
     from .operations import Preview
     from .steps import AlterFlow
@@ -347,7 +350,7 @@ def _apply(kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument,
         raise _rolled_back(kube, live.target, error, progress) from None
 
 
-def _finish(kube, client: OperatorClient, plan: CreatePlan, kind: ConnectorKind, leftovers, change, after, backup,
+def _finish(kube: Kube, client: OperatorClient, plan: CreatePlan, kind: ConnectorKind, leftovers, change, after, backup,
             progress: Progress) -> CreateOutcome:
     """The state the manifest asks for (absent stays absent), and our creating mark removed, in one patch."""
     wanted = plan.manifest.requested_state
@@ -371,7 +374,7 @@ def finish_command(target: strimzi.ConnectorTarget, state: str) -> str:
     return f"kubectl patch kafkaconnector {target.resource_name} -n {target.namespace} --type merge -p '{patch}'"
 
 
-def _rolled_back(kube, target: strimzi.ConnectorTarget, failure: BaseException, progress: Progress) -> OffsetsError:
+def _rolled_back(kube: Kube, target: strimzi.ConnectorTarget, failure: BaseException, progress: Progress) -> OffsetsError:
     """Before the offsets were handed to the operator nothing but the new resource exists: delete it again."""
     error = failure if isinstance(failure, OffsetsError) else InputError("interrupted")
     try:
@@ -397,7 +400,7 @@ class DeleteOutcome:
     reset: bool
 
 
-def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, namespace: str | None = None,
+def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = False, namespace: str | None = None,
                      options: Options | None = None, confirm: Confirm | None = None,
                      progress: Progress | None = None, crash_after: str | None = None):
     """Delete a KafkaConnector. With ``reset_offsets``: first stop it, back up and reset its offsets (the alter
@@ -430,7 +433,7 @@ def delete_connector(kube, spec: TargetSpec, *, reset_offsets: bool = False, nam
     return DeleteOutcome(live.target, live.kind, offsets, backup, reset_offsets)
 
 
-def _check_delete_permission(kube, target: strimzi.ConnectorTarget) -> None:
+def _check_delete_permission(kube: Kube, target: strimzi.ConnectorTarget) -> None:
     from ...errors import ForbiddenError
 
     plural = strimzi.PLURALS[target.kind]
@@ -439,7 +442,7 @@ def _check_delete_permission(kube, target: strimzi.ConnectorTarget) -> None:
                              advice="ask for a Role with delete on kafkaconnectors")
 
 
-def _stop_and_reset(kube, spec: TargetSpec, namespace, live: LiveTarget, client: OperatorClient, options: Options,
+def _stop_and_reset(kube: Kube, spec: TargetSpec, namespace, live: LiveTarget, client: OperatorClient, options: Options,
                     progress: Progress, crash_after: str | None):
     """Stop the connector first, so that the reset's journal records "stopped" as the state to go back to: an
     interrupted delete finished with ``recover`` leaves it stopped, instead of running it from the beginning."""
@@ -467,7 +470,7 @@ def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
     return Preview(what, live.target, live.kind, offsets, OffsetsDocument())
 
 
-def _delete(kube, target: strimzi.ConnectorTarget, progress: Progress, after_reset: bool) -> None:
+def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress, after_reset: bool) -> None:
     progress.step(f"deleting kafkaconnector/{target.resource_name}")
     resource = kube.get(target.kind, target.resource_name, target.namespace)
     try:

@@ -14,12 +14,15 @@ without it, unless the user insists (``--require-check``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import mirrormaker, schemas, strimzi
 from ...connect import ConnectorKind
 from ...errors import InputError, MissingExtraError, NotFoundError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 BrokerFactory = Callable[[str, tuple[tuple[str, str], ...], float], Any]
 DEFAULT_CHECK_TIMEOUT = 5.0  # an address only reachable in-cluster must not hold a command up long
@@ -176,7 +179,7 @@ def preflight(live, after: OffsetsDocument | None, settings: Mm2Settings | None)
         return _skip(report, problem.message, settings or Mm2Settings())
 
 
-def check_resource(kube, text: str, connector: str | None, source_cluster: str | None, *, options,
+def check_resource(kube: Kube, text: str, connector: str | None, source_cluster: str | None, *, options,
                    progress) -> dict[str, Any]:
     """``kubectl offsets check``: list the offsets of the named MirrorSourceConnector (default: every one of the
     resource) through Strimzi and check them. Returns the report document (schemas/mm2-check.schema.json)."""

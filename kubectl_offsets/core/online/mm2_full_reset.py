@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import mirrormaker, strimzi
 from ...connect import ConnectorKind
@@ -35,6 +35,9 @@ from .journal import Step
 from .mm2_check import Mm2Settings
 from .operator import OperatorClient
 from .steps import AlterFlow, Outcome, SafeOutcome
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 
@@ -85,7 +88,7 @@ class FullResetPlan:
 # --- planning (read-only) ----------------------------------------------------------------------------------------
 
 
-def plan(kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broker=None) -> FullResetPlan:
+def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broker=None) -> FullResetPlan:
     target, resource = live.target, live.resource
     if target.kind != strimzi.KIND_MM2 or live.kind is not ConnectorKind.MIRROR_SOURCE:
         raise InputError("--with-offset-syncs is the full reset of a MirrorMaker 2 mirror: it applies to its "
@@ -176,7 +179,7 @@ def _cluster_key(bootstrap: str | None) -> frozenset[str]:
     return frozenset(a.strip().lower() for a in (bootstrap or "").split(",") if a.strip())
 
 
-def sharing_pairs(kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: str) -> list[str]:
+def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: str) -> list[str]:
     """Every other MirrorSourceConnector (in the KafkaMirrorMaker2 resources of this namespace) whose offset syncs
     go to the same topic on the same cluster, as ``kafkamirrormaker2/NAME 'src->tgt'``."""
     mine = live.target
@@ -211,7 +214,7 @@ class FullResetFlow(AlterFlow):
     """AlterFlow's reset of the source connector (its steps, order, journal writes and recover), plus the checkpoint
     connector beside it and, after the verification, the checkpoint reset and the offset-syncs truncation."""
 
-    def __init__(self, kube, live, plan: FullResetPlan, settings: Mm2Settings, **kwargs):
+    def __init__(self, kube: Kube, live, plan: FullResetPlan, settings: Mm2Settings, **kwargs):
         super().__init__(kube, live.target, live.kind, **kwargs)
         self.plan, self.settings = plan, settings
         self.companion: OperatorClient | None = None
@@ -370,7 +373,7 @@ def _now():
     return utc_now()
 
 
-def flow_for_recover(kube, live, journal, options, progress):
+def flow_for_recover(kube: Kube, live, journal, options, progress):
     """The flow that can finish ``journal``: a FullResetFlow when it is a full reset, else None."""
     syncs = getattr(journal, "offset_syncs", None)
     if not syncs:
@@ -389,7 +392,7 @@ def flow_for_recover(kube, live, journal, options, progress):
     return FullResetFlow(kube, live, stub, settings, wait=options.wait, progress=progress, resume=options.resume)
 
 
-def run(kube, live, before: OffsetsDocument, the_plan: FullResetPlan, options, progress, crash_after=None) -> Outcome:
+def run(kube: Kube, live, before: OffsetsDocument, the_plan: FullResetPlan, options, progress, crash_after=None) -> Outcome:
     flow = FullResetFlow(kube, live, the_plan, options.mm2 or Mm2Settings(), wait=options.wait, progress=progress,
                          resume=options.resume, crash_after=crash_after)
     return flow.run(Operation.RESET, lambda stopped: None, OffsetsAction.RESET)

@@ -12,7 +12,7 @@ changing. Confirmation is a callback, so the CLI can ask on a terminal and Pytho
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import strimzi
 from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
@@ -30,8 +30,11 @@ from .partitions import describe as describe_partitions
 from .steps import AlterFlow, Outcome, expected_after
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
-def connect(cluster: ClusterConfig):
+
+def connect(cluster: ClusterConfig) -> Kube:
     from ...adapters.kube import Kube  # the kubernetes client is heavy: only when a command talks to a cluster
 
     return Kube(cluster)
@@ -82,7 +85,7 @@ Confirm = Callable[[Preview], bool]
 # --- list --------------------------------------------------------------------------------------------------------
 
 
-def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
+def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                  progress: Progress | None = None) -> ListResult:
     options = options or Options()
     progress = progress or SilentProgress()
@@ -103,7 +106,7 @@ def list_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, option
 # --- alter / reset / undo ----------------------------------------------------------------------------------------
 
 
-def alter_offsets(kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
+def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None, bootstrap_servers: str | None = None,
                   kafka_options: tuple[tuple[str, str], ...] = ()) -> Outcome | Preview:
@@ -143,7 +146,7 @@ def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
     return own(facts, current) if own is not None else build_change(request, facts, current)
 
 
-def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
+def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                   confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None) -> Outcome | Preview:
     options, progress = options or Options(), progress or SilentProgress()
@@ -158,7 +161,7 @@ def reset_offsets(kube, spec: TargetSpec, *, namespace: str | None = None, optio
                             lambda stopped: None, full_reset=full)
 
 
-def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progress):
+def _full_reset_plan(kube: Kube, live: LiveTarget, options: Options, progress: Progress):
     """MirrorMaker 2's full reset (--with-offset-syncs): validated and planned before anything changes."""
     from . import mm2_full_reset
 
@@ -171,7 +174,7 @@ def _full_reset_plan(kube, live: LiveTarget, options: Options, progress: Progres
     return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
 
 
-def undo(kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
+def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
          namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
          progress: Progress | None = None, crash_after: str | None = None) -> Outcome | Preview:
     """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
@@ -226,7 +229,7 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
     return OffsetsDocument.of([*saved, *extra])
 
 
-def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options,
+def _prepare(kube: Kube, spec: TargetSpec, namespace: str | None, options: Options,
              progress: Progress | None = None) -> LiveTarget:
     # progress is optional: lifecycle.delete calls this without one
     live = resolve(kube, spec, namespace)
@@ -244,7 +247,7 @@ def _prepare(kube, spec: TargetSpec, namespace: str | None, options: Options,
     return live
 
 
-def _list_for_preview(kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+def _list_for_preview(kube: Kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
     """The offsets now, for validation and the preview only: the backup is listed again once it is stopped."""
     progress.step(f"listing the current offsets of '{live.target.connector_name}'")
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
@@ -273,7 +276,7 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
 # --- dry run -------------------------------------------------------------------------------------------------------
 
 
-def peek_listed(kube, live: LiveTarget) -> OffsetsDocument | None:
+def peek_listed(kube: Kube, live: LiveTarget) -> OffsetsDocument | None:
     """The offsets from the last list, if its ConfigMap exists; read-only (a dry run must not annotate)."""
     stanza = live.target.stanza(live.resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
     name = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name") or offsets_configmap_name(
@@ -323,7 +326,7 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
 # --- recover -------------------------------------------------------------------------------------------------------
 
 
-def recover(kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
+def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
             options: Options | None = None, progress: Progress | None = None) -> str:
     """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
     ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone)."""

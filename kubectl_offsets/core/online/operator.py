@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ... import strimzi
 from ...conventions import ANNOTATION_NUDGE, offsets_configmap_name
@@ -32,6 +32,9 @@ from ...errors import OffsetsError, OperationTimeoutError, OperatorError, Precon
 from ...model import OffsetsDocument, WaitSettings
 from ...progress import Progress
 from . import configmaps
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 # Seconds without the answer after which a wait gives the operator a harmless event: long enough for the operator's
 # own work on one event (a stop, an alter) to finish first, short against its 120 s periodic pass.
@@ -51,7 +54,7 @@ def _escape(key: str) -> str:
 
 
 class OperatorClient:
-    def __init__(self, kube, target: strimzi.ConnectorTarget, wait: WaitSettings, progress: Progress):
+    def __init__(self, kube: Kube, target: strimzi.ConnectorTarget, wait: WaitSettings, progress: Progress):
         self.kube, self.target, self.wait, self.progress = kube, target, wait, progress
         self._known_warnings: set[tuple[str, str]] = set()
         self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it

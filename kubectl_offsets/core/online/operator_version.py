@@ -9,9 +9,13 @@ which ``create`` treats like an older operator: it never assumes the safe behavi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ... import strimzi
 from ...errors import ClusterError, ForbiddenError, NotFoundError
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class OperatorVersion:
         return f"an operator of unknown version ({self.evidence})"
 
 
-def detect(kube, namespace: str) -> OperatorVersion:
+def detect(kube: Kube, namespace: str) -> OperatorVersion:
     for where in (namespace, None):
         found = _pod_versions(kube, where)
         if found:
@@ -47,7 +51,7 @@ def detect(kube, namespace: str) -> OperatorVersion:
                                        f"(label {strimzi.OPERATOR_POD_SELECTOR})")
 
 
-def _pod_versions(kube, namespace: str | None) -> list[tuple[int, int, int]]:
+def _pod_versions(kube: Kube, namespace: str | None) -> list[tuple[int, int, int]]:
     try:
         pods = kube.list_pods(strimzi.OPERATOR_POD_SELECTOR, namespace)
     except (ForbiddenError, NotFoundError, ClusterError):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ... import strimzi
 from ...connect import ConnectorKind
@@ -39,6 +39,9 @@ from ...strimzi import OffsetsAction
 from . import backups, configmaps
 from .journal import Journal, Step, document_digest, utc_text
 from .operator import OperatorClient
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 ALTERING_OPERATIONS = tuple(Operation)
 REQUESTS = (OffsetsAction.ALTER, OffsetsAction.RESET)  # what an alter/reset/undo hands to the operator
@@ -70,7 +73,7 @@ class Outcome:
 class AlterFlow:
     """One alter/reset/undo on one target. Build it, then ``run``; or ``recover`` an interrupted one."""
 
-    def __init__(self, kube, target: strimzi.ConnectorTarget, kind: ConnectorKind, *, wait: WaitSettings,
+    def __init__(self, kube: Kube, target: strimzi.ConnectorTarget, kind: ConnectorKind, *, wait: WaitSettings,
                  progress: Progress, resume: bool = True, crash_after: str | None = None):
         self.kube, self.target, self.kind = kube, target, kind
         self.operator = OperatorClient(kube, target, wait, progress)

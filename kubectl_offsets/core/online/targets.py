@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
@@ -13,6 +13,9 @@ from ... import conventions
 from ...conventions import ANNOTATION_JOURNAL
 from ...errors import ForbiddenError, InputError, NotFoundError, PreconditionError
 from ..inputs import ConnectorFacts
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class LiveTarget:
                               consumes_description=description)
 
 
-def resolve(kube, spec: TargetSpec, namespace: str | None = None) -> LiveTarget:
+def resolve(kube: Kube, spec: TargetSpec, namespace: str | None = None) -> LiveTarget:
     """Read the resource and pick the connector. Raises NotFoundError/InputError with the valid choices."""
     kind, name = strimzi.parse_target(spec.text)
     namespace = namespace or kube.namespace
@@ -57,7 +60,7 @@ def resolve(kube, spec: TargetSpec, namespace: str | None = None) -> LiveTarget:
     return LiveTarget(strimzi.resolve_mm2_target(resource, spec.connector, spec.source_cluster), resource)
 
 
-def _others_hint(kube, kind: str, namespace: str) -> str:
+def _others_hint(kube: Kube, kind: str, namespace: str) -> str:
     try:
         names = [r["metadata"]["name"] for r in kube.list(kind, namespace)]
     except (ForbiddenError, NotFoundError):
@@ -109,7 +112,7 @@ def _patterns(raw: str) -> list[re.Pattern[str]]:
 # --- preflight ----------------------------------------------------------------------------------------------
 
 
-def preflight(kube, live: LiveTarget, *, mutating: bool) -> None:
+def preflight(kube: Kube, live: LiveTarget, *, mutating: bool) -> None:
     """Everything that can be checked without changing anything. Raises with advice on the first failure."""
     target, resource = live.target, live.resource
     if strimzi.reconciliation_paused(resource):
@@ -186,7 +189,7 @@ def check_generated_names(target: strimzi.ConnectorTarget) -> None:
                          "was changed", advice="shorten the resource, connector or cluster alias names")
 
 
-def _check_connect_cluster(kube, resource: Mapping[str, Any], namespace: str) -> None:
+def _check_connect_cluster(kube: Kube, resource: Mapping[str, Any], namespace: str) -> None:
     cluster = strimzi.connect_cluster_of(resource)
     name = resource["metadata"]["name"]
     if not cluster:
@@ -210,7 +213,7 @@ def _check_connect_cluster(kube, resource: Mapping[str, Any], namespace: str) ->
             "KafkaConnector offsets otherwise)")
 
 
-def check_permissions(kube, target: strimzi.ConnectorTarget, *, mutating: bool) -> None:
+def check_permissions(kube: Kube, target: strimzi.ConnectorTarget, *, mutating: bool) -> None:
     """The RBAC we need, asked with SelfSubjectAccessReviews before the first write."""
     plural = strimzi.PLURALS[target.kind]
     needed = [("patch", strimzi.GROUP, plural, target.resource_name), ("get", "", "configmaps", None),

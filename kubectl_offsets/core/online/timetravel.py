@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import strimzi
 from ...connect import ConnectorKind, entry_for, stored_offset_to_resume_at, topic_partition_of
@@ -22,6 +22,9 @@ from ...model import OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from ..inputs import ConnectorFacts, validate_change
 from .targets import TargetSpec, resolve
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 TopicPartition = tuple[str, int]
 PROBE_TIMEOUT = 8.0  # seconds for the first answer from the broker; an unreachable address fails fast
@@ -161,14 +164,14 @@ def _parse_topic(text: str) -> tuple[str, list[int] | None]:
 # --- the broker ----------------------------------------------------------------------------------------------------
 
 
-def open_broker(kube, spec: TargetSpec, travel: TimeTravel, namespace: str | None, progress: Progress):
+def open_broker(kube: Kube, spec: TargetSpec, travel: TimeTravel, namespace: str | None, progress: Progress):
     """A Broker client that answered once, for the cluster the connector reads. Read-only: nothing changes."""
     address, where = (travel.bootstrap_server, "--bootstrap-server") if travel.bootstrap_server \
         else spec_bootstrap(kube, spec, namespace)
     return probe_broker(address, where, travel, progress)
 
 
-def open_broker_for_connect(kube, connect_name: str, namespace: str, travel: TimeTravel, progress: Progress):
+def open_broker_for_connect(kube: Kube, connect_name: str, namespace: str, travel: TimeTravel, progress: Progress):
     """The same for a connector that does not exist yet (create): the KafkaConnect's bootstrap address."""
     if travel.bootstrap_server:
         return probe_broker(travel.bootstrap_server, "--bootstrap-server", travel, progress)
@@ -195,7 +198,7 @@ def probe_broker(address: str, where: str, travel: TimeTravel, progress: Progres
     return broker
 
 
-def spec_bootstrap(kube, spec: TargetSpec, namespace: str | None) -> tuple[str, str]:
+def spec_bootstrap(kube: Kube, spec: TargetSpec, namespace: str | None) -> tuple[str, str]:
     live = resolve(kube, spec, namespace)
     connect = None
     if live.target.kind == strimzi.KIND_CONNECTOR:
@@ -222,7 +225,7 @@ def _unreachable_advice(where: str) -> str:
     return advice
 
 
-def alter_by_time(kube, spec: TargetSpec, travel: TimeTravel, *, namespace: str | None = None,
+def alter_by_time(kube: Kube, spec: TargetSpec, travel: TimeTravel, *, namespace: str | None = None,
                   options: Options | None = None, confirm=None, progress: Progress | None = None,
                   report: Callable[[list[Resolved]], None] | None = None):
     """``alter`` with a time-travel question: resolve the offsets from the broker, then the normal alter flow."""

@@ -12,12 +12,15 @@ import json
 import platform
 import sys
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import __version__, strimzi
 from ...deadline import within
 from ...errors import NotFoundError
 from ...model import ClusterConfig
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 CONNECT_TIMEOUT = 2.0  # seconds for DNS + connect + answer; the whole command must stay snappy
 
@@ -81,7 +84,7 @@ def cluster_report(cluster: ClusterConfig, connect_url: str | None = None, reque
     return report_for(Kube(cluster, request_timeout=request_timeout), connect_url, timeout)
 
 
-def report_for(kube, connect_url: str | None, timeout: float) -> VersionReport:
+def report_for(kube: Kube, connect_url: str | None, timeout: float) -> VersionReport:
     api = strimzi_api(kube)
     report = VersionReport(plugin=PluginVersion.current(), strimzi=api, namespace=kube.namespace)
     if connect_url and not api.used.get(strimzi.KIND_CONNECT):
@@ -94,7 +97,7 @@ def report_for(kube, connect_url: str | None, timeout: float) -> VersionReport:
     return report
 
 
-def strimzi_api(kube) -> StrimziApi:
+def strimzi_api(kube: Kube) -> StrimziApi:
     """Which Strimzi versions are served, and through which one each kind is read. The per-kind look-up goes
     first: it is the one that reports an unreachable API server as a ClusterError."""
     used: dict[str, str | None] = {}
