@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, cast, overload
 
 from .model import OffsetEntry, OffsetsDocument
 
@@ -133,12 +133,24 @@ def in_listing_order(kind: ConnectorKind, document: OffsetsDocument) -> OffsetsD
     other sources by their partition maps as sorted JSON."""
     def key(entry: OffsetEntry) -> tuple[Any, ...]:
         if kind is ConnectorKind.MIRROR_SOURCE:
-            return (str(entry.partition.get("cluster")), *topic_partition_of(kind, entry.partition))
-        if kind.topic_partitioned:
-            return topic_partition_of(kind, entry.partition)
+            return (str(entry.partition.get("cluster")), *cast("tuple[str, int]", topic_partition_of(kind, entry.partition)))
+        if kind.topic_partitioned:  # topic_partition_of is None only for kinds that are not topic-partitioned
+            return cast("tuple[str, int]", topic_partition_of(kind, entry.partition))
         return (json.dumps(dict(entry.partition), sort_keys=True),)
 
     return OffsetsDocument(tuple(sorted(document, key=key)))
+
+
+@overload
+def position_of(kind: ConnectorKind, offset: Mapping[str, Any]) -> int: ...
+
+
+@overload
+def position_of(kind: ConnectorKind, offset: None) -> None: ...
+
+
+@overload
+def position_of(kind: ConnectorKind, offset: Mapping[str, Any] | None) -> int | None: ...
 
 
 def position_of(kind: ConnectorKind, offset: Mapping[str, Any] | None) -> int | None:

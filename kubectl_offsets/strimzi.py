@@ -84,7 +84,7 @@ FIELD_FROM_CONFIGMAP = "fromConfigMap"
 CONDITION_WARNING = "Warning"
 CONDITION_NOT_READY = "NotReady"
 CONDITION_READY = "Ready"
-REASON_FOR_ACTION = {OffsetsAction.LIST: "ListOffsets", OffsetsAction.ALTER: "AlterOffsets",
+REASON_FOR_ACTION: dict[str, str] = {OffsetsAction.LIST: "ListOffsets", OffsetsAction.ALTER: "AlterOffsets",
                      OffsetsAction.RESET: "ResetOffsets"}
 REASON_MANAGE_OFFSETS = "ManageOffsets"
 REASON_RECONCILIATION_PAUSED = "ReconciliationPaused"
@@ -308,7 +308,7 @@ def mm2_targets(resource: Mapping[str, Any]) -> list[ConnectorTarget]:
                 continue  # a v1 resource cannot have one; the API server prunes it anyway
             targets.append(ConnectorTarget(
                 kind=KIND_MM2, namespace=meta.get("namespace", ""), resource_name=meta["name"],
-                connector_name=mm2_connector_name(source, target, mm2_type),
+                connector_name=mm2_connector_name(str(source), str(target), mm2_type),  # as f"{source}" would
                 stanza_path=("spec", "mirrors", index, field), mm2_type=mm2_type,
                 source_alias=source, target_alias=target,
             ))

@@ -85,7 +85,7 @@ def manifests(target: strimzi.ConnectorTarget, operation_id: str, namespace: str
     binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": _meta(name, namespace),
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
                "subjects": [{"kind": "ServiceAccount", "name": name}]}
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(name, namespace),
+    job: dict[str, Any] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(name, namespace),
            "spec": {"backoffLimit": 6, "ttlSecondsAfterFinished": TTL_SECONDS,
                     "activeDeadlineSeconds": DEADLINE_SECONDS,
                     "template": {"metadata": {"labels": {LABEL_MANAGED_BY: MANAGED_BY}},
