@@ -117,6 +117,7 @@ def _run_compute(flags: dict[str, Any]) -> None:
     if not flags["quiet"]:
         click.echo(positions_table(result), err=True)
     if result.poison is not None:
+        assert request.poison is not None  # a poison result answers a request that asked for one
         report = poison.poison_report(result.poison, request.poison)
         if flags["report"]:
             _write(report_text(report, flags["report"]), flags["report"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
 from ... import schemas
 from ...adapters.spark.jobs import PoisonCriteria, PoisonScan
@@ -26,7 +26,7 @@ def poison_in_windows(request: ComputeRequest, session: Any, live: Mapping[str, 
     others go on with a window four times larger, up to the end offsets asked for before the first window."""
     from ...adapters.spark import jobs, sources
 
-    source = request.source
+    source = cast(LiveTopics, request.source)  # positions.py calls this only for a live topic
     partitions = [(t, p) for t, ps in live.items() for p in ps]
     earliest, end = client.earliest(partitions), client.end(partitions)
     position = {tp: max(starts.get(tp, earliest[tp]), earliest[tp]) for tp in partitions}

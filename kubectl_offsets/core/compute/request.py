@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...adapters.spark.jobs import PoisonCriteria
 from ...adapters.spark.sources import Archive, LiveTopics, Source
@@ -45,7 +45,7 @@ class SourceFlags:
         if self.columns or self.base64:
             raise InputError("--column and --base64 describe --data; a live topic has the Kafka source's columns")
         topics = tuple(self.topics) or tuple(sorted({tp[0] for e in current or ()
-                                                     if (tp := topic_partition_of(kind, e.partition))}))
+                                                     if (tp := topic_partition_of(cast(ConnectorKind, kind), e.partition))}))
         if not topics:
             known = " (the connector has no offsets yet to take them from)" if current is not None else ""
             raise InputError(f"which topic?{known}", advice="give --topic TOPIC (repeatable)")

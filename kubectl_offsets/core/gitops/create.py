@@ -82,6 +82,7 @@ def plan_create(root: Path, scope: Path | None, request: CreateRequest) -> Plan:
     configmap = gitops_configmap_name(manifest.name, operation_id) if change is not None else None
     files = {directory / f"{manifest.name}.yaml": _connector_file(body, manifest, operation_id, configmap)}
     if change is not None:
+        assert configmap is not None  # named above whenever there is a change
         files[directory / f"{configmap}.yaml"] = _configmap_file(target, configmap, change, operation_id, namespace)
     plan.files = _file_changes(root, directory, files)
     plan.configmap = configmap
@@ -171,6 +172,7 @@ def _file_changes(root: Path, directory: Path, files: dict[Path, str]) -> list[F
 def _validate_new(change: FileChange) -> None:
     from ... import schemas
 
+    assert change.after is not None  # a new file: it has bytes
     for document in yamlfiles.load_bytes(change.after, Path(change.rel), change.rel).documents:
         data = yamlfiles.to_plain(document.data)
         if data.get("kind") == strimzi.KIND_CONNECTOR:

@@ -108,6 +108,7 @@ def _edit_phase1(plan: Plan, repo, location: manifests.Location, request: Gitops
               "configMap": final_cm, "trigger": request.trigger}
     editor.phase1(record, final_cm)
     if plan.change is not None:
+        assert configmap is not None  # named above whenever there is a change
         editor.add_configmap(configmap, target, plan.change, operation_id)
     if request.trigger != Trigger.COMMAND:
         editor.add_file(trigger_job.file_name(base_name, operation_id),

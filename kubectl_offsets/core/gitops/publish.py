@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 from ...adapters import forge
 from ...adapters.gitrepo import GitRepo
@@ -109,6 +109,7 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
         repo.push(request.remote, branch, lease, source=commit)
         result.pushed = lease != commit
     if request.pull_request:
+        assert pr_base is not None  # found above whenever a pull request is asked for
         _pull_request(repo, plan, request, result, pr_base)
     return plan, result
 
@@ -262,7 +263,7 @@ def _markdown_table(plan: Plan) -> str:
 def _partition_cells(kind: ConnectorKind, partition) -> list[str]:
     if not kind.topic_partitioned:
         return [f"`{json.dumps(dict(partition), sort_keys=True)}`"]
-    topic, number = topic_partition_of(kind, partition)
+    topic, number = cast("tuple[str, int]", topic_partition_of(kind, partition))  # a topic-partitioned kind
     cluster = [str(partition.get("cluster"))] if kind is ConnectorKind.MIRROR_SOURCE else []
     return [*cluster, topic, str(number)]
 

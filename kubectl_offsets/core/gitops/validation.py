@@ -74,7 +74,7 @@ def _plain_documents(text: str, where: Path) -> list[dict[str, Any]]:
 def check_schemas(documents: list[dict[str, Any]]) -> int:
     checked = 0
     for doc in documents:
-        name = SCHEMA_FOR.get(doc.get("kind"))
+        name = SCHEMA_FOR.get(doc.get("kind", ""))  # absent or null: no schema, as before
         if name and str(doc.get("apiVersion", "")).startswith("kafka.strimzi.io/"):
             schemas.validate(name, doc, what=f"the built {doc['kind']}/{doc['metadata'].get('name')}")
             checked += 1

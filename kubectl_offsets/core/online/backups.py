@@ -59,7 +59,7 @@ def save(kube: Kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsD
     will PATCH (None: a reset, every partition), recorded so that undo restores only what it changed."""
     metadata = owned_metadata(target, journal.backup, Role.BACKUP)
     metadata["annotations"].update({ANNOTATION_TAKEN_AT: journal.started, ANNOTATION_OPERATION: journal.operation})
-    changed = {"all": True} if change is None else {"partitions": [dict(e.partition) for e in change]}
+    changed: dict[str, Any] = {"all": True} if change is None else {"partitions": [dict(e.partition) for e in change]}
     kube.create_configmap(target.namespace, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
                                              "data": {BACKUP_KEY: offsets.dumps(),
                                                       BACKUP_CHANGED_KEY: json.dumps(changed)}})
@@ -92,7 +92,7 @@ def _path_safe(text: str) -> str:
 
 def write_local(target: strimzi.ConnectorTarget, name: str, taken_at: str, operation: str,
                 offsets: OffsetsDocument, context: str | None, changed: dict[str, Any] | None = None) -> Path:
-    header = {"backup": name, "context": context or "", "kind": target.kind, "namespace": target.namespace,
+    header: dict[str, Any] = {"backup": name, "context": context or "", "kind": target.kind, "namespace": target.namespace,
               "resource": target.resource_name, "connector": target.connector_name, "taken-at": taken_at,
               "operation": operation}
     if changed is not None:  # as in the ConfigMap: undo --from-file restores only what the operation changed

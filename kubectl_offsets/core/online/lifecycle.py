@@ -460,6 +460,7 @@ def _stop_and_reset(kube: Kube, spec: TargetSpec, namespace, live: LiveTarget, c
         advice = f"{error.advice + '; ' if error.advice else ''}the delete stopped the connector (it was {was}) " \
                  "and did not delete it; run the same delete again, or set spec.state back"
         raise type(error)(error.message, advice=advice, next_command=error.next_command) from None
+    assert not isinstance(outcome, operations.Preview)  # options.dry_run never reaches the delete's reset
     return outcome.before, outcome.backup
 
 

@@ -32,6 +32,7 @@ from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
+    from .timetravel import TimeTravelRequest  # answers what an AlterRequest answers, from the broker
 
 
 def connect(cluster: ClusterConfig) -> Kube:
@@ -106,7 +107,7 @@ def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, 
 # --- alter / reset / undo ----------------------------------------------------------------------------------------
 
 
-def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest, *, namespace: str | None = None,
+def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTravelRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
                   crash_after: str | None = None, bootstrap_servers: str | None = None,
                   kafka_options: tuple[tuple[str, str], ...] = ()) -> Outcome | Preview:
@@ -222,7 +223,7 @@ def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
     or removed if it had none): a partition the operation never touched has moved on since (live traffic), and
     rewinding it would make the connector process its records again."""
     if changed is not None:
-        return OffsetsDocument.of(OffsetEntry(p, (saved.get(p).offset if saved.get(p) else None)) for p in changed)
+        return OffsetsDocument.of(OffsetEntry(p, (entry.offset if (entry := saved.get(p)) else None)) for p in changed)
     if not len(saved):
         return None
     extra = [OffsetEntry(e.partition, None) for e in current or () if saved.get(e.partition) is None]

@@ -136,7 +136,8 @@ def resolve_positions(broker, partitions: list[TopicPartition], travel: TimeTrav
                       ) -> list[Resolved]:
     """One ListOffsets question per kind (earliest, end, at time), each answered by the partition leaders."""
     if travel.to_earliest:
-        return [Resolved(*tp, offset, "earliest") for tp, offset in sorted(broker.earliest(partitions).items())]
+        return [Resolved(topic, partition, offset, "earliest")
+                for (topic, partition), offset in sorted(broker.earliest(partitions).items())]
     end = broker.end(partitions)
     if travel.to_latest:
         return [Resolved(*tp, end[tp], "latest (end)") for tp in sorted(partitions)]
