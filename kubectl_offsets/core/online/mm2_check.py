@@ -59,6 +59,7 @@ class PartitionCheck:
         if self.status == mirrormaker.STATUS_MISSING:
             return f"{where} missing: the source partition does not exist (topic deleted?); stored offset {self.stored}"
         if self.status == mirrormaker.STATUS_GAP:
+            assert self.log_start is not None  # a gap is measured against a known log start
             lost = self.log_start - self.stored - 1
             return (f"{where} gap: stored {self.stored}, log start {self.log_start}: records {self.stored + 1} to "
                     f"{self.log_start - 1} ({lost}) were never replicated and are gone from the source")
@@ -137,7 +138,8 @@ def _stored_offsets(target: strimzi.ConnectorTarget, offsets: OffsetsDocument | 
         partition, offset = entry.partition, entry.offset
         if partition.get("cluster") != target.source_alias or not offset or offset.get("offset") is None:
             continue
-        found[(str(partition.get("topic")), int(partition.get("partition")))] = int(offset["offset"])
+        found[(str(partition.get("topic")), int(partition.get("partition")))] = int(  # type: ignore[arg-type]
+            offset["offset"])  # a MirrorSourceConnector partition always has a number (its schema)
     return found
 
 

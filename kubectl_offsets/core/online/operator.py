@@ -56,14 +56,14 @@ def _escape(key: str) -> str:
 class OperatorClient:
     def __init__(self, kube: Kube, target: strimzi.ConnectorTarget, wait: WaitSettings, progress: Progress):
         self.kube, self.target, self.wait, self.progress = kube, target, wait, progress
-        self._known_warnings: set[tuple[str, str]] = set()
+        self._known_warnings: set[tuple[Any, Any]] = set()  # (reason, message) as the condition has them
         self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it
         self._nudged = False  # our nudge annotation is on the resource
 
     # --- reading and patching ----------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
-        self._latest = self.kube.get(self.target.kind, self.target.resource_name, self.target.namespace)
-        return self._latest
+        latest = self._latest = self.kube.get(self.target.kind, self.target.resource_name, self.target.namespace)
+        return latest
 
     def patch(self, operations: list[dict[str, Any]], *, dry_run: bool = False) -> dict[str, Any]:
         """Apply JSON Patch ops after the guard ops that pin the MirrorMaker 2 stanza we computed them for."""
@@ -145,7 +145,8 @@ class OperatorClient:
 
         A listOffsets stanza we added is removed again afterwards: left on the live resource it is drift that
         Argo CD and Flux report (or revert) against the manifests in git. One that was there is kept."""
-        named, added = [], []
+        named: list[str] = []  # filled in by list_stanza_ops, which runs inside the patch
+        added: list[bool] = []
 
         def list_stanza_ops(resource):
             stanza = self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
@@ -230,7 +231,7 @@ class OperatorClient:
     def wait_until_done(self, action: str) -> None:
         self.progress.waiting(f"waiting for the operator to {action} the offsets of '{self.target.connector_name}'")
         wait = _Wait(self, f"the operator to {action} the offsets")
-        first_seen: dict[tuple[str, str], int] = {}  # Warning -> the number of nudges sent when it appeared
+        first_seen: dict[tuple[Any, Any], int] = {}  # Warning -> the number of nudges sent when it appeared
 
         def done(resource: Mapping[str, Any]):
             if not self.target.pending_annotations(resource):

@@ -17,13 +17,16 @@ cluster, which is therefore where --bootstrap-server and KafkaTopics are looked 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, cast
 
 from ... import strimzi
 from ...connect import topic_partition_of
 from ...errors import ForbiddenError, InputError, NotFoundError, OffsetsError
 from ...model import OffsetsDocument
 from .targets import LiveTarget
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 TopicPartition = tuple[str, int]
 
@@ -32,7 +35,7 @@ TopicPartition = tuple[str, int]
 class PartitionChecker:
     """One connector's partition facts, looked up once per command (the preflight and the preview share them)."""
 
-    kube: object
+    kube: Kube
     live: LiveTarget
     bootstrap_servers: str | None = None
     kafka_options: tuple[tuple[str, str], ...] = ()
@@ -57,7 +60,8 @@ class PartitionChecker:
         if change is None or not kind.topic_partitioned:
             return []
         # A null offset only removes what Connect stores: harmless for a partition that does not exist.
-        return sorted({topic_partition_of(kind, e.partition) for e in change if e.offset is not None})
+        return sorted({cast("tuple[str, int]", topic_partition_of(kind, e.partition))  # topic-partitioned kind
+                       for e in change if e.offset is not None})
 
     def _describe_missing(self, topic: str, partition: int) -> str:
         partitions, source = self._known[topic]
@@ -78,6 +82,7 @@ class PartitionChecker:
     def _from_brokers(self, topics: set[str]) -> None:
         from ...adapters.kafka import Broker  # confluent-kafka: only when --bootstrap-server is given
 
+        assert self.bootstrap_servers  # _learn asks the brokers only when there are some
         try:
             found = Broker(self.bootstrap_servers, self.kafka_options).partitions(sorted(topics))
         except OffsetsError:
@@ -113,7 +118,8 @@ class PartitionChecker:
         connect = None
         if target.kind == strimzi.KIND_CONNECTOR:
             try:
-                connect = self.kube.get_connect(strimzi.connect_cluster_of(resource), target.namespace)
+                # cast: targets._check_connect_cluster refuses a KafkaConnector without the label before this
+                connect = self.kube.get_connect(cast(str, strimzi.connect_cluster_of(resource)), target.namespace)
             except (NotFoundError, ForbiddenError):
                 return None
         located = strimzi.kafka_cluster_of_bootstrap(strimzi.bootstrap_servers_of(target, resource, connect))
