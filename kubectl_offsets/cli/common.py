@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -39,7 +39,7 @@ def flow_options(f):
                         help="Leave the connector stopped afterwards (it says so).")(f)
 
 
-mm2_broker_options = [
+mm2_broker_options: list[Callable] = [  # click decorators
     click.option("--source-bootstrap-server", "--bootstrap-server", "source_bootstrap_server", metavar="HOST:PORT",
                  help="MirrorMaker 2: the SOURCE cluster, for the pre-flight check of the source offsets against "
                       "the source topics (default: the mirror's bootstrapServers, when reachable from here)."),

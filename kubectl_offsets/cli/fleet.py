@@ -4,11 +4,14 @@ before one confirmation, and the summary printed after. Parsing and printing onl
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from .options import group
+
+if TYPE_CHECKING:
+    from ..core.online.fleet import Plan
 
 selection_options = group(
     click.option("-l", "--selector", metavar="SELECTOR",
@@ -80,7 +83,7 @@ def warn_unlisted(errors) -> None:
 # --- mutating fleet operations ------------------------------------------------------------------------------------
 
 
-def run_plan(plan_builder: Callable[[], object], cluster, options, parallel: int, skip_invalid: bool, verb: str,
+def run_plan(plan_builder: Callable[[], Plan], cluster, options, parallel: int, skip_invalid: bool, verb: str,
              progress) -> None:
     """Plan, show, confirm once, execute, summarise; exit non-zero if any connector failed."""
     from ..core.online import fleet

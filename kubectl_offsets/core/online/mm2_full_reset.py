@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ... import mirrormaker, strimzi
 from ...connect import ConnectorKind
@@ -155,6 +155,7 @@ def foreign_topics(live, keys) -> list[str]:
 
 def _syncs_topic(resource, target: strimzi.ConnectorTarget) -> mirrormaker.OffsetSyncsTopic:
     config = strimzi.mm2_connector_config(resource, target)
+    assert target.source_alias is not None and target.target_alias is not None  # a MirrorMaker 2 target has both
     try:
         return mirrormaker.offset_syncs_topic(target.source_alias, target.target_alias, config)
     except ValueError as problem:
@@ -233,7 +234,9 @@ class FullResetFlow(AlterFlow):
 
     @property
     def _syncs(self) -> dict[str, Any]:
-        return self.journal.offset_syncs
+        journal = self.journal
+        assert journal is not None and journal.offset_syncs is not None  # claimed with the plan's record
+        return journal.offset_syncs
 
     # --- the checkpoint connector beside the source's own steps ----------------------------------------------
     def _step_backup(self, plan, request: str):
@@ -244,6 +247,7 @@ class FullResetFlow(AlterFlow):
         name = self._syncs["checkpoint_backup"]
         self.progress.step(f"listing the offsets of '{self.companion.target.connector_name}' and backing them up "
                            f"to configmap/{name}")
+        assert self.journal is not None  # claimed before the first step
         backups.save(self.kube, self.companion.target, dataclasses.replace(self.journal, backup=name),
                      self.companion.list_offsets())
         return result
@@ -313,7 +317,8 @@ class FullResetFlow(AlterFlow):
                 value, explicit = client.topic_config(topic, mirrormaker.CLEANUP_POLICY)
                 syncs["cleanup_policy"] = {"value": value, "explicit": explicit}
         self._record(Step.TRUNCATE_OFFSET_SYNCS)
-        ends = {int(p): o for p, o in syncs["truncate_to"].items()}
+        truncate_to = cast("dict[str, int]", syncs["truncate_to"])  # filled in above when it was still None
+        ends = {int(p): o for p, o in truncate_to.items()}
         if not ends:
             self.progress.step(f"the offset-syncs topic {topic} does not exist: nothing to truncate")
         else:
