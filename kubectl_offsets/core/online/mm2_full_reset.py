@@ -234,9 +234,9 @@ class FullResetFlow(AlterFlow):
 
     @property
     def _syncs(self) -> dict[str, Any]:
-        journal = self.journal
-        assert journal is not None and journal.offset_syncs is not None  # claimed with the plan's record
-        return journal.offset_syncs
+        syncs = self.claimed.offset_syncs
+        assert syncs is not None  # claimed with the plan's record
+        return syncs
 
     # --- the checkpoint connector beside the source's own steps ----------------------------------------------
     def _step_backup(self, plan, request: str):
@@ -247,8 +247,7 @@ class FullResetFlow(AlterFlow):
         name = self._syncs["checkpoint_backup"]
         self.progress.step(f"listing the offsets of '{self.companion.target.connector_name}' and backing them up "
                            f"to configmap/{name}")
-        assert self.journal is not None  # claimed before the first step
-        backups.save(self.kube, self.companion.target, dataclasses.replace(self.journal, backup=name),
+        backups.save(self.kube, self.companion.target, dataclasses.replace(self.claimed, backup=name),
                      self.companion.list_offsets())
         return result
 

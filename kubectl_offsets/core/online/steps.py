@@ -84,6 +84,12 @@ class AlterFlow:
         self.journal: Journal | None = None
         self.marker: dict[str, str] = {}  # extra annotations placed with the request (the GitOps trigger's marker)
 
+    @property
+    def claimed(self) -> Journal:
+        """The journal of the operation under way: ``_claim`` (run) or ``recover`` sets it before any step."""
+        assert self.journal is not None, "no operation claimed"
+        return self.journal
+
     # --- the happy path ------------------------------------------------------------------------------------
     def run(self, operation: str, plan: Plan, request: str) -> Outcome:
         """``plan(stopped)`` returns the document to PATCH given the offsets listed once the connector is stopped
@@ -109,7 +115,7 @@ class AlterFlow:
         except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
             raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
                                              else failure)
-        return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
+        return Outcome(self.kind, before, after, change, self.claimed.backup, final_state, self.claimed.id)
 
     def run_prepared(self, operation: str, before: OffsetsDocument, change: OffsetsDocument | None, *,
                      configmap: str | None, marker: dict[str, str]) -> Outcome:
@@ -126,7 +132,7 @@ class AlterFlow:
             # the caller for its checks. The change is phase 1's ConfigMap whatever those offsets are.
             before, _ = self._step_backup(lambda stopped: change, operation)
             if change is not None:  # recover checks that the ConfigMap still holds what was fired
-                self.journal.request_digest = document_digest(change)
+                self.claimed.request_digest = document_digest(change)
             self._step_annotate(operation)
             self._step_await(operation)
             after = self._step_verify(expected_after(before, change))
@@ -139,7 +145,7 @@ class AlterFlow:
         except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
             raise self._fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt))
                                              else failure)
-        return Outcome(self.kind, before, after, change, self.journal.backup, final_state, self.journal.id)
+        return Outcome(self.kind, before, after, change, self.claimed.backup, final_state, self.claimed.id)
 
     def _new_journal(self, operation: str, request: str, resource: Mapping[str, Any]) -> Journal:
         stanza = self.target.stanza(resource)
@@ -169,13 +175,13 @@ class AlterFlow:
             resource = self.operator.read()
             check_not_busy(LiveTarget(self.target, resource))
             self.journal = self._new_journal(operation, request, resource)
-            self.journal.offsets_configmap = offsets_configmap or self.journal.offsets_configmap
-            self.journal.beat(HEARTBEAT_LEASE)
+            self.claimed.offsets_configmap = offsets_configmap or self.claimed.offsets_configmap
+            self.claimed.beat(HEARTBEAT_LEASE)
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
             try:
                 self.operator.patch(guard + self.operator.annotation_ops(
-                    {ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
+                    {ANNOTATION_JOURNAL: self.claimed.to_annotation()}, resource)
                     + self.operator.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}, resource))
                 return
             except ClusterError as error:  # 409/422: changed since our read (a status update, or a rival's journal)
@@ -187,7 +193,7 @@ class AlterFlow:
     # --- conditional journal writes ---------------------------------------------------------------------------
     def _check_owner(self, resource: Mapping[str, Any], expected_id: str | None = None) -> None:
         """Raise OwnershipLostError unless the resource's journal carries ``expected_id`` (ours by default)."""
-        expected_id = expected_id or self.journal.id
+        expected_id = expected_id or self.claimed.id
         text = ((resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
         if text is None:
             raise OwnershipLostError(f"the journal of this operation (id {expected_id}) was removed from "
@@ -206,8 +212,8 @@ class AlterFlow:
         for _ in range(WRITE_ATTEMPTS):
             resource = self.operator.read()
             self._check_owner(resource, expected_id)
-            self.journal.beat(lease)
-            journal = None if remove_journal else self.journal.to_annotation()
+            self.claimed.beat(lease)
+            journal = None if remove_journal else self.claimed.to_annotation()
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
             try:
@@ -221,7 +227,7 @@ class AlterFlow:
 
     def _record(self, step: str, stanza: Mapping[str, Any] | None = None, *, lease: float = HEARTBEAT_LEASE) -> None:
         """Write the journal at ``step`` together with the ``stanza`` field changes in one conditional patch."""
-        self.journal.step = step
+        self.claimed.step = step
         self._write(lambda resource: self.operator.stanza_ops(stanza, resource) if stanza else [], lease=lease)
 
     def _heartbeat(self) -> None:
@@ -249,9 +255,9 @@ class AlterFlow:
         before = self.operator.list_offsets()
         change = plan(before)
         if (change is None) != (request == OffsetsAction.RESET):
-            raise PreconditionError(f"the {self.journal.operation} no longer applies to the offsets listed after "
+            raise PreconditionError(f"the {self.claimed.operation} no longer applies to the offsets listed after "
                                     "the stop", advice="list the offsets and retry")
-        self.progress.step(f"backing up the offsets to configmap/{self.journal.backup}")
+        self.progress.step(f"backing up the offsets to configmap/{self.claimed.backup}")
         try:
             local = backups.save(self.kube, self.target, self.journal, before, change)
         except OSError as error:  # the cluster copy exists; the local one could not be written
@@ -263,9 +269,9 @@ class AlterFlow:
         return before, change
 
     def _step_write_configmap(self, change: OffsetsDocument) -> None:
-        name = self.journal.offsets_configmap
+        name = self.claimed.offsets_configmap
         self.progress.step(f"writing the new offsets to configmap/{name} (key {self.target.configmap_key})")
-        self.journal.request_digest = document_digest(change)
+        self.claimed.request_digest = document_digest(change)
         self._record(Step.WRITE_CONFIGMAP)
         configmaps.put_document(self.kube, self.target, name, change, role=Role.ALTER)
         self._done(Step.WRITE_CONFIGMAP)
@@ -273,15 +279,15 @@ class AlterFlow:
     def _step_annotate(self, action: str) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in self.target.trigger_annotations(action).items())
         self.progress.step(f"asking the operator to {action} the offsets ({shown})")
-        self.journal.step = Step.ANNOTATE
+        self.claimed.step = Step.ANNOTATE
 
         def stanza_and_journal(resource):
             self._check_owner(resource)
-            self.journal.beat(self._operator_lease)  # no journal write until the operator is done
-            ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: self.journal.to_annotation()}, resource)
+            self.claimed.beat(self._operator_lease)  # no journal write until the operator is done
+            ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: self.claimed.to_annotation()}, resource)
             if action == OffsetsAction.ALTER:
                 ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
-                    strimzi.FIELD_FROM_CONFIGMAP: {"name": self.journal.offsets_configmap}}}, resource)
+                    strimzi.FIELD_FROM_CONFIGMAP: {"name": self.claimed.offsets_configmap}}}, resource)
             return ops
 
         # The journal annotation goes into the same guarded patch: "annotate" recorded iff the request placed.
@@ -310,7 +316,7 @@ class AlterFlow:
                 advice=f"the connector is left STOPPED. Check the offsets with kubectl offsets list; then either "
                 "finish (accept them) with the recover command below, or roll back with it plus --rollback and "
                 f"restore the backup with kubectl offsets undo {self._target_argument()} "
-                f"-n {self.target.namespace} --backup {self.journal.backup}")
+                f"-n {self.target.namespace} --backup {self.claimed.backup}")
         self._done(Step.VERIFY)
         return after
 
@@ -319,7 +325,7 @@ class AlterFlow:
         (core/online/mm2_full_reset.py). Each must be safe to repeat: recover runs them again."""
 
     def _step_resume(self) -> str:
-        previous = self.journal.previous_effective_state
+        previous = self.claimed.previous_effective_state
         if not self.resume_after:
             self._record(Step.RESUME)
             self.progress.warn(f"--no-resume: connector '{self.target.connector_name}' is left STOPPED "
@@ -334,16 +340,16 @@ class AlterFlow:
     def _step_cleanup(self) -> None:
         def stanza(resource):  # --no-resume: the state stays stopped on purpose; still put the stanza back
             return [] if self.resume_after else self.operator.stanza_ops(
-                {strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets}, resource)
+                {strimzi.FIELD_ALTER_OFFSETS: self.claimed.previous_alter_offsets}, resource)
 
         self.progress.step("removing the journal")
         self._write(stanza, remove_journal=True)
         self._done(Step.CLEANUP)
 
     def _previous_stanza(self) -> dict[str, Any]:
-        stanza = {strimzi.FIELD_STATE: self.journal.previous_state,
-                  strimzi.FIELD_ALTER_OFFSETS: self.journal.previous_alter_offsets}
-        if self.journal.previous_pause:  # never removed: we do not own it, and v1 (Strimzi 1.x) has no such field
+        stanza: dict[str, Any] = {strimzi.FIELD_STATE: self.claimed.previous_state,
+                                  strimzi.FIELD_ALTER_OFFSETS: self.claimed.previous_alter_offsets}
+        if self.claimed.previous_pause:  # never removed: we do not own it, and v1 (Strimzi 1.x) has no such field
             stanza[strimzi.FIELD_PAUSE] = True
         return stanza
 
@@ -353,7 +359,7 @@ class AlterFlow:
         error to raise, with the next command to run."""
         error = as_offsets_error(failure)
         self.progress.warn(f"{error.message}; making the connector safe")
-        recover = self.journal.recover_command(self.target.namespace)
+        recover = self.claimed.recover_command(self.target.namespace)
         try:
             outcome = self.make_safe(keep_stopped=isinstance(error, VerificationError))
         except OwnershipLostError as lost:
@@ -385,28 +391,28 @@ class AlterFlow:
 
         Returns what was done. When the offsets may have changed in a way we could not verify (``keep_stopped``),
         the connector stays stopped and the journal stays, so nothing runs on wrong offsets unnoticed."""
-        if self.journal.past_point_of_no_return:  # before the hand-over no request of ours can be pending
+        if self.claimed.past_point_of_no_return:  # before the hand-over no request of ours can be pending
             # An undo of an empty backup placed a reset, so try both of the requests this journal can have placed.
             any(self.operator.withdraw_request(action) for action in REQUESTS)
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
-        previous = self.journal.previous_effective_state
+        previous = self.claimed.previous_effective_state
         self._write(lambda resource: self.operator.stanza_ops(self._previous_stanza(), resource), remove_journal=True)
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
         offsets = self._offsets_report()
         state = f"restored to {previous}" if settled else \
             f"spec.state set back to {previous}, but the operator has not applied it yet"
-        return SafeOutcome(False, f"Connector {state}; {offsets}; backup in configmap/{self.journal.backup}")
+        return SafeOutcome(False, f"Connector {state}; {offsets}; backup in configmap/{self.claimed.backup}")
 
     def _offsets_report(self) -> str:
         """Say whether the offsets changed. Before the hand-over they cannot have; after it, a withdrawn annotation
         proves nothing (the operator may have altered, then failed to remove it), so we list and compare."""
-        if not self.journal.past_point_of_no_return:
+        if not self.claimed.past_point_of_no_return:
             return "offsets unchanged"
-        undo = f"kubectl offsets undo {self._target_argument()} -n {self.target.namespace} --backup {self.journal.backup}"
+        undo = f"kubectl offsets undo {self._target_argument()} -n {self.target.namespace} --backup {self.claimed.backup}"
         try:
             current = self.operator.try_list_offsets()
-            saved = backups.load_configmap(self.kube, self.target, self.journal.backup)
+            saved = backups.load_configmap(self.kube, self.target, self.claimed.backup)
         except OffsetsError:
             return f"the offsets could not be listed to check whether they changed; if they did: {undo}"
         if current.same_offsets(saved):
@@ -414,7 +420,7 @@ class AlterFlow:
         return f"the offsets DID change before the failure; to put them back: {undo}"
 
     def _target_argument(self) -> str:
-        return self.journal.target_argument() if self.journal else self.target.display
+        return self.claimed.target_argument() if self.journal else self.target.display
 
     # --- recover ----------------------------------------------------------------------------------------------
     def recover(self, journal: Journal, *, rollback: bool = False, force: bool = False) -> str:
@@ -453,23 +459,23 @@ class AlterFlow:
         return f"finished: offsets verified, connector {final_state}"
 
     def _take_over(self) -> None:
-        previous_id = self.journal.id
-        self.journal.id = secrets.token_hex(4)
-        self.progress.step(f"taking over the journal of {previous_id} as {self.journal.id}")
+        previous_id = self.claimed.id
+        self.claimed.id = secrets.token_hex(4)
+        self.progress.step(f"taking over the journal of {previous_id} as {self.claimed.id}")
         self._write(lease=self._operator_lease, expected_id=previous_id)
 
     def _requested_document(self) -> OffsetsDocument:
         """The alter document the journal's operation handed over: read back and checked against its digest, so a
         ConfigMap left by an earlier operation, or edited since, is never taken for it."""
-        name = self.journal.offsets_configmap
+        name = self.claimed.offsets_configmap
         document = configmaps.get_document(self.kube, self.target, name)
-        if self.journal.request_digest and document_digest(document) != self.journal.request_digest:
+        if self.claimed.request_digest and document_digest(document) != self.claimed.request_digest:
             # The operator may have applied whatever the ConfigMap held: keep the connector stopped (journal kept).
-            raise VerificationError(f"configmap/{name} no longer holds the offsets this {self.journal.operation} "
+            raise VerificationError(f"configmap/{name} no longer holds the offsets this {self.claimed.operation} "
                                     "asked for (it was changed since, or is left over from another operation)",
                                     advice="check the offsets with kubectl offsets list; roll back with the recover "
                                     f"command below plus --rollback, and restore the backup configmap/"
-                                    f"{self.journal.backup} with kubectl offsets undo if they changed")
+                                    f"{self.claimed.backup} with kubectl offsets undo if they changed")
         return document
 
 
