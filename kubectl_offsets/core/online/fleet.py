@@ -30,7 +30,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
@@ -224,7 +224,8 @@ class PlanItem:
     preview: operations.Preview | None = None
     problem: OffsetsError | None = None
     skipped: str | None = None
-    run: Callable[[Any, Options, Progress], Outcome] | None = field(default=None, repr=False)
+    # The single-connector call; it returns an Outcome, as execute() runs it with dry_run=False (a Preview otherwise).
+    run: Callable[[Any, Options, Progress], Outcome | operations.Preview] | None = field(default=None, repr=False)
 
     @property
     def runnable(self) -> bool:
@@ -247,7 +248,7 @@ class Plan:
     def require_valid(self, skip_invalid: bool) -> None:
         """Nothing changes if any target failed validation, unless the caller chose to leave those out."""
         if self.problems and not skip_invalid:
-            shown = "; ".join(f"{i.member.display} in {i.member.namespace}: {i.problem.message}"
+            shown = "; ".join(f"{i.member.display} in {i.member.namespace}: {cast(OffsetsError, i.problem).message}"
                               for i in self.problems[:5])
             more = f" (and {len(self.problems) - 5} more)" if len(self.problems) > 5 else ""
             raise InputError(f"{len(self.problems)} of {len(self.items)} connectors failed validation: {shown}{more}; "
@@ -499,7 +500,9 @@ def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: i
         result = results[id(item)]
         result.started = True
         try:
-            result.outcome = item.run(kube, flow_options, _Prefixed(progress, item.member))
+            run = item.run
+            assert run is not None  # only runnable items get here
+            result.outcome = cast(Outcome, run(kube, flow_options, _Prefixed(progress, item.member)))  # not a dry run
         except OffsetsError as error:
             result.error = error
         counter.finished(item.member, result)
@@ -596,5 +599,5 @@ class _Counter:
 def exit_status(report: FleetReport) -> int:
     """0 when every connector that ran succeeded; else the first failure's exit status (interrupted: 130)."""
     if report.failed:
-        return int(report.failed[0].error.exit_status)
+        return int(cast(OffsetsError, report.failed[0].error).exit_status)  # failed: it has an error
     return int(ExitStatus.INTERRUPTED) if report.interrupted else 0
