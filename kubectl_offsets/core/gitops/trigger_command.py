@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ... import strimzi
+from ...connect import ConnectorKind
 from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, Operation
 from ...errors import InputError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument, Options
@@ -34,7 +35,7 @@ class TriggerResult:
     target: strimzi.ConnectorTarget
     action: str
     operation_id: str | None
-    kind: object = None  # connect.ConnectorKind, for rendering
+    kind: ConnectorKind | None = None  # for rendering
     already: bool = False
     after: OffsetsDocument | None = None
     backup: str | None = None  # the ConfigMap holding the offsets before the trigger (undo restores it)
