@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
 
-.PHONY: demo test test-eras unit setup provision clean-env
+.PHONY: demo test test-eras unit lint setup provision clean-env
 
 demo: setup provision  ## set everything up and run the demo on real components
 	$(PY) examples/demo.py
@@ -21,6 +21,10 @@ test-eras: setup provision  ## the black-box online, MirrorMaker 2 and GitOps-tr
 
 unit: setup  ## the fast loop: no real components
 	$(PY) -m pytest tests/unit -q
+
+lint: setup  ## ruff and mypy as configured in pyproject.toml (tests/suite.py runs them first, too)
+	$(PY) -m ruff check kubectl_offsets
+	$(PY) -m mypy
 
 setup: $(STAMP)
 

@@ -78,7 +78,7 @@ def run_spark(data: str, master: str, records: int, partitions: int, questions: 
     from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
     from kubectl_offsets.adapters.spark.session import SparkSettings, build_session
     from kubectl_offsets.adapters.spark.sources import Archive
-    from kubectl_offsets.core import compute as c
+    from kubectl_offsets.core.compute import positions as c
 
     t0 = time.monotonic()
     spark = build_session(SparkSettings(master=master, conf=(("spark.driver.memory", "2g"), *conf)))

@@ -106,7 +106,7 @@ def child(argv: list[str]) -> int:
     """A cold CLI run with the meter installed once the CLI has imported the kube adapter; prints the split."""
     started = time.perf_counter()
     meter = Meter()
-    import kubectl_offsets.core.operations as operations  # what the CLI imports for an online command anyway
+    import kubectl_offsets.core.online.operations as operations  # what the CLI imports for an online command anyway
 
     original_connect = operations.connect
 

@@ -1,6 +1,10 @@
 """Kafka Connect facts: which offset shapes each kind of connector uses and what a stored offset means.
 
-Sources: ../shared/research/strimzi-offsets.md section 3.4 (KIP-875 formats) and anchors.md section 1.1.
+Sources: KIP-875 (https://cwiki.apache.org/confluence/display/KAFKA/KIP-875%3A+First-class+offsets+support+in+Kafka+Connect) and
+Kafka's source (github.com/apache/kafka, ``connect/``): ``runtime/.../storage/OffsetUtils.java#validateFormat``,
+``runtime/.../util/SinkUtils.java`` (sink shapes), ``mirror/.../MirrorSourceConnector.java``,
+``MirrorCheckpointConnector.java`` and ``MirrorHeartbeatConnector.java`` ``#alterOffsets``, ``MirrorSourceTask``
+(resumes after the stored offset), ``file/.../FileStreamSourceConnector.java#alterOffsets``.
 Nothing here does I/O; the shorthand builders (``--set``, ``--skip-record``) live here because their meaning
 is a Connect fact: a sink stores the *next* offset to read, MirrorSourceConnector stores the *last record
 replicated* and resumes after it.
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, cast, overload
 
 from .model import OffsetEntry, OffsetsDocument
 
@@ -44,7 +48,8 @@ class ConnectorKind(str, enum.Enum):
 
     @property
     def offsets_ignored_by_runtime(self) -> bool:
-        """Checkpoint and heartbeat tasks never read their stored offsets (research 2.12): altering them is
+        """Checkpoint and heartbeat tasks never read their stored offsets (their ``alterOffsets`` accept only offset 0:
+        MirrorCheckpointConnector.java, MirrorHeartbeatConnector.java): altering them is
         harmless but pointless, so we ask for --force."""
         return self in (ConnectorKind.MIRROR_CHECKPOINT, ConnectorKind.MIRROR_HEARTBEAT)
 
@@ -70,7 +75,7 @@ def connector_kind(connector_class: str | None, connect_type: str | None) -> Con
     return ConnectorKind.SOURCE
 
 
-# --- offsets kept outside Connect (research 3.3) ---------------------------------------------------------------
+# --- offsets kept outside Connect (connect/runtime/.../Worker.java#completeModifyOffsetsCallback) ---------------
 # A connector that does not override SinkConnector/SourceConnector#alterOffsets gets a 200 from PATCH/DELETE
 # .../offsets with the caveat "if this connector manages offsets externally, they will need to be manually altered
 # in the system that the connector uses"; Strimzi logs that answer only at debug level, so the user never sees it.
@@ -128,12 +133,24 @@ def in_listing_order(kind: ConnectorKind, document: OffsetsDocument) -> OffsetsD
     other sources by their partition maps as sorted JSON."""
     def key(entry: OffsetEntry) -> tuple[Any, ...]:
         if kind is ConnectorKind.MIRROR_SOURCE:
-            return (str(entry.partition.get("cluster")), *topic_partition_of(kind, entry.partition))
-        if kind.topic_partitioned:
-            return topic_partition_of(kind, entry.partition)
+            return (str(entry.partition.get("cluster")), *cast("tuple[str, int]", topic_partition_of(kind, entry.partition)))
+        if kind.topic_partitioned:  # topic_partition_of is None only for kinds that are not topic-partitioned
+            return cast("tuple[str, int]", topic_partition_of(kind, entry.partition))
         return (json.dumps(dict(entry.partition), sort_keys=True),)
 
     return OffsetsDocument(tuple(sorted(document, key=key)))
+
+
+@overload
+def position_of(kind: ConnectorKind, offset: Mapping[str, Any]) -> int: ...
+
+
+@overload
+def position_of(kind: ConnectorKind, offset: None) -> None: ...
+
+
+@overload
+def position_of(kind: ConnectorKind, offset: Mapping[str, Any] | None) -> int | None: ...
 
 
 def position_of(kind: ConnectorKind, offset: Mapping[str, Any] | None) -> int | None:

@@ -5,17 +5,47 @@ written by an older version must still be found."""
 from __future__ import annotations
 
 import datetime as _dt
+import enum
 import hashlib
 
+
+class StrEnum(str, enum.Enum):
+    """A name declared once whose members *are* their values: ``str()``, f-strings and ``json.dumps`` give exactly the
+    value (as Python 3.11's ``enum.StrEnum``, which 3.10 lacks), so what we write is byte-identical to the literal it
+    replaces, and a value read back from a journal or record compares (and hashes) equal to its member."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
+
+
+class Operation(StrEnum):
+    """What a user asks kubectl-offsets to do to a connector's offsets. Stored in journals, backups (the
+    ``kubectl-offsets.io/operation`` annotation) and GitOps records: never rename a value. (Not Strimzi's
+    ``strimzi.OffsetsAction``, the request handed to the operator: an undo is handed over as an alter or a reset;
+    nor compute's ``core.compute.positions.Operation``, how a position is computed.)"""
+
+    ALTER = "alter"
+    RESET = "reset"
+    UNDO = "undo"
+
+
 FIELD_MANAGER = "kubectl-offsets"
+MANAGED_BY = "kubectl-offsets"  # the value of LABEL_MANAGED_BY on everything we create
 # Our mark on a custom resource while an operation is under way; holds a JSON journal (schemas/journal.schema.json).
 ANNOTATION_JOURNAL = "kubectl-offsets.io/journal"
-# Our own annotation whose new value is a watch event the operator reconciles (a "nudge", see core/operator.py).
+# Our own annotation whose new value is a watch event the operator reconciles (a "nudge", see core/online/operator.py).
 ANNOTATION_NUDGE = "kubectl-offsets.io/nudge"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
-LABEL_ROLE = "kubectl-offsets.io/role"  # "offsets" (list/alter document) or "backup"
+LABEL_ROLE = "kubectl-offsets.io/role"  # a Role: which of our ConfigMaps this is
 LABEL_TARGET = "kubectl-offsets.io/target"  # label_value(resource name) of the resource the ConfigMap belongs to
 ANNOTATION_CONNECTOR = "kubectl-offsets.io/connector"  # the Connect connector name (may contain '->', so not a label)
+# On a backup ConfigMap: when it was taken (the journal's start, ISO-8601 UTC).
+ANNOTATION_TAKEN_AT = "kubectl-offsets.io/taken-at"
+# On a backup ConfigMap the Operation that took it; on a GitOps offsets ConfigMap the id of its GitOps operation.
+ANNOTATION_OPERATION = "kubectl-offsets.io/operation"
 BACKUP_KEY = "offsets.json"  # the data key of a backup ConfigMap
 # The backup ConfigMap's record of which partitions the operation that took it changed ({"partitions": [...]} or
 # {"all": true} for a reset): undo puts back those and leaves partitions the operation never touched alone.
@@ -23,6 +53,14 @@ BACKUP_CHANGED_KEY = "changed.json"
 # On a KafkaConnector that `kubectl offsets create` created stopped, until it has the state its manifest asks for:
 # {"requestedState": "running"|"paused"|"stopped"|null}. Seen on a connector left stopped by an interrupted create.
 ANNOTATION_CREATING = "kubectl-offsets.io/creating"
+
+
+class Role(StrEnum):
+    """The value of LABEL_ROLE: which of our ConfigMaps this is."""
+
+    BACKUP = "backup"  # core/online/backups.py
+    ALTER = "alter"  # the document an online alter/undo hands to the operator (alter_configmap_name)
+    GITOPS_OFFSETS = "gitops-offsets"  # the document a GitOps alter commits (gitops_configmap_name)
 
 
 # Kubernetes' limits (apimachinery validation): object names are DNS subdomains of at most 253 characters, label
@@ -93,6 +131,18 @@ def gitops_configmap_name(resource_name: str, operation_id: str) -> str:
     """The offsets ConfigMap a GitOps alter commits: unique per operation, so a kept record never collides with
     the next operation or with the list/alter ConfigMaps of the online commands."""
     return derived_name(resource_name, f"-offsets-{operation_id[:8]}")
+
+
+class Trigger(StrEnum):
+    """How phase 2 of a GitOps operation is fired (``gitops ... --trigger``; docs/gitops.md). Stored in the GitOps
+    record: never rename a value."""
+
+    COMMAND = "command"  # someone runs `kubectl offsets trigger` after the sync
+    JOB = "job"  # a one-shot Job committed with phase 2 (core/gitops/trigger_job.py)
+    ARGOCD = "argocd"  # the same Job as an Argo CD PostSync hook
+
+
+TRIGGERS = tuple(Trigger)
 
 
 # The image of the one-shot trigger Job: a fixed kubectl version with a POSIX shell, never a moving tag such as

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
+from typing import overload
 
 
 class ExitStatus(enum.IntEnum):
@@ -32,7 +33,7 @@ class OffsetsError(Exception):
     exit_status = ExitStatus.ERROR
 
     def __init__(self, message: str, *, advice: str | None = None, next_command: str | None = None):
-        message, advice, next_command = (redact(text) for text in (message, advice, next_command))
+        message, advice, next_command = redact(message), redact(advice), redact(next_command)
         super().__init__(message)
         self.message = message
         self.advice = advice
@@ -43,6 +44,18 @@ class OffsetsError(Exception):
 
 
 _URL_CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"]+@")
+
+
+@overload
+def redact(text: str) -> str: ...
+
+
+@overload
+def redact(text: None) -> None: ...
+
+
+@overload
+def redact(text: str | None) -> str | None: ...
 
 
 def redact(text: str | None) -> str | None:

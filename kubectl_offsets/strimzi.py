@@ -1,8 +1,12 @@
 """Every Strimzi fact the plugin relies on, in one place.
 
 Field paths, annotation names, connector naming for MirrorMaker 2, ConfigMap keys, condition reasons and the
-differences between the ``v1beta2`` and ``v1`` API layouts. Source for each fact:
-../shared/research/strimzi-offsets.md (section numbers in the comments). Standard library only.
+differences between the ``v1beta2`` and ``v1`` API layouts. Standard library only. Each fact names where it is in
+Strimzi's source, github.com/strimzi/strimzi-kafka-operator (0.44.0, the first release with offsets support, to
+1.2.0), with ``CO/`` = ``cluster-operator/src/main/java/io/strimzi/operator/cluster/``, ``OC/`` =
+``operator-common/src/main/java/io/strimzi/operator/common/``, ``API/`` = ``api/src/main/java/io/strimzi/api/``;
+CRDs under ``packaging/install/cluster-operator/``; release facts in its ``CHANGELOG.md``. docs/online.md says what
+the plugin makes of them.
 
 The central abstraction is :class:`ConnectorTarget`: *one Connect connector managed through one custom
 resource*. A KafkaConnector is one target; each connector generated from a KafkaMirrorMaker2 mirror is one
@@ -16,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from .conventions import StrEnum
 from .errors import InputError
 
 GROUP = "kafka.strimzi.io"
@@ -39,24 +44,34 @@ KIND_ALIASES = {
     KIND_MM2: ("kafkamirrormaker2", "kafkamirrormaker2s", "kmm2"),
 }
 
-# --- annotations and labels (research 1.2, 2.2, 2.9) ----------------------------------------------------------
+# --- annotations and labels (CO/operator/assembly/KafkaConnectAssemblyOperator.java and
+# KafkaMirrorMaker2AssemblyOperator.java #getConnectorOffsetsOperation; the KafkaConnector CRD 047-Crd-kafkaconnector.yaml)
 ANNOTATION_CONNECTOR_OFFSETS = "strimzi.io/connector-offsets"
 ANNOTATION_MIRRORMAKER_CONNECTOR = "strimzi.io/mirrormaker-connector"
 ANNOTATION_USE_CONNECTOR_RESOURCES = "strimzi.io/use-connector-resources"
 ANNOTATION_PAUSE_RECONCILIATION = "strimzi.io/pause-reconciliation"
 LABEL_CLUSTER = "strimzi.io/cluster"
 
-# The only annotation values the operator accepts; anything else makes the resource NotReady (research 2.3).
-OFFSETS_ACTIONS = ("list", "alter", "reset")
+class OffsetsAction(StrEnum):
+    """The value of ANNOTATION_CONNECTOR_OFFSETS: the one-shot request handed to the operator. The only values the
+    operator accepts (CO/model/KafkaConnectorOffsetsAnnotation.java, whose ``none`` we never write); anything else
+    fails its enum lookup with an IllegalArgumentException, and the resource goes NotReady."""
 
-# --- spec.state (research 2.7) ----------------------------------------------------------------------------------
+    LIST = "list"
+    ALTER = "alter"
+    RESET = "reset"
+
+
+OFFSETS_ACTIONS = tuple(OffsetsAction)
+
+# --- spec.state (API/kafka/model/common/ConnectorState.java; CO/operator/assembly/AbstractConnectOperator.java#updateState)
 STATE_RUNNING, STATE_PAUSED, STATE_STOPPED = "running", "paused", "stopped"
 STATES = (STATE_RUNNING, STATE_PAUSED, STATE_STOPPED)
 DEFAULT_STATE = STATE_RUNNING  # an absent spec.state means running
 # spec.state -> the connector.state Connect reports once the operator has applied it.
 CONNECT_STATE_FOR = {STATE_RUNNING: "RUNNING", STATE_PAUSED: "PAUSED", STATE_STOPPED: "STOPPED"}
 
-# --- the stanzas' field names (research 1.2, 1.3) -------------------------------------------------------------
+# --- the stanzas' field names (API/kafka/model/connector/AbstractConnectorSpec.java, ListOffsets.java, AlterOffsets.java)
 FIELD_STATE = "state"
 FIELD_PAUSE = "pause"  # deprecated boolean, v1beta2 only
 FIELD_LIST_OFFSETS = "listOffsets"
@@ -64,15 +79,17 @@ FIELD_ALTER_OFFSETS = "alterOffsets"
 FIELD_TO_CONFIGMAP = "toConfigMap"
 FIELD_FROM_CONFIGMAP = "fromConfigMap"
 
-# --- status conditions (research 2.10, 2.11) ------------------------------------------------------------------
+# --- status conditions (KafkaConnectAssemblyOperator#maybeUpdateConnectorStatus; OC/model/StatusUtils.java#buildWarningCondition;
+# the reasons AbstractConnectOperator#manageConnectorOffsets gives) ---------------------------------------------
 CONDITION_WARNING = "Warning"
 CONDITION_NOT_READY = "NotReady"
 CONDITION_READY = "Ready"
-REASON_FOR_ACTION = {"list": "ListOffsets", "alter": "AlterOffsets", "reset": "ResetOffsets"}
+REASON_FOR_ACTION: dict[str, str] = {OffsetsAction.LIST: "ListOffsets", OffsetsAction.ALTER: "AlterOffsets",
+                     OffsetsAction.RESET: "ResetOffsets"}
 REASON_MANAGE_OFFSETS = "ManageOffsets"
 REASON_RECONCILIATION_PAUSED = "ReconciliationPaused"
 
-# --- MirrorMaker 2 connectors (research 1.3) --------------------------------------------------------------------
+# --- MirrorMaker 2 connectors (CO/model/KafkaMirrorMaker2Connectors.java#generateConnectorDefinitions) ----------------
 MM2_TYPES = {
     "source": ("sourceConnector", "MirrorSourceConnector"),
     "checkpoint": ("checkpointConnector", "MirrorCheckpointConnector"),
@@ -80,6 +97,9 @@ MM2_TYPES = {
 }
 MIRROR_CLASS_PREFIX = "org.apache.kafka.connect.mirror."
 OFFSETS_CONFIGMAP_KEY = "offsets.json"
+# Strimzi's default offset.storage.topic for a KafkaConnect (defaultConfiguration in
+# cluster-operator/src/main/java/io/strimzi/operator/cluster/model/KafkaConnectCluster.java).
+CONNECT_OFFSETS_TOPIC = "connect-cluster-offsets"
 
 
 def mm2_connector_name(source_alias: str, target_alias: str, connector_type: str) -> str:
@@ -89,7 +109,8 @@ def mm2_connector_name(source_alias: str, target_alias: str, connector_type: str
 
 def configmap_key(kind: str, connector_name: str) -> str:
     """The ConfigMap data key Strimzi reads and writes: ``offsets.json`` for a KafkaConnector, the connector name
-    with ``->`` replaced by ``--`` plus ``.json`` for MirrorMaker 2 (research 2.6)."""
+    with ``->`` replaced by ``--`` plus ``.json`` for MirrorMaker 2 (``getConnectorOffsetsConfigMapEntryKey`` in
+    KafkaConnectAssemblyOperator and KafkaMirrorMaker2AssemblyOperator)."""
     if kind == KIND_CONNECTOR:
         return OFFSETS_CONFIGMAP_KEY
     return connector_name.replace("->", "--") + ".json"
@@ -199,7 +220,8 @@ class ConnectorTarget:
 
     def trigger_annotations(self, action: str) -> dict[str, str]:
         """The annotations that ask the operator for ``action``; for MirrorMaker 2 both, applied in one patch
-        (two patches make the operator report a ManageOffsets warning in between, research 6)."""
+        (KafkaMirrorMaker2AssemblyOperator#getConnectorOffsetsOperation wants both: between two patches it reports a
+        ManageOffsets warning per connector)."""
         if action not in OFFSETS_ACTIONS:
             raise ValueError(f"unknown offsets action {action!r}")
         annotations = {ANNOTATION_CONNECTOR_OFFSETS: action}
@@ -208,7 +230,8 @@ class ConnectorTarget:
         return annotations
 
     def warning_for(self, resource: Mapping[str, Any], action: str) -> Mapping[str, Any] | None:
-        """The condition in which the operator refused ``action``, if any (research 2.11)."""
+        """The condition in which the operator refused ``action``, if any: the Warning reasons of
+        AbstractConnectOperator#manageConnectorOffsets, or the NotReady IllegalArgumentException of an invalid value."""
         reasons = {REASON_FOR_ACTION[action], REASON_MANAGE_OFFSETS}
         for condition in (resource.get("status") or {}).get("conditions") or []:
             if condition.get("type") == CONDITION_WARNING and condition.get("reason") in reasons:
@@ -266,7 +289,8 @@ def mm2_layout(resource: Mapping[str, Any]) -> Mm2Layout:
 
 
 def mm2_targets(resource: Mapping[str, Any]) -> list[ConnectorTarget]:
-    """Every connector the operator generates from a KafkaMirrorMaker2, in mirror order (research 1.3).
+    """Every connector the operator generates from a KafkaMirrorMaker2, in mirror order
+    (KafkaMirrorMaker2Connectors#generateConnectorDefinitions).
     A connector exists only when its stanza does; heartbeat connectors exist only in the v1beta2 layout."""
     meta, spec = resource["metadata"], resource.get("spec") or {}
     layout = mm2_layout(resource)
@@ -284,7 +308,7 @@ def mm2_targets(resource: Mapping[str, Any]) -> list[ConnectorTarget]:
                 continue  # a v1 resource cannot have one; the API server prunes it anyway
             targets.append(ConnectorTarget(
                 kind=KIND_MM2, namespace=meta.get("namespace", ""), resource_name=meta["name"],
-                connector_name=mm2_connector_name(source, target, mm2_type),
+                connector_name=mm2_connector_name(str(source), str(target), mm2_type),  # as f"{source}" would
                 stanza_path=("spec", "mirrors", index, field), mm2_type=mm2_type,
                 source_alias=source, target_alias=target,
             ))
@@ -296,7 +320,8 @@ def resolve_mm2_target(resource: Mapping[str, Any], wanted: str | None, source_a
     """Pick the connector the user meant: a full generated name, or a short form (``source``, ``checkpoint``,
     ``heartbeat``) that is unambiguous, optionally narrowed by ``--source-cluster``.
 
-    A name the operator does not generate would make it do nothing, forever, without a warning (research 2.3),
+    A name the operator does not generate would make it do nothing, forever, without a warning
+    (KafkaMirrorMaker2AssemblyOperator#getConnectorOffsetsOperation compares it exactly, else takes ``none``),
     so anything that does not match exactly is refused with the list of valid names.
     """
     targets = mm2_targets(resource)
@@ -367,7 +392,7 @@ def uses_connector_resources(connect: Mapping[str, Any]) -> bool:
     return boolean_annotation(connect, ANNOTATION_USE_CONNECTOR_RESOURCES)
 
 
-# --- MirrorMaker 2 clusters (research 1.3) --------------------------------------------------------------------
+# --- MirrorMaker 2 clusters (the KafkaMirrorMaker2 CRD 048-Crd-kafkamirrormaker2.yaml, both layouts) -----------------
 
 
 def mm2_clusters(resource: Mapping[str, Any], target: ConnectorTarget
@@ -399,7 +424,7 @@ def mm2_connector_config(resource: Mapping[str, Any], target: ConnectorTarget) -
     return target.stanza(resource).get("config") or {}
 
 
-# --- where a connector's records live (research 1.3; KafkaConnect/KafkaMirrorMaker2 specs) ----------------------
+# --- where a connector's records live (the KafkaConnect and KafkaMirrorMaker2 specs: their CRDs) ---------------------
 
 
 def bootstrap_servers_of(target: ConnectorTarget, resource: Mapping[str, Any],
@@ -420,7 +445,7 @@ def bootstrap_servers_of(target: ConnectorTarget, resource: Mapping[str, Any],
     return None
 
 
-# --- operator versions (research strimzi-cadence-and-eras.md) ---------------------------------------------------
+# --- operator versions (Strimzi's CHANGELOG.md, 0.44.0 to 1.2.0) --------------------------------------------------
 
 # From 1.2.0 a new connector is created with POST /connectors and ``initial_state`` = spec.state (KIP-980;
 # AbstractConnectOperator#createConnector, KafkaConnectApiImpl#createConnector): a connector created with
@@ -431,7 +456,8 @@ INITIAL_STATE_SINCE = (1, 2, 0)
 # (060-Deployment-strimzi-cluster-operator.yaml: the selector and pod template labels); the image tag is the version
 # (quay.io/strimzi/operator:1.2.0).
 OPERATOR_POD_SELECTOR = "strimzi.io/kind=cluster-operator"
-# Only Strimzi before 1.0.0 serves v1beta2 (research 1.1), so serving it proves an operator older than 1.2.
+# Only Strimzi before 1.0.0 serves v1beta2 (CHANGELOG.md 1.0.0: v1 the only served version), so serving it proves an
+# operator older than 1.2.
 LEGACY_API_VERSION = "v1beta2"
 
 
@@ -441,7 +467,8 @@ def operator_version_from_image(image: str | None) -> tuple[int, int, int] | Non
     return (int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
-# --- why the operator did not do what we asked (research 2.9-2.11, strimzi-cadence-and-eras.md) ------------------
+# --- why the operator did not do what we asked (AbstractConnectOperator#manageConnectorOffsets, OC/model/StatusDiff.java,
+# CO/ClusterOperatorConfig.java for the interval) -------------------------------------------------------------------
 # Strimzi reports a failed list/alter/reset as a Warning and keeps the annotation; it retries once at once (its
 # own status write is an event) and then only on its next pass, up to STRIMZI_FULL_RECONCILIATION_INTERVAL_MS
 # (120 s) later. Failures earlier in the reconcile (preconditions, Connect unreachable, state changes) show only

@@ -90,7 +90,7 @@ class Bench:
     def __init__(self, env, workdir: Path, prefix: str = "faults"):
         from kubernetes import client, config
 
-        from kubectl_offsets.core import operations
+        from kubectl_offsets.core.online import operations
         from kubectl_offsets.model import ClusterConfig
         from tests.env.clients import unique_name
 
@@ -112,7 +112,7 @@ class Bench:
         self.core.delete_namespace(self.ns)
 
     def connector_subject(self) -> Subject:
-        from kubectl_offsets.core.targets import TargetSpec
+        from kubectl_offsets.core.online.targets import TargetSpec
 
         name = self.unique("idle")
         path = self.workdir / f"{name}.in"  # never created: the task idles, its offsets move only when we move them
@@ -136,7 +136,7 @@ class Bench:
     def mirror_subject(self) -> Subject:
         from confluent_kafka.admin import AdminClient
 
-        from kubectl_offsets.core.targets import TargetSpec
+        from kubectl_offsets.core.online.targets import TargetSpec
         from tests.env.clients import create_topic, kafka_conf, one_mirror_mm2
 
         tag = self.unique("m").split("-")[1][:6]
@@ -158,7 +158,7 @@ class Bench:
 
     # --- reading and moving a subject -------------------------------------------------------------------------
     def target(self, subject: Subject):
-        from kubectl_offsets.core.targets import resolve
+        from kubectl_offsets.core.online.targets import resolve
 
         return resolve(self.kube, subject.spec, self.ns).target
 
@@ -197,7 +197,7 @@ class Bench:
 
     def offsets(self, subject: Subject) -> int | None:
         """The stored offset of the subject's one partition (None: none stored)."""
-        from kubectl_offsets.core import operations
+        from kubectl_offsets.core.online import operations
         from kubectl_offsets.model import Options, WaitSettings
 
         listed = operations.list_offsets(self.kube, subject.spec, namespace=self.ns,
@@ -208,7 +208,7 @@ class Bench:
         return None
 
     def alter(self, subject: Subject, value: int, kube=None, progress=None, timeout: float = 60):
-        from kubectl_offsets.core import operations
+        from kubectl_offsets.core.online import operations
         from kubectl_offsets.core.inputs import AlterRequest
         from kubectl_offsets.model import Options, WaitSettings
 
@@ -219,7 +219,7 @@ class Bench:
                                         options=Options(yes=True, wait=WaitSettings(timeout=timeout)))
 
     def newest_backup(self, subject: Subject) -> int | None:
-        from kubectl_offsets.core import backups
+        from kubectl_offsets.core.online import backups
 
         saved = backups.load_configmap(self.kube, self.target(subject), backups.newest(self.kube, self.target(subject)))
         for entry in saved:
@@ -230,7 +230,7 @@ class Bench:
 # --- one cell -------------------------------------------------------------------------------------------------------
 
 def _operate(bench: Bench, subject: Subject, operation: str, value: int, kube, progress) -> None:
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.model import Options, WaitSettings
 
     options = Options(yes=True, wait=WaitSettings(timeout=60))
@@ -261,7 +261,7 @@ class _PipeProgress:
 
 
 def _child(bench: Bench, subject: Subject, operation: str, value: int, fd: int) -> None:
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.model import ClusterConfig
 
     try:
@@ -310,7 +310,7 @@ def kill_at(bench: Bench, subject: Subject, operation: str, value: int, prefix: 
 
 def recover_everything(bench: Bench, subject: Subject) -> str:
     """What a user does after a crash: recover --force (the dead process's lease may still run)."""
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.errors import NotFoundError
     from kubectl_offsets.model import Options, WaitSettings
 
@@ -392,7 +392,7 @@ class _CutAtEveryWait:
 
 def run_drop_cell(bench: Bench, subject: Subject, operation: str, state: str, value: int, proxy) -> Cell:
     """The API connection is cut as every wait starts (1 s outage); the operation must complete anyway."""
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.errors import OffsetsError
     from kubectl_offsets.model import ClusterConfig
 

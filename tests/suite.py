@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from tests.env.emulator import profiles
 
+    if lint() != 0:  # seconds, and no environment to start for nothing
+        print("[tests.suite] lint failed (make lint): not starting the environment", flush=True)
+        return 1
     reused = os.environ.get("KO_ENV_JSON")
     status, tally, timings = 0, Tally(), {}
     with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
@@ -167,6 +170,19 @@ class EraMatrix:
             tally.add_junit(self.reports / f"era-{era}.xml")
             status = status or code
         return status if len(self.results) == len(self.eras) else status or 1
+
+
+LINTERS = ([sys.executable, "-m", "ruff", "check", "kubectl_offsets"], [sys.executable, "-m", "mypy"])
+
+
+def lint() -> int:
+    """ruff and mypy as configured in pyproject.toml (the same as make lint); the first failure fails the run."""
+    for command in LINTERS:
+        print(f"[tests.suite] {' '.join(command[2:])}", flush=True)
+        status = subprocess.run(command, cwd=ROOT).returncode
+        if status:
+            return status
+    return 0
 
 
 def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:

@@ -236,7 +236,7 @@ class Broker:
 
 
 def _reason(error: Exception) -> str:
-    inner = error.args[0] if error.args else None
+    inner: Any = error.args[0] if error.args else None
     return str(inner.str() if hasattr(inner, "str") else error)
 
 

@@ -8,6 +8,7 @@ so no change is missed between the read and the watch, and nothing sleeps.
 
 from __future__ import annotations
 
+import builtins  # Kube.list shadows list in the class body: its signatures say builtins.list
 import functools
 import json
 import time
@@ -166,7 +167,7 @@ class Kube:
         raise NotFoundError(f"{kind} is not served in {GROUP} (served versions: {', '.join(served) or 'none'})",
                             advice="kubectl-offsets needs Strimzi 0.44+ (v1beta2) or 1.x (v1) CRDs")
 
-    def _served_group_versions(self) -> list[str]:
+    def _served_group_versions(self) -> builtins.list[str]:
         """The group's served versions, asked once per client (every kind shares the answer)."""
         if self._group_versions is None:
             groups = self._json("GET", "/apis").get("groups") or []
@@ -180,7 +181,7 @@ class Kube:
             self._plurals[version] = {r.get("name") for r in resources}
         return plural in self._plurals[version]
 
-    def served_versions(self) -> list[str]:
+    def served_versions(self) -> builtins.list[str]:
         """Every served version of the Strimzi group (for ``version``); empty when the group is absent."""
         return list(self._served_group_versions())
 
@@ -190,13 +191,13 @@ class Kube:
                                                         name, _request_timeout=self.request_timeout)
 
     @_guard(lambda kind, namespace, **k: f"{kind} in namespace {namespace}")
-    def list(self, kind: str, namespace: str, *, timeout: float | None = None) -> list[Resource]:
+    def list(self, kind: str, namespace: str, *, timeout: float | None = None) -> builtins.list[Resource]:
         result = self.custom.list_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
                                                            _request_timeout=timeout or self.request_timeout)
         return result.get("items", [])
 
     @_guard(lambda kind, namespace, **k: f"{kind} in " + (f"namespace {namespace}" if namespace else "all namespaces"))
-    def list_selected(self, kind: str, namespace: str | None, selector: str | None = None) -> list[Resource]:
+    def list_selected(self, kind: str, namespace: str | None, selector: str | None = None) -> builtins.list[Resource]:
         """Resources of ``kind`` matching a label ``selector`` (kubectl's -l), in one namespace or, with
         ``namespace`` None, in all of them (kubectl's -A)."""
         version, plural = self.served_version(kind), PLURALS[kind]
@@ -210,7 +211,7 @@ class Kube:
         return result.get("items", [])
 
     @_guard(_cr)
-    def patch(self, kind: str, name: str, namespace: str, operations: list[dict[str, Any]], *,
+    def patch(self, kind: str, name: str, namespace: str, operations: builtins.list[dict[str, Any]], *,
               dry_run: bool = False) -> Resource:
         """A JSON Patch (RFC 6902): touches exactly the paths named, and its ``test`` ops guard the rest."""
         return self.custom.patch_namespaced_custom_object(
@@ -341,20 +342,20 @@ class Kube:
                           query={"fieldManager": FIELD_MANAGER, "dryRun": "All" if dry_run else None})
 
     @_guard(lambda namespace, selector: f"configmaps with {selector} in namespace {namespace}")
-    def list_configmaps(self, namespace: str, selector: str) -> list[Resource]:
+    def list_configmaps(self, namespace: str, selector: str) -> builtins.list[Resource]:
         result = self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps",
                             query={"labelSelector": selector})
         return result.get("items") or []
 
     @_guard(lambda selector, namespace=None: f"pods with {selector}" + (f" in namespace {namespace}" if namespace
                                                                         else " in any namespace"))
-    def list_pods(self, selector: str, namespace: str | None = None) -> list[Resource]:
+    def list_pods(self, selector: str, namespace: str | None = None) -> builtins.list[Resource]:
         """Pods by label, in one namespace or (``namespace`` None) in all the caller may list."""
         path = f"/api/v1/namespaces/{quote(namespace)}/pods" if namespace else "/api/v1/pods"
         return self._json("GET", path, query={"labelSelector": selector}).get("items") or []
 
     @_guard(lambda namespace, **k: f"namespace {namespace}")
-    def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
+    def list_namespaces(self, *, timeout: float | None = None) -> builtins.list[str]:
         result = self._json("GET", "/api/v1/namespaces", timeout=timeout)
         return [item["metadata"]["name"] for item in result.get("items") or []]
 
@@ -404,7 +405,7 @@ class Kube:
                                   "spec": {"resourceAttributes": attributes}})
         return bool((answer.get("status") or {}).get("allowed"))
 
-    def can_i_all(self, checks: list[tuple[str, str, str, str, str | None]]) -> list[bool]:
+    def can_i_all(self, checks: builtins.list[tuple[str, str, str, str, str | None]]) -> builtins.list[bool]:
         """Several access reviews at once (concurrently: each is one round trip to the API server)."""
         if len(checks) <= 1:
             return [self.can_i(*check) for check in checks]

@@ -25,8 +25,9 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
+from ..conventions import StrEnum
 from ..errors import InputError
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
@@ -139,7 +140,7 @@ def load_bytes(data: bytes, path: Path, where: str | None = None) -> YamlFile:
     return load_text(text, path, where, encoding)
 
 
-def load_text(text: str, path: Path, where: str | None = None, encoding: Encoding = Encoding()) -> YamlFile:
+def load_text(text: str, path: Path, where: str | None = None, encoding: Encoding = Encoding()) -> YamlFile:  # noqa: B008 (frozen)
     crlf, lf = text.count("\r\n"), text.count("\n")
     newline = "\r\n" if crlf else "\n"
     result = YamlFile(path=path, original=text, newline=newline, encoding=encoding, mixed_newlines=0 < crlf < lf)
@@ -182,7 +183,13 @@ def _yaml(indent: tuple[int, int, int] = (2, 2, 0), explicit_start: bool = False
     yaml.width = 1 << 16  # never re-wrap a long line
     yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
     yaml.explicit_start = explicit_start
+    yaml.representer.add_multi_representer(StrEnum, _represent_name)
     return yaml
+
+
+def _represent_name(representer, name: StrEnum):
+    """A name declared once (conventions.StrEnum) is written as its plain value, as the literal it replaced was."""
+    return representer.represent_str(str(name))
 
 
 def to_plain(node: Any) -> Any:
@@ -233,7 +240,9 @@ def detect_indent(text: str) -> tuple[int, int, int]:
     """(mapping, sequence, offset) as ruamel.yaml wants them, guessed from the document, so new lines we add
     look like their neighbours."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    mapping, sequence, offset = None, None, None
+    mapping: int | None = None
+    sequence: int | None = None
+    offset: int | None = None
     for prev, line in zip(lines, lines[1:]):
         if not prev.rstrip().endswith(":"):
             continue
@@ -248,6 +257,7 @@ def detect_indent(text: str) -> tuple[int, int, int]:
     mapping = mapping or 2
     if offset is None:
         offset, sequence = 0, mapping
+    assert sequence is not None  # set together with offset
     return mapping, max(sequence, offset + 2), offset
 
 
@@ -279,7 +289,7 @@ def _splice_regions(original: str, unedited: Any, edited: Any) -> str | None:
         return None
     lines = original.splitlines(keepends=True)
     keys = list(unedited)
-    starts = [unedited.lc.key(k)[0] for k in keys] + [len(lines)]
+    starts = [cast(Any, unedited).lc.key(k)[0] for k in keys] + [len(lines)]  # a ruamel CommentedMap's lines
     out = lines[:starts[0]]
     for i, key in enumerate(keys):
         region = "".join(lines[starts[i]:starts[i + 1]])
@@ -363,8 +373,11 @@ def _exact_span(b1: int, b2: int, b_to_a: dict[int, int], b_len: int, a_len: int
         if b1 == b_len:
             return a_len, a_len
         return None
-    mapped = [b_to_a.get(i) for i in range(b1, b2)]
-    if None in mapped or mapped != list(range(mapped[0], mapped[0] + len(mapped))):
+    looked_up = [b_to_a.get(i) for i in range(b1, b2)]
+    if None in looked_up:
+        return None
+    mapped = cast("list[int]", looked_up)
+    if mapped != list(range(mapped[0], mapped[0] + len(mapped))):
         return None
     return mapped[0], mapped[-1] + 1
 

@@ -5,9 +5,9 @@ import click
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
                      require_check_option, require_confirmation_possible, session, target_spec,
                      with_connector_options)
-from .exits import guarded
 from .fleet import parallel_options, selection_options
-from .options import cluster_options, key_value_pairs, mutation_options, output_option, quiet_option
+from .options import (alter_input_options, cluster_options, kafka_option, mutation_options, output_option,
+                      quiet_option)
 
 
 @click.command("alter")
@@ -15,21 +15,11 @@ from .options import cluster_options, key_value_pairs, mutation_options, output_
 @with_connector_options
 @selection_options
 @parallel_options
-@click.option("-f", "--filename", "file", metavar="FILE|-",
-              help='Offsets as {"offsets": [...]} JSON or YAML (what list -o json prints), or topic,partition,offset '
-                   'CSV as kafka-consumer-groups --export writes it (offset = next record to read).')
-@click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
-              help="Store exactly OFFSET, in Connect's meaning: a sink's next record to read; a "
-                   "MirrorSourceConnector's last replicated record (it resumes at OFFSET+1). Repeatable.")
-@click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
-              help="Resume right after that record (skips one poison record). Stores OFFSET+1 for a sink, OFFSET "
-                   "for a MirrorSourceConnector. Repeatable.")
-@click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic).")
-@click.option("--shift-by", type=int, metavar="N", help="Move the current offsets by N; negative replays (with --topic).")
-@click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
-              help="Partitions for --to-offset/--shift-by (without partitions: all the connector has offsets for) "
-                   "and for the time-travel flags (without partitions: all of the topic's; without --topic: every "
-                   "partition the connector has offsets for).")
+@alter_input_options(
+    shift_by_help="Move the current offsets by N; negative replays (with --topic).",
+    topic_help="Partitions for --to-offset/--shift-by (without partitions: all the connector has offsets for) and "
+               "for the time-travel flags (without partitions: all of the topic's; without --topic: every partition "
+               "the connector has offsets for).")
 @click.option("--to-datetime", metavar="ISO-8601",
               help="Time travel: resume at the first record at or after this time (UTC unless the time has a zone); "
                    "a partition with no newer record resumes at its end.")
@@ -42,8 +32,7 @@ from .options import cluster_options, key_value_pairs, mutation_options, output_
                    "reachable from here. Otherwise: check there, before any change, that the partitions exist "
                    "(without it, Strimzi KafkaTopic resources are used when present, and other partitions the "
                    "connector has no offset for need confirmation).")
-@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
-              help="Kafka client setting for --bootstrap-server (librdkafka names), e.g. security.protocol=SSL.")
+@kafka_option("Kafka client setting for --bootstrap-server (librdkafka names), e.g. security.protocol=SSL.")
 @flow_options
 @require_check_option
 @cluster_options
@@ -93,9 +82,9 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
     missing: warnings in the preview); --require-check refuses when the source cluster cannot be reached.
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
         from ..core.inputs import AlterRequest
-        from ..core.timetravel import TimeTravel
+        from ..core.online.timetravel import TimeTravel
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
@@ -119,7 +108,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
             if bootstrap_server or kafka_options:
                 raise InputError("--bootstrap-server checks the partitions of one connector",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
-            from ..core.fleet import check_request
+            from ..core.online.fleet import check_request
             from .fleet import run_fleet_command
 
             check_request(request)
@@ -136,7 +125,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         print_result(result, dry_run, output)
 
     def _time_travel(travel, other_inputs: bool, mm2):
-        from ..core import timetravel
+        from ..core.online import timetravel
         from ..errors import InputError
 
         if other_inputs:
@@ -150,12 +139,12 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                                           report=print_positions)
         print_result(result, dry_run, output)
 
-    guarded(work)
+    work()
 
 
 def print_positions(positions) -> None:
     """Where each partition resumes and why, on stderr (stdout carries the result only)."""
-    from ..core.compute import iso_ms
+    from ..times import iso_ms
     from ..output.render import table
 
     rows = [[p.topic, p.partition, p.resume_at, iso_ms(p.record_ms) or "-", p.basis] for p in positions]

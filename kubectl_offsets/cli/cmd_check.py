@@ -7,7 +7,6 @@ import json
 import click
 
 from .common import mm2_settings, session, target_argument, with_connector_options, with_mm2_broker_options
-from .exits import guarded
 from .options import cluster_options, output_option, quiet_option
 
 
@@ -34,7 +33,7 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
       kubectl offsets check kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o json
     """
     def work():
-        from ..core import mm2_check
+        from ..core.online import mm2_check
         from ..errors import CheckFailedError
 
         broker_flags["require_check"] = True  # check has nothing to do without the broker
@@ -51,11 +50,11 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
                                    advice="see the report; 'kubectl offsets alter' (e.g. --to-offset) or 'reset' "
                                           "moves a connector to where the topic really is")
 
-    guarded(work)
+    work()
 
 
 def _render(document: dict, fmt: str) -> str:
-    from ..output.render import table, to_yaml
+    from ..output.render import csv_rows, table, to_yaml
 
     if fmt == "json":
         return json.dumps(document, indent=2)
@@ -65,9 +64,7 @@ def _render(document: dict, fmt: str) -> str:
              p["status"]] for c in document["connectors"] for p in c["partitions"]]
     headers = ["CONNECTOR", "TOPIC", "PARTITION", "STORED", "LOG-START", "LOG-END", "STATUS"]
     if fmt == "csv":
-        from .cmd_compute import _csv_rows
-
-        return _csv_rows([h.lower() for h in headers], rows)
+        return csv_rows([h.lower() for h in headers], rows)
     return table(headers, rows) if rows else "No stored source offsets to check."
 
 

@@ -43,4 +43,5 @@ def script(shell: str) -> str:
     from .root import root
 
     cls = get_completion_class(shell)
+    assert cls is not None, shell  # shell is one of click.Choice(SHELLS)
     return cls(root, {}, EXECUTABLE, COMPLETE_VAR).source()

@@ -7,27 +7,21 @@ beside it. Bodies import the library inside the function: ``--help`` never loads
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
 
-from .common import with_connector_options
-from .exits import guarded
-from .options import _add, cluster_options, key_value_pairs, output_option, quiet_option
+from .common import connector_flags, with_connector_options
+from .options import cluster_options, group, kafka_option, key_value_pairs, output_option, quiet_option
 
-CONNECT_OFFSETS_TOPIC = "connect-cluster-offsets"  # Strimzi's default offset.storage.topic for a KafkaConnect
-
-
-source_options = _add(
+source_options = group(
     click.option("--bootstrap-server", metavar="HOST:PORT", help="Read a live topic from this Kafka cluster."),
     click.option("--topic", "topics", multiple=True, metavar="TOPIC",
                  help="Topic to read (repeatable). With --data: keep only this topic, or name it when the data has "
                       "no topic column."),
-    click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
-                 help="Kafka client setting, e.g. security.protocol=SSL (repeatable); passed to Spark's Kafka source "
-                      "as kafka.KEY and to the broker requests."),
+    kafka_option("Kafka client setting, e.g. security.protocol=SSL (repeatable); passed to Spark's Kafka source "
+                 "as kafka.KEY and to the broker requests."),
     click.option("--data", metavar="PATH", help="Read archived topic data instead (file, directory or glob)."),
     click.option("--format", "data_format", type=click.Choice(["parquet", "json", "orc", "avro"]),
                  default="parquet", show_default=True, help="Format of --data."),
@@ -105,244 +99,65 @@ def compute_group(ctx, **flags):
     """
     if ctx.invoked_subcommand is not None:
         return
-    guarded(lambda: _run_compute(flags))
+    _run_compute(flags)
 
 
 def _run_compute(flags: dict[str, Any]) -> None:
-    from ..core import compute
+    from ..core.compute import poison, positions
+    from ..core.compute.request import ComputeFlags
+    from ..output.compute import positions_table, report_table, report_text
     from ..output.progress import StderrProgress
     from ..output.render import render_offsets
 
     progress = StderrProgress(quiet=flags["quiet"])
-    request = _request(flags, progress)
-    result = compute.compute(request, spark=_spark_factory(flags), progress=progress)
+    request = ComputeFlags(source=source_flags(flags), connector=connector_flags(flags),
+                           **_pick(flags, ComputeFlags, "source", "connector")).request(progress)
+    result = positions.compute(request, spark=spark_flags(flags).factory(), progress=progress)
     progress.done()
     if not flags["quiet"]:
-        click.echo(_positions_table(result), err=True)
+        click.echo(positions_table(result), err=True)
     if result.poison is not None:
-        _emit_report(compute.poison_report(result.poison, request.poison), flags)
+        assert request.poison is not None  # a poison result answers a request that asked for one
+        report = poison.poison_report(result.poison, request.poison)
+        if flags["report"]:
+            _write(report_text(report, flags["report"]), flags["report"])
+        if not flags["quiet"]:
+            click.echo(report_table(report), err=True)
     if not len(result.document):
         progress.warn("no partition needs to move: the document is empty (alter -f rejects an empty document)")
     click.echo(render_offsets(result.document, flags["output"], result.kind))
 
 
-# --- flags -> request -------------------------------------------------------------------------------------------
+# --- flags -> the typed requests of core/compute/request.py -----------------------------------------------------
 
 
-def _request(flags: dict[str, Any], progress) -> Any:
-    from ..core import compute
+def _pick(flags: dict[str, Any], cls: type, *skip: str) -> dict[str, Any]:
+    """The flags that are fields of the dataclass ``cls`` (same names), but for ``skip``."""
+    import dataclasses
 
-    operation = _operation(flags)
-    kind, alias, current = _connector(flags, progress)
-    source = _source(flags, current, kind)
-    return compute.ComputeRequest(
-        source=source, operation=operation, kind=kind, source_alias=alias, at_ms=_at(flags, operation),
-        shift_by=flags["shift_by"], poison=_poison(flags, operation), find=flags["find_sql"], current=current,
-        scan=flags["scan"], report_limit=flags["report_limit"], count_all=flags["count_all"])
+    return {f.name: flags[f.name] for f in dataclasses.fields(cls) if f.name not in skip}
 
 
-def _operation(flags: dict[str, Any]):
-    from ..core.compute import Operation
+def source_flags(flags: dict[str, Any]):
+    from ..core.compute.request import SourceFlags
+
+    return SourceFlags(**_pick(flags, SourceFlags))
+
+
+def spark_flags(flags: dict[str, Any]):
+    from ..core.compute.request import SparkFlags
+
+    return SparkFlags(**_pick(flags, SparkFlags))
+
+
+def _write(text: str, path: str) -> None:
     from ..errors import InputError
 
-    chosen = [op for op, on in ((Operation.TO_DATETIME, flags["to_datetime"]),
-                                (Operation.BY_DURATION, flags["by_duration"]),
-                                (Operation.TO_EARLIEST, flags["to_earliest"]),
-                                (Operation.TO_LATEST, flags["to_latest"]),
-                                (Operation.SHIFT_BY, flags["shift_by"] is not None),
-                                (Operation.SKIP_POISON, flags["skip_poison"]),
-                                (Operation.FIND, flags["find_sql"])) if on]
-    if len(chosen) != 1:
-        raise InputError("choose exactly one of --to-datetime, --by-duration, --to-earliest, --to-latest, --shift-by, "
-                         "--skip-poison, --find" + (f" (got {', '.join('--' + o.value for o in chosen)})"
-                                                     if chosen else ""),
-                         advice="kubectl offsets compute --help")
-    criteria_given = flags["where"] or flags["invalid"] or flags["invalid_against"] or flags["report"] \
-        or flags["count_all"]
-    if criteria_given and chosen[0] is not Operation.SKIP_POISON:
-        raise InputError("--where, --invalid, --invalid-against, --report and --count-all go with --skip-poison")
-    return chosen[0]
-
-
-def _at(flags: dict[str, Any], operation) -> int | None:
-    from ..core import compute
-
-    if operation is compute.Operation.TO_DATETIME:
-        return compute.parse_datetime(flags["to_datetime"])
-    if operation is compute.Operation.BY_DURATION:
-        return compute.at_for_duration(flags["by_duration"])
-    return None
-
-
-def _poison(flags: dict[str, Any], operation):
-    from ..adapters.spark.jobs import PoisonCriteria
-    from ..core.compute import Operation
-    from ..errors import InputError
-
-    if operation is not Operation.SKIP_POISON:
-        return None
-    schema, name = None, "the schema"
-    if flags["invalid_against"]:
-        schema, name = _read_schema(flags["invalid_against"]), flags["invalid_against"]
-    criteria = PoisonCriteria(where=flags["where"], invalid_json=flags["invalid"] == "json", schema=schema,
-                              schema_name=name)
-    if criteria.empty:
-        raise InputError("--skip-poison needs to know what a poison record is",
-                         advice="add --where SQL, --invalid json or --invalid-against SCHEMA_FILE")
-    return criteria
-
-
-def _read_schema(path: str) -> dict[str, Any]:
-    from ..errors import InputError
-
-    try:
-        with open(path) as f:
-            schema = json.load(f)
-    except OSError as e:
-        raise InputError(f"--invalid-against {path}: {e.strerror}") from None
-    except ValueError as e:
-        raise InputError(f"--invalid-against {path} is not JSON: {e}") from None
-    from ..schemas import check_user_schema
-
-    check_user_schema(schema, what=f"--invalid-against {path}")
-    return schema
-
-
-def _connector(flags: dict[str, Any], progress):
-    """(kind, source alias, current offsets) from --target, --current and --for/--source-alias."""
-    from ..connect import ConnectorKind
-    from ..core import compute
-    from ..errors import InputError
-
-    if flags["target"] and flags["current"]:
-        raise InputError("--target reads the current offsets from the cluster; --current gives them: choose one")
-    kind, alias, current = None, None, None
-    if flags["target"]:
-        kind, alias, current = _from_cluster(flags, progress)
-    elif flags["current"]:
-        current = _read_current(flags["current"])
-        kind, alias = compute.kind_of_document(current), compute.alias_of_document(current)
-    if flags["for_kind"]:
-        wanted = ConnectorKind(flags["for_kind"])
-        if kind is not None and kind is not wanted:
-            raise InputError(f"--for {wanted.value}, but the current offsets are a {kind.value} connector's")
-        kind = wanted
-    if kind is None:
-        kind = ConnectorKind.SINK
-        progress.step("offsets for a sink connector (--for mirror-source for a MirrorSourceConnector)")
-    return kind, flags["source_alias"] or alias, current
-
-
-def _read_current(path: str):
-    from ..core.inputs import ConnectorFacts, read_offsets_file
-    from ..connect import ConnectorKind
-
-    return read_offsets_file(path, ConnectorFacts(kind=ConnectorKind.SOURCE))
-
-
-def _from_cluster(flags: dict[str, Any], progress):
-    """The connector's kind and offsets, listed through Strimzi (the online list flow)."""
-    from ..core import operations
-    from ..core.targets import TargetSpec
-    from ..model import ClusterConfig, Options, WaitSettings
-
-    kube = operations.connect(ClusterConfig(kubeconfig=flags["kubeconfig"], context=flags["context"],
-                                            namespace=flags["namespace"]))
-    spec = TargetSpec(flags["target"], connector=flags["connector"], source_cluster=flags["source_cluster"])
-    listed = operations.list_offsets(kube, spec, options=Options(wait=WaitSettings(timeout=flags["timeout"])),
-                                     progress=progress)
-    return listed.kind, listed.target.source_alias, listed.offsets
-
-
-def _source(flags: dict[str, Any], current, kind):
-    from ..adapters.spark.sources import Archive, LiveTopics
-    from ..connect import topic_partition_of
-    from ..errors import InputError
-
-    if bool(flags["bootstrap_server"]) == bool(flags["data"]):
-        raise InputError("give either --bootstrap-server (a live topic) or --data PATH (archived data)")
-    if flags["data"]:
-        return Archive(flags["data"], flags["data_format"], dict(flags["columns"]), tuple(flags["topics"]),
-                       flags["base64"])
-    if flags["columns"] or flags["base64"]:
-        raise InputError("--column and --base64 describe --data; a live topic has the Kafka source's columns")
-    topics = tuple(flags["topics"]) or tuple(sorted({tp[0] for e in current or ()
-                                                      if (tp := topic_partition_of(kind, e.partition))}))
-    if not topics:
-        known = " (the connector has no offsets yet to take them from)" if current is not None else ""
-        raise InputError(f"which topic?{known}", advice="give --topic TOPIC (repeatable)")
-    return LiveTopics(flags["bootstrap_server"], topics, flags["kafka_options"])
-
-
-def _spark_factory(flags: dict[str, Any]):
-    def make(needs_kafka: bool):
-        from ..adapters.spark.session import SparkSettings, build_session
-
-        return build_session(SparkSettings(master=flags["master"], jars_dir=flags["spark_jars"],
-                                           needs_kafka=needs_kafka, conf=flags["spark_conf"]))
-    return make
-
-
-# --- output -----------------------------------------------------------------------------------------------------
-
-
-def _positions_table(result) -> str:
-    from ..core.compute import iso_ms
-    from ..output.render import table
-
-    if not result.positions:
-        return f"({result.method}) no partition to move"
-    rows = [[p.topic, p.partition, p.resume_at, iso_ms(p.ts_ms) or "", p.basis] for p in result.positions]
-    return f"({result.method})\n" + table(["TOPIC", "PARTITION", "RESUME AT", "RECORD TIME", "WHY"], rows)
-
-
-def _emit_report(report: dict[str, Any], flags: dict[str, Any]) -> None:
-    if flags["report"]:
-        _write_report(report, flags["report"])
-    if not flags["quiet"]:
-        click.echo(_report_table(report), err=True)
-
-
-def _report_table(report: dict[str, Any]) -> str:
-    from ..output.render import table
-
-    if not report["records"]:
-        return "No poison records found."
-    rows = [[r["topic"], r["partition"], r["offset"], r["timestamp"] or "", r["reason"]] for r in report["records"]]
-    more = f"\n... {report['total'] - len(rows)} more (raise --report-limit)" if report["truncated"] else ""
-    if not report.get("complete", True):
-        more += ("\nPartitions with poison were read only up to the window holding their first poison record "
-                 "(scannedUntil in --report); --count-all reads them to the end.")
-    return table(["TOPIC", "PARTITION", "OFFSET", "TIMESTAMP", "REASON"], rows) + more
-
-
-def _write_report(report: dict[str, Any], path: str) -> None:
-    from ..errors import InputError
-    from ..output.render import to_yaml
-
-    if path.endswith((".yaml", ".yml")):
-        text = to_yaml(report)
-    elif path.endswith(".csv"):
-        text = _report_csv(report)
-    else:
-        text = json.dumps(report, indent=2)
     try:
         with open(path, "w") as f:
             f.write(text + "\n")
     except OSError as e:
         raise InputError(f"--report {path}: {e.strerror}") from None
-
-
-def _report_csv(report: dict[str, Any]) -> str:
-    import csv
-    import io
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["topic", "partition", "offset", "timestamp", "reason"])
-    for r in report["records"]:
-        writer.writerow([r["topic"], r["partition"], r["offset"], r["timestamp"] or "", r["reason"]])
-    return out.getvalue().rstrip("\n")
 
 
 # --- connect-offsets --------------------------------------------------------------------------------------------
@@ -369,91 +184,27 @@ def connect_offsets_command(**flags):
       kubectl offsets compute connect-offsets --bootstrap-server kafka:9092 --connectors my-source -o json
       kubectl offsets compute connect-offsets --data ./offsets-archive --format json --from-beginning -o csv
     """
-    guarded(lambda: _run_connect_offsets(flags))
+    _run_connect_offsets(flags)
 
 
 def _run_connect_offsets(flags: dict[str, Any]) -> None:
-    from ..core import compute
+    from ..core.compute import offsets_topic
+    from ..core.compute.request import ConnectOffsetsFlags
+    from ..output.compute import render_connect, write_history
     from ..output.progress import StderrProgress
 
     progress = StderrProgress(quiet=flags["quiet"])
-    if flags["bootstrap_server"] and not flags["topics"]:
-        flags["topics"] = (CONNECT_OFFSETS_TOPIC,)
-    source = _source(flags, None, None)
-    connectors = tuple(c.strip() for c in (flags["connectors"] or "").split(",") if c.strip())
-    if isinstance(source, compute.LiveTopics):
-        _check_live_topic(source)
-    if flags["from_beginning"]:
-        rows = compute.connect_history(source, spark=_spark_factory(flags), connectors=connectors, progress=progress)
-        _print_history(rows, flags["output"])
+    request = ConnectOffsetsFlags(source_flags(flags), flags["connectors"], flags["from_beginning"])
+    source = request.resolved_source()
+    connectors = request.connector_names()
+    spark = spark_flags(flags).factory()
+    if request.from_beginning:
+        rows = offsets_topic.connect_history(source, spark=spark, connectors=connectors, progress=progress)
+        write_history(rows, flags["output"], sys.stdout)
         return
-    result = compute.connect_offsets(source, spark=_spark_factory(flags), connectors=connectors, progress=progress)
+    result = offsets_topic.connect_offsets(source, spark=spark, connectors=connectors, progress=progress)
     progress.done()
     if result.ignored_keys:
         progress.warn(f"{result.ignored_keys} keys are not [\"connector\", {{partition}}] and were ignored, as "
                       f"Connect ignores them")
-    click.echo(_render_connect(result, flags["output"], single=len(connectors) == 1))
-
-
-def _check_live_topic(source) -> None:
-    """The broker answers and the topic exists, before Spark starts (its own errors are far less clear)."""
-    from ..adapters.kafka import Broker
-
-    Broker(source.bootstrap_servers, source.kafka_options).partitions(source.topics)
-
-
-def _render_connect(result, fmt: str, *, single: bool) -> str:
-    from .. import schemas
-    from ..output.render import render_offsets, table, to_yaml
-
-    if single and fmt in ("json", "yaml"):
-        (document,) = result.connectors.values()
-        return render_offsets(document, fmt)
-    data = result.to_json()
-    schemas.validate("connect-offsets", data, what="the connect-offsets export")
-    if fmt == "json":
-        return json.dumps(data, indent=2)
-    if fmt == "yaml":
-        return to_yaml(data)
-    rows = [[name, _compact(e.partition), _compact(e.offset)] for name, doc in sorted(result.connectors.items())
-            for e in doc]
-    if fmt == "csv":
-        return _csv_rows(["connector", "partition", "offset"], rows)
-    return table(["CONNECTOR", "PARTITION", "OFFSET"], rows) if rows else "No offsets."
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(None if value is None else dict(value), sort_keys=True, separators=(",", ":"))
-
-
-def _csv_rows(headers: list[str], rows: list[list[Any]]) -> str:
-    import csv
-    import io
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(headers)
-    writer.writerows(rows)
-    return out.getvalue().rstrip("\n")
-
-
-def _print_history(rows, fmt: str) -> None:
-    """Streamed: a row is printed as soon as Spark hands it over, so a long history needs no driver memory."""
-    from ..output.render import to_yaml
-
-    if fmt == "yaml":
-        click.echo(to_yaml({"history": list(rows)}))
-        return
-    if fmt == "json":
-        sys.stdout.write('{"history": [')
-        for i, row in enumerate(rows):
-            sys.stdout.write(("," if i else "") + "\n  " + json.dumps(row))
-        sys.stdout.write("\n]}\n")
-        return
-    header = ["connector", "partition", "offset", "topicPartition", "topicOffset", "timestamp"]
-    sep = "," if fmt == "csv" else "   "
-    click.echo(sep.join(header if fmt == "csv" else [h.upper() for h in header]))
-    for row in rows:
-        cells = [row["connector"], _compact(row["partition"]), _compact(row["offset"]), row["topicPartition"],
-                 row["topicOffset"], row["timestamp"] or ""]
-        click.echo(_csv_rows([], [cells]).lstrip("\n") if fmt == "csv" else sep.join(map(str, cells)))
+    click.echo(render_connect(result, flags["output"], single=len(connectors) == 1))

@@ -3,8 +3,7 @@
 import click
 
 from .common import confirm_on_terminal, require_confirmation_possible, session
-from .exits import guarded
-from .options import cluster_options, key_value_pairs, mutation_options, output_option, quiet_option
+from .options import cluster_options, kafka_option, mutation_options, output_option, quiet_option
 
 
 @click.command("create")
@@ -28,8 +27,7 @@ from .options import cluster_options, key_value_pairs, mutation_options, output_
 @click.option("--to-latest", is_flag=True, help="Start at the end of each partition (only new records).")
 @click.option("--bootstrap-server", metavar="HOST:PORT",
               help="For time travel: the Kafka cluster (default: the KafkaConnect spec's, if reachable from here).")
-@click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
-              help="For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
+@kafka_option("For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL.")
 @click.option("--from-scratch", is_flag=True,
               help="Reset the offsets an earlier connector of the same name left behind (Connect keeps them).")
 @click.option("--accept-start-window", is_flag=True,
@@ -61,7 +59,7 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
       kubectl offsets create -f my-source.yaml --from-scratch                       # forget a predecessor's offsets
     """
     def work():
-        from ..core import lifecycle
+        from ..core.online import lifecycle
 
         require_confirmation_possible(yes, dry_run, "create")
         request_args = dict(offsets_file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset,
@@ -78,13 +76,13 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
         else:
             _print_outcome(result, output)
 
-    guarded(work)
+    work()
 
 
 def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets, skip_records, to_offset, topics,
                      to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options):
     """The change the user asked for: an AlterRequest, a time-travel request, or None (only --from-scratch)."""
-    from ..core import lifecycle, timetravel
+    from ..core.online import lifecycle, timetravel
     from ..core.inputs import AlterRequest
     from ..errors import InputError
     from .cmd_alter import print_positions

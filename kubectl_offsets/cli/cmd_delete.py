@@ -3,7 +3,6 @@
 import click
 
 from .common import confirm_on_terminal, print_dry_run, require_confirmation_possible, session, target_spec
-from .exits import guarded
 from .options import cluster_options, complete_target, mutation_options, output_option, quiet_option
 
 
@@ -31,7 +30,7 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
       kubectl offsets create -f my-sink.yaml --offsets my-sink-offsets.json  # later: start where you want
     """
     def work():
-        from ..core import lifecycle
+        from ..core.online import lifecycle
 
         require_confirmation_possible(yes, dry_run, "delete")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
@@ -44,7 +43,7 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
             return
         _print(result, output)
 
-    guarded(work)
+    work()
 
 
 def _print(outcome, fmt: str) -> None:

@@ -2,7 +2,6 @@
 
 import click
 
-from .exits import guarded
 from .options import cluster_options, quiet_option
 
 
@@ -34,4 +33,4 @@ def export_command(selector, all_namespaces, namespace, context, kubeconfig, tim
         _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, not all_namespaces,
                     all_namespaces, out=out, record_source=True)
 
-    guarded(work)
+    work()

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ..conventions import DEFAULT_TRIGGER_IMAGE
+from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
-from .exits import guarded
-from .options import Duration, _add, quiet_option
+from .options import alter_input_options, group, kubeconfig_options, quiet_option
 
-TRIGGERS = ("command", "job", "argocd")
-
-repo_options = _add(
+repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
                  help="The repository (or any directory) holding the manifests."),
     click.option("--path", "path", type=click.Path(file_okay=False),
@@ -20,7 +17,7 @@ repo_options = _add(
     click.option("-n", "--namespace", help="The resource's namespace (narrows the search; used in the steps)."),
 )
 
-output_options = _add(
+output_options = group(
     click.option("-o", "--output", type=click.Choice(["files", "diff"]), default="files", show_default=True,
                  help="files: write the change; diff: print a unified diff only and write nothing."),
     click.option("--out", "out_dir", type=click.Path(file_okay=False),
@@ -28,14 +25,12 @@ output_options = _add(
     click.option("--server-dry-run", is_flag=True,
                  help="Also send the changed manifests (built with kustomize when there is a kustomization) to the "
                       "API server as a server-side dry run; uses --kubeconfig/--context."),
-    click.option("--context", help="kubeconfig context for --server-dry-run / --from-cluster."),
-    click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
-                 help="kubeconfig for --server-dry-run / --from-cluster."),
-    click.option("--timeout", type=Duration(), default="5m", show_default=True,
-                 help="How long --from-cluster waits for the operator."),
+    kubeconfig_options(context_help="kubeconfig context for --server-dry-run / --from-cluster.",
+                       kubeconfig_help="kubeconfig for --server-dry-run / --from-cluster.",
+                       timeout_help="How long --from-cluster waits for the operator."),
 )
 
-git_options = _add(
+git_options = group(
     click.option("--commit", is_flag=True, help="Commit the change on a branch (built in a temporary worktree from "
                                                 "--base; your checkout is not touched)."),
     click.option("--branch", help="Branch name (implies --commit). Default: deterministic from target, operation "
@@ -71,29 +66,19 @@ def gitops_group() -> None:
     """
 
 
-def _alter_inputs(f):
-    return _add(
-        click.option("-f", "--filename", "file", metavar="FILE|-",
-                     help='Offsets as {"offsets": [...]} JSON/YAML (what list -o json prints) or topic,partition,'
-                          'offset CSV (offset = next record to read).'),
-        click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
-                     help="Store exactly OFFSET, in Connect's meaning (as online alter). Repeatable."),
-        click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
-                     help="Resume right after that record. Repeatable."),
-        click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic)."),
-        click.option("--shift-by", type=int, metavar="N",
-                     help="Move the current offsets by N (with --topic; needs --before FILE or --from-cluster)."),
-        click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]",
-                     help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have."),
-    )(f)
+alter_inputs = alter_input_options(
+    shift_by_help="Move the current offsets by N (with --topic; needs --before FILE or --from-cluster).",
+    topic_help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have.")
 
 
-phase1_options = _add(
+phase1_options = group(
     click.option("--before", "before_file", type=click.Path(dir_okay=False),
                  help="The current offsets (what 'kubectl offsets list -o json' printed): for --shift-by and the "
                       "before/after table."),
     click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --before."),
-    click.option("--trigger", type=click.Choice(TRIGGERS), default="command", show_default=True,
+    # Plain values: click would offer an enum's member names.
+    click.option("--trigger", type=click.Choice([t.value for t in TRIGGERS]), default=Trigger.COMMAND.value,
+                 show_default=True,
                  help="command: you run 'kubectl offsets trigger'; job: a one-shot Job in phase 1; argocd: the same "
                       "Job as an Argo CD PostSync hook."),
     click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, show_default=True,
@@ -105,7 +90,7 @@ phase1_options = _add(
 @gitops_group.command("alter")
 @target_argument
 @with_connector_options
-@_alter_inputs
+@alter_inputs
 @repo_options
 @phase1_options
 @output_options
@@ -126,9 +111,9 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
-        _phase1("alter", target, connector, source_cluster, request, kw)
+        _phase1(Operation.ALTER, target, connector, source_cluster, request, kw)
 
-    guarded(work)
+    work()
 
 
 @gitops_group.command("reset")
@@ -146,7 +131,7 @@ def gitops_reset(target, connector, source_cluster, **kw):
     Example:
       kubectl offsets gitops reset my-source --repo ./deploy --commit --trigger job
     """
-    guarded(lambda: _phase1("reset", target, connector, source_cluster, None, kw))
+    _phase1(Operation.RESET, target, connector, source_cluster, None, kw)
 
 
 @gitops_group.command("create")
@@ -185,7 +170,7 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
       kubectl offsets gitops create -f my-sink.yaml --repo ./deploy --from-scratch --accept-start-window --commit
     """
     def work():
-        from ..core import lifecycle
+        from ..core.online import lifecycle
         from ..core.gitops import create as gitops_create
         from ..core.inputs import AlterRequest
 
@@ -193,16 +178,16 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
         plain = file or sets or skip_records or to_offset is not None
         alter = AlterRequest(file=file, sets=sets, skip_records=skip_records, to_offset=to_offset, topics=topics) \
             if plain or topics else None
-        kw.update(trigger="command")
+        kw.update(trigger=Trigger.COMMAND)
 
         def planner(root, scope, base):
             return gitops_create.plan_create(root, scope, gitops_create.CreateRequest(
-                document, directory, kw["namespace"], alter, from_scratch, "command", base, accept_start_window,
+                document, directory, kw["namespace"], alter, from_scratch, Trigger.COMMAND, base, accept_start_window,
                 strimzi_version))
 
         _run(planner, kw)
 
-    guarded(work)
+    work()
 
 
 @gitops_group.command("next")
@@ -226,10 +211,10 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
         from ..core.gitops import phases
         from ..core.gitops.plan import GitopsRequest
 
-        request = GitopsRequest("alter", target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
+        request = GitopsRequest(Operation.ALTER, target, kw["namespace"], connector, source_cluster, repo_arg=kw["repo"])
         _run(lambda root, scope, base: phases.plan_phase2(root, scope, request, keep_record), kw)
 
-    guarded(work)
+    work()
 
 
 def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> None:
@@ -259,7 +244,7 @@ def _current(target, connector, source_cluster, kw):
 
         return read_offsets_file(kw["before_file"], ConnectorFacts(kind=ConnectorKind.SOURCE))
     if kw["from_cluster"]:
-        from ..core import operations
+        from ..core.online import operations
         from .common import session, target_spec
 
         kube, options, progress = session(kw["namespace"], kw["context"], kw["kubeconfig"], kw["timeout"],
@@ -273,17 +258,17 @@ def _run(planner, kw) -> None:
     """Plan (in place, or in a worktree for git), validate, then print or write, then commit/push/PR."""
     from pathlib import Path
 
-    from ..adapters.gitrepo import terminations_raise
+    from ..core.gitops.publish import cleanup_on_termination
 
-    with terminations_raise():  # SIGTERM/SIGHUP run the cleanup of scratch copies and worktrees too
+    with cleanup_on_termination():  # SIGTERM/SIGHUP run the cleanup of scratch copies and worktrees too
         _run_in(planner, kw, Path(kw["repo"]).resolve())
 
 
 def _run_in(planner, kw, root) -> None:
-    from ..adapters.gitrepo import GitRepo
+    from ..core.gitops.publish import repository_at
 
     scope_rel = kw["path"]
-    git = GitRepo.find(root)
+    git = repository_at(root)
     wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]
     if wants_git:
         _publish(git, root, scope_rel, planner, kw)

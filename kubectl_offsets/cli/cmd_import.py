@@ -3,7 +3,6 @@
 import click
 
 from .common import flow_options, require_confirmation_possible, session
-from .exits import guarded
 from .fleet import parallel_options
 from .options import cluster_options, mutation_options, quiet_option
 
@@ -39,7 +38,7 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
       kubectl offsets import -f offsets-kafka.json -n kafka-dr --only orders-sink
     """
     def work():
-        from ..core import fleet
+        from ..core.online import fleet
         from .fleet import run_plan
         from .options import cluster_config
 
@@ -54,4 +53,4 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
                                            progress=progress), cluster, options, parallel, skip_invalid, "import",
                  progress)
 
-    guarded(work)
+    work()

@@ -3,7 +3,6 @@
 import click
 
 from .common import optional_target_argument, session, target_spec, with_connector_options
-from .exits import guarded
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
 
@@ -38,7 +37,7 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "list"):
             _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces)
             return
-        from ..core import operations
+        from ..core.online import operations
         from ..output.render import render_offsets
 
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
@@ -46,7 +45,7 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
                                          progress=progress)
         click.echo(render_offsets(result.offsets, output, result.kind))
 
-    guarded(work)
+    work()
 
 
 def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces,
@@ -54,7 +53,7 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     """The fleet form of list, shared with export (which records where the offsets come from)."""
     import sys
 
-    from ..core import fleet
+    from ..core.online import fleet
     from ..errors import ExitStatus
     from ..output.fleet import render_fleet
     from .fleet import cluster_and_members, entry_rows, selection, warn_unlisted

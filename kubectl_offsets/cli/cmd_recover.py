@@ -3,7 +3,6 @@
 import click
 
 from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
-from .exits import guarded
 from .options import cluster_options, quiet_option
 
 
@@ -36,7 +35,7 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
       kubectl offsets recover my-sink -n kafka --force    # its process was killed a moment ago
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
 
         from .options import key_value_pairs
 
@@ -46,4 +45,4 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
                                      force=force, options=options, progress=progress)
         click.echo(summary)
 
-    guarded(work)
+    work()

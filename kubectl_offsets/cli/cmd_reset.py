@@ -5,7 +5,6 @@ import click
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
                      require_confirmation_possible, session, target_spec, with_connector_options,
                      with_mm2_broker_options)
-from .exits import guarded
 from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
@@ -54,7 +53,7 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
     its own backup and journal ('undo -l ... --since TIME' puts them all back).
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
         from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "reset")
@@ -84,4 +83,4 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                                           confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)
 
-    guarded(work)
+    work()

@@ -5,7 +5,6 @@ import click
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
                      require_confirmation_possible, session, target_spec, with_connector_options,
                      with_mm2_broker_options)
-from .exits import guarded
 from .fleet import parallel_options, selection_options
 from .options import cluster_options, mutation_options, output_option, quiet_option
 
@@ -44,7 +43,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
       kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
     """
     def work():
-        from ..core import operations
+        from ..core.online import operations
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
@@ -73,4 +72,4 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
                                  confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output)
 
-    guarded(work)
+    work()

@@ -6,7 +6,6 @@ import json
 
 import click
 
-from .exits import guarded
 from .options import cluster_config, cluster_options
 
 FORMATS = ("text", "json", "yaml")
@@ -37,7 +36,7 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
       kubectl offsets version -n kafka --connect-url http://localhost:8083
       kubectl offsets version -o json
     """
-    from ..core import versions
+    from ..core.online import versions
 
     if client:
         _print(versions.client_report(), output)
@@ -55,7 +54,7 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
         else:
             _print(report, output)
 
-    guarded(work)
+    work()
 
 
 def _print(report, output: str) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any, Callable
 
 import click
 
-from .options import cluster_config, complete_target, key_value_pairs
+from .options import cluster_config, complete_target, kafka_option
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
                                  shell_complete=complete_target)
@@ -38,13 +39,12 @@ def flow_options(f):
                         help="Leave the connector stopped afterwards (it says so).")(f)
 
 
-mm2_broker_options = [
+mm2_broker_options: list[Callable] = [  # click decorators
     click.option("--source-bootstrap-server", "--bootstrap-server", "source_bootstrap_server", metavar="HOST:PORT",
                  help="MirrorMaker 2: the SOURCE cluster, for the pre-flight check of the source offsets against "
                       "the source topics (default: the mirror's bootstrapServers, when reachable from here)."),
-    click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
-                 help="MirrorMaker 2: Kafka client setting for those requests (librdkafka names, e.g. "
-                      "security.protocol=SSL; repeatable)."),
+    kafka_option("MirrorMaker 2: Kafka client setting for those requests (librdkafka names, e.g. "
+                 "security.protocol=SSL; repeatable)."),
     click.option("--require-check", is_flag=True,
                  help="MirrorMaker 2: refuse when the pre-flight cannot reach the source cluster (by default it "
                       "says so in one line and goes on without the check)."),
@@ -60,7 +60,7 @@ def with_mm2_broker_options(f):
 
 def mm2_settings(flags: dict, **more):
     """The MirrorMaker 2 settings (core.mm2_check.Mm2Settings) from the flags of with_mm2_broker_options."""
-    from ..core.mm2_check import Mm2Settings
+    from ..core.online.mm2_check import Mm2Settings
 
     return Mm2Settings(source_bootstrap=flags.get("source_bootstrap_server"),
                        kafka_options=tuple(flags.get("kafka_options") or ()),
@@ -76,7 +76,7 @@ def with_connector_options(f):
 def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_run=False, resume=True, force=False,
             mm2=None):
     """The kube client, options and progress for one invocation (imports the library lazily)."""
-    from ..core import operations
+    from ..core.online import operations
     from ..model import Options, WaitSettings
     from ..output.progress import StderrProgress
 
@@ -87,7 +87,7 @@ def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_ru
 
 
 def target_spec(target: str, connector: str | None, source_cluster: str | None):
-    from ..core.targets import TargetSpec
+    from ..core.online.targets import TargetSpec
 
     return TargetSpec(target, connector=connector, source_cluster=source_cluster)
 
@@ -174,3 +174,12 @@ def print_outcome(outcome, kind, fmt: str) -> None:
         click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
     else:
         click.echo(render_offsets(outcome.after, fmt, kind))
+
+
+def connector_flags(flags: dict[str, Any]) -> Any:
+    """--target/--current/--connector/--source-cluster and the kubectl flags (compute and lag)."""
+    from ..core.compute.request import ConnectorFlags
+
+    return ConnectorFlags(target=flags["target"], current=flags["current"], connector=flags["connector"],
+                          source_cluster=flags["source_cluster"], timeout=flags["timeout"],
+                          cluster=cluster_config(flags["namespace"], flags["context"], flags["kubeconfig"]))

@@ -123,7 +123,7 @@ def complete_from_cluster(kind: str, ctx: click.Context, incomplete: str) -> lis
     kinds: ``namespace``, ``context``, ``target`` (KafkaConnector names and ``kmm2/NAME``), ``kafkaconnector``,
     ``kafkamirrormaker2``, ``mm2-connector`` (the connectors of the KafkaMirrorMaker2 named on the line).
     """
-    from ..core import names as cluster_names
+    from ..core.online import names as cluster_names
     from ..deadline import within
 
     lookup = cluster_names.LOOKUPS.get(kind)

@@ -1,4 +1,5 @@
-"""The single place where an OffsetsError becomes stderr text and an exit code."""
+"""The single place where an OffsetsError becomes stderr text and an exit code. ``cli/root.py`` runs every command
+inside :func:`exit_on_error`, so command bodies just raise."""
 
 from __future__ import annotations
 
@@ -6,13 +7,11 @@ import contextlib
 import signal
 import sys
 import threading
-from typing import Callable, TypeVar
+from typing import Iterator
 
 import click
 
 from ..errors import ExitStatus, OffsetsError
-
-T = TypeVar("T")
 
 
 def report(error: OffsetsError) -> int:
@@ -47,11 +46,13 @@ def _signals_interrupt():
             signal.signal(getattr(signal, name), handler)
 
 
-def guarded(work: Callable[[], T]) -> T:
-    """Run a command body; turn our errors into exits. Anything else is a bug and keeps its traceback."""
+@contextlib.contextmanager
+def exit_on_error() -> Iterator[None]:
+    """Around a command: our errors become exits (with their status), SIGTERM/SIGHUP and Ctrl-C exit as
+    interrupted. Anything else is a bug and keeps its traceback."""
     try:
         with _signals_interrupt():
-            return work()
+            yield
     except OffsetsError as error:
         sys.exit(report(error))
     except KeyboardInterrupt:

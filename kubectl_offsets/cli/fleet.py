@@ -1,16 +1,19 @@
 """What the fleet forms of list, alter, reset, undo, export and import share: the selection flags, the plan shown
-before one confirmation, and the summary printed after. Parsing and printing only; core/fleet.py does the work."""
+before one confirmation, and the summary printed after. Parsing and printing only; core/online/fleet.py does the work."""
 
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import click
 
-from .options import _add
+from .options import group
 
-selection_options = _add(
+if TYPE_CHECKING:
+    from ..core.online.fleet import Plan
+
+selection_options = group(
     click.option("-l", "--selector", metavar="SELECTOR",
                  help="Every connector of the KafkaConnector/KafkaMirrorMaker2 resources matching this label selector "
                       "(kubectl's -l, e.g. team=payments,tier!=test)."),
@@ -18,7 +21,7 @@ selection_options = _add(
     click.option("-A", "--all-namespaces", is_flag=True, help="Like --all, in every namespace."),
 )
 
-parallel_options = _add(
+parallel_options = group(
     click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True,
                  help="Connectors worked on at once; never more than this many are stopped at the same time "
                       "(the connectors of one KafkaMirrorMaker2 always run one after another)."),
@@ -45,14 +48,14 @@ def check_target_or_selection(target, connector, selector, all_, all_namespaces,
 
 
 def selection(namespace, selector, all_, all_namespaces):
-    from ..core.fleet import Selection
+    from ..core.online.fleet import Selection
 
     return Selection(namespace=namespace, all_namespaces=all_namespaces, selector=selector)
 
 
 def cluster_and_members(namespace, context, kubeconfig, sel):
     """The cluster config, one client, and the selected members (an empty selection is an error: nothing to do)."""
-    from ..core import fleet, operations
+    from ..core.online import fleet, operations
     from ..errors import NotFoundError
     from .options import cluster_config
 
@@ -80,10 +83,10 @@ def warn_unlisted(errors) -> None:
 # --- mutating fleet operations ------------------------------------------------------------------------------------
 
 
-def run_plan(plan_builder: Callable[[], object], cluster, options, parallel: int, skip_invalid: bool, verb: str,
+def run_plan(plan_builder: Callable[[], Plan], cluster, options, parallel: int, skip_invalid: bool, verb: str,
              progress) -> None:
     """Plan, show, confirm once, execute, summarise; exit non-zero if any connector failed."""
-    from ..core import fleet
+    from ..core.online import fleet
 
     plan = plan_builder()
     try:
@@ -146,7 +149,7 @@ def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, q
                       selector, all_, all_namespaces, parallel, skip_invalid) -> None:
     """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress)``),
     confirm once, run."""
-    from ..core import fleet
+    from ..core.online import fleet
     from .common import session
 
     sel = selection(namespace, selector, all_, all_namespaces)

@@ -32,7 +32,8 @@ class Duration(click.ParamType):
         return sum(float(n) * scale[u] for n, u in parts)
 
 
-def _add(*decorators: Callable) -> Callable:
+def group(*decorators: Callable) -> Callable:
+    """Several click decorators as one, applied in the order written (the order --help lists them)."""
     def apply(f: Callable) -> Callable:
         for decorator in reversed(decorators):
             f = decorator(f)
@@ -56,15 +57,50 @@ complete_target = _complete("target")
 complete_mm2_connector = _complete("mm2-connector")
 
 
-cluster_options = _add(
+def kubeconfig_options(
+        context_help: str = "The kubeconfig context to use.",
+        kubeconfig_help: str = "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).",
+        timeout_help: str = "How long to wait for the operator and Connect at each step.") -> Callable:
+    """--context, --kubeconfig, --timeout: declared here only (gitops says what it uses them for)."""
+    return group(
+        click.option("--context", help=context_help, shell_complete=_complete("context")),
+        click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG", help=kubeconfig_help),
+        click.option("--timeout", type=Duration(), default="5m", show_default=True, help=timeout_help),
+    )
+
+
+cluster_options = group(
     click.option("-n", "--namespace", help="Namespace of the resource (default: the kubeconfig context's).",
                  shell_complete=_complete("namespace")),
-    click.option("--context", help="The kubeconfig context to use.", shell_complete=_complete("context")),
-    click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
-                 help="Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
-    click.option("--timeout", type=Duration(), default="5m", show_default=True,
-                 help="How long to wait for the operator and Connect at each step."),
+    kubeconfig_options(),
 )
+
+
+def alter_input_options(shift_by_help: str, topic_help: str) -> Callable:
+    """What to change, for online and GitOps alter alike (-f, --set, --skip-record, --to-offset, --shift-by,
+    --topic); ``core/inputs.py`` turns them into one change document. Only where the current offsets come from
+    (--shift-by) and what --topic also selects differ per command."""
+    return group(
+        click.option("-f", "--filename", "file", metavar="FILE|-",
+                     help='Offsets as {"offsets": [...]} JSON or YAML (what list -o json prints), or '
+                          'topic,partition,offset CSV as kafka-consumer-groups --export writes it (offset = next '
+                          'record to read).'),
+        click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
+                     help="Store exactly OFFSET, in Connect's meaning: a sink's next record to read; a "
+                          "MirrorSourceConnector's last replicated record (it resumes at OFFSET+1). Repeatable."),
+        click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
+                     help="Resume right after that record (skips one poison record). Stores OFFSET+1 for a sink, "
+                          "OFFSET for a MirrorSourceConnector. Repeatable."),
+        click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic)."),
+        click.option("--shift-by", type=int, metavar="N", help=shift_by_help),
+        click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]", help=topic_help),
+    )
+
+
+def kafka_option(help: str) -> Callable:
+    """--kafka-option KEY=VALUE (repeatable): Kafka client settings for the broker requests."""
+    return click.option("--kafka-option", "kafka_options", multiple=True, callback=key_value_pairs,
+                        metavar="KEY=VALUE", help=help)
 
 
 def output_option(default: str = "table", formats: tuple[str, ...] = OUTPUT_FORMATS):
@@ -74,7 +110,7 @@ def output_option(default: str = "table", formats: tuple[str, ...] = OUTPUT_FORM
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr; only the result on stdout.")
 
-mutation_options = _add(
+mutation_options = group(
     click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation (required without a terminal)."),
     click.option("--dry-run", is_flag=True,
                  help="Print the preview and the exact patches and ConfigMap; change nothing."),

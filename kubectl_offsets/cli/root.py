@@ -45,6 +45,13 @@ class LazyGroup(click.Group):
         module, attribute = COMMANDS[name].split(":")
         return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
 
+    def invoke(self, ctx):
+        """Every subcommand runs here: errors become exit codes in this one place (cli/exits.py)."""
+        from .exits import exit_on_error
+
+        with exit_on_error():
+            return super().invoke(ctx)
+
     @staticmethod
     def _available(name: str) -> bool:
         # Commands land one issue at a time; a name whose module is not there yet is simply not offered.

@@ -361,11 +361,12 @@ def _current_positions(facts: ConnectorFacts, current: OffsetsDocument | None) -
 
 def _shifted(facts: ConnectorFacts, current: OffsetsDocument | None, topic: str, partition: int, by: int) -> int:
     positions = _current_positions(facts, current)
-    if (topic, partition) not in positions or positions[(topic, partition)] is None:
+    position = positions.get((topic, partition))
+    if position is None:
         known = ", ".join(f"{t}:{p}" for t, p in sorted(positions)) or "none"
         raise InputError(f"--shift-by: the connector has no current offset for {topic}:{partition}",
                          advice=f"partitions with offsets: {known}")
-    value = positions[(topic, partition)] + by
+    value = position + by
     if value < 0:
         raise InputError(f"--shift-by {by} moves {topic}:{partition} below zero "
                          f"(current {positions[(topic, partition)]})",

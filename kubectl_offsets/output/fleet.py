@@ -67,6 +67,7 @@ def _csv(rows: Iterable[FleetRow]) -> str:
                 writer.writerow([namespace, kind, name, connector, json.dumps(dict(entry.partition)), "",
                                  json.dumps(entry.offset)])
             elif entry.offset is not None:
+                assert ckind is not None  # tp is set only for a known, topic-partitioned kind
                 writer.writerow([namespace, kind, name, connector, tp[0], tp[1],
                                  next_record_after_stored(ckind, position_of(ckind, entry.offset))])
     return out.getvalue().rstrip("\n")

@@ -1,7 +1,7 @@
 """Progress on stderr: one line per step, a spinner while waiting when stderr is a terminal. Quiet prints nothing.
 
-The library reports through the :class:`Progress` protocol (``step``, ``waiting``, ``done``, ``warn``); the CLI
-passes a :class:`StderrProgress`, Python users may pass their own or :class:`SilentProgress`.
+The library reports through the :class:`~kubectl_offsets.progress.Progress` protocol (``progress.py``); the CLI
+passes a :class:`StderrProgress`.
 """
 
 from __future__ import annotations
@@ -10,21 +10,7 @@ import itertools
 import sys
 import threading
 import time
-from typing import Protocol, TextIO
-
-
-class Progress(Protocol):
-    def step(self, message: str) -> None: ...
-    def waiting(self, message: str) -> None: ...
-    def done(self) -> None: ...
-    def warn(self, message: str) -> None: ...
-
-
-class SilentProgress:
-    def step(self, message: str) -> None: pass
-    def waiting(self, message: str) -> None: pass
-    def done(self) -> None: pass
-    def warn(self, message: str) -> None: pass
+from typing import TextIO
 
 
 class StderrProgress:

@@ -16,6 +16,7 @@ import json
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..connect import ConnectorKind, next_record_after_stored, position_of, topic_partition_of
+from ..conventions import StrEnum
 from ..model import OffsetChange, OffsetsDocument
 
 
@@ -37,14 +38,29 @@ def render_changes(changes: Sequence[OffsetChange], kind: ConnectorKind) -> str:
     return table(headers, rows)
 
 
+def _represent_name(representer, name: StrEnum):
+    """A name declared once (conventions.StrEnum) is written as its plain value."""
+    return representer.represent_str(str(name))
+
+
 def to_yaml(data: Any) -> str:
     from ruamel.yaml import YAML  # heavy; only for -o yaml
 
     yaml = YAML()
     yaml.default_flow_style = False
+    yaml.representer.add_multi_representer(StrEnum, _represent_name)
     stream = io.StringIO()
     yaml.dump(data, stream)
     return stream.getvalue().rstrip("\n")
+
+
+def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """CSV text: a header line, then one line per row."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(rows)
+    return out.getvalue().rstrip("\n")
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

@@ -1,4 +1,6 @@
-"""A single-node KRaft Kafka broker and a distributed Kafka Connect worker (real-components.md b.3-b.5).
+"""A single-node KRaft Kafka broker and a distributed Kafka Connect worker (the main classes Kafka's
+bin/kafka-storage.sh, bin/kafka-server-start.sh and bin/connect-distributed.sh exec: kafka.tools.StorageTool,
+kafka.Kafka, org.apache.kafka.connect.cli.ConnectDistributed).
 
 Both run from the Maven-fetched jars in $KAFKA_LIB with one flat classpath: Connect scans its classpath for
 plugins, so FileStreamSource/Sink and the MirrorMaker 2 connectors are found without plugin.path.

@@ -1,4 +1,5 @@
-"""etcd and kube-apiserver (research: real-components.md a.5/a.6).
+"""etcd and kube-apiserver, started as controller-runtime's envtest starts them (sigs.k8s.io/controller-runtime
+pkg/internal/testing/controlplane/{etcd.go,apiserver.go}), with the flags our tests need.
 
 kube-apiserver runs with TLS, static-token and client-certificate authentication and RBAC authorization, so
 tests can exercise real permission denials. No kube-controller-manager runs: namespaces never finish deleting,

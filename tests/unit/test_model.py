@@ -1,6 +1,6 @@
 from kubectl_offsets.connect import ConnectorKind
 from kubectl_offsets.core.inputs import AlterRequest, ConnectorFacts, build_change
-from kubectl_offsets.core.operations import restoring_change
+from kubectl_offsets.core.online.operations import restoring_change
 from kubectl_offsets.model import OffsetEntry, OffsetsDocument, diff
 from kubectl_offsets.output.render import render_offsets
 

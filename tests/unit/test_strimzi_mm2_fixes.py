@@ -51,7 +51,7 @@ def test_a_full_name_contradicting_source_cluster_is_refused():
 
 
 def test_the_topic_filter_honours_mirrormaker2_exclusions():
-    from kubectl_offsets.core.targets import topic_filter
+    from kubectl_offsets.core.online.targets import topic_filter
 
     resource = {"metadata": {"name": "m", "namespace": "n"},
                 "spec": {"target": {"alias": "west"}, "mirrors": [

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kubectl_offsets import connect, strimzi
-from kubectl_offsets.core.journal import Journal
+from kubectl_offsets.core.online.journal import Journal
 
 
 def _annotated(value):

@@ -22,10 +22,12 @@ from typing import Any
 from ... import strimzi
 from ...adapters import yamlfiles
 from ...connect import connector_kind
-from ...conventions import ANNOTATION_CREATING, ANNOTATION_GITOPS, gitops_configmap_name
+from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_CREATING, ANNOTATION_GITOPS, ANNOTATION_OPERATION,
+                           LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, Operation, Role, Trigger,
+                           gitops_configmap_name)
 from ...errors import InputError, NotFoundError, PreconditionError
 from ..inputs import AlterRequest, build_change
-from ..lifecycle import Manifest, _facts, _stopped_body
+from ..online.lifecycle import Manifest, _facts, _stopped_body
 from . import locate as manifests
 from .phases import _operation_id
 from .plan import FileChange, GitopsRequest, Plan
@@ -38,7 +40,7 @@ class CreateRequest:
     namespace: str | None = None
     alter: AlterRequest | None = None
     from_scratch: bool = False
-    trigger: str = "command"
+    trigger: str = Trigger.COMMAND
     base: str = ""
     accept_start_window: bool = False
     strimzi_version: str | None = None
@@ -46,7 +48,7 @@ class CreateRequest:
 
 def plan_create(root: Path, scope: Path | None, request: CreateRequest) -> Plan:
     """Phase 1 for a new connector; validated, nothing written."""
-    if request.trigger != "command":
+    if request.trigger != Trigger.COMMAND:
         raise InputError("gitops create fires with kubectl offsets trigger (--trigger command)",
                          advice="the trigger Job of gitops alter needs the connector to exist when it is created")
     if (request.alter is None) == (not request.from_scratch):
@@ -70,16 +72,17 @@ def plan_create(root: Path, scope: Path | None, request: CreateRequest) -> Plan:
             raise InputError("a new connector has no current offsets to move or select from",
                              advice="name the partitions (--topic TOPIC:0,1) and use absolute offsets")
         change = build_change(request.alter, _facts(target, body, kind), None)
-    operation = "alter" if change is not None else "reset"
+    operation = Operation.ALTER if change is not None else Operation.RESET
     operation_id = _operation_id(GitopsRequest(operation, manifest.name, base=request.base), target,
                                         change)
-    plan = Plan(1, operation, target, operation_id, kind, change=change, trigger="command")
+    plan = Plan(1, operation, target, operation_id, kind, change=change, trigger=Trigger.COMMAND)
     directory = (root / request.directory).resolve()
     if not directory.is_relative_to(root.resolve()):
         raise InputError(f"--dir {request.directory} is outside the repository")
     configmap = gitops_configmap_name(manifest.name, operation_id) if change is not None else None
     files = {directory / f"{manifest.name}.yaml": _connector_file(body, manifest, operation_id, configmap)}
     if change is not None:
+        assert configmap is not None  # named above whenever there is a change
         files[directory / f"{configmap}.yaml"] = _configmap_file(target, configmap, change, operation_id, namespace)
     plan.files = _file_changes(root, directory, files)
     plan.configmap = configmap
@@ -116,8 +119,8 @@ def _connector_file(body: dict[str, Any], manifest: Manifest, operation_id: str,
     created = _stopped_body(body, manifest.requested_state)
     annotations = created["metadata"]["annotations"]
     annotations.pop(ANNOTATION_CREATING, None)  # the online mark; the GitOps record says the same here
-    record = {"id": operation_id, "phase": 1, "operation": "alter" if configmap else "reset",
-              "connector": manifest.name, "configMap": configmap, "trigger": "command",
+    record = {"id": operation_id, "phase": 1, "operation": Operation.ALTER if configmap else Operation.RESET,
+              "connector": manifest.name, "configMap": configmap, "trigger": Trigger.COMMAND,
               "previousState": manifest.requested_state,
               "annotationsCreated": not (manifest.body["metadata"].get("annotations"))}
     annotations[ANNOTATION_GITOPS] = json.dumps({k: v for k, v in record.items() if v not in (None, False)},
@@ -131,11 +134,11 @@ def _connector_file(body: dict[str, Any], manifest: Manifest, operation_id: str,
 def _configmap_file(target, name: str, change, operation_id: str, namespace: str) -> str:
     body = {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, **({"namespace": namespace} if namespace else {}),
-                         "labels": {"app.kubernetes.io/managed-by": "kubectl-offsets",
-                                                  "kubectl-offsets.io/role": "gitops-offsets",
-                                                  "kubectl-offsets.io/target": target.resource_name},
-                         "annotations": {"kubectl-offsets.io/connector": target.connector_name,
-                                         "kubectl-offsets.io/operation": operation_id}},
+                         "labels": {LABEL_MANAGED_BY: MANAGED_BY,
+                                                  LABEL_ROLE: Role.GITOPS_OFFSETS,
+                                                  LABEL_TARGET: target.resource_name},
+                         "annotations": {ANNOTATION_CONNECTOR: target.connector_name,
+                                         ANNOTATION_OPERATION: operation_id}},
             "data": {target.configmap_key: change.dumps() + "\n"}}
     return yamlfiles.dump_new([body], header="# The offsets for Strimzi's alterOffsets (kubectl offsets gitops "
                                              "create, phase 1).\n")
@@ -169,6 +172,7 @@ def _file_changes(root: Path, directory: Path, files: dict[Path, str]) -> list[F
 def _validate_new(change: FileChange) -> None:
     from ... import schemas
 
+    assert change.after is not None  # a new file: it has bytes
     for document in yamlfiles.load_bytes(change.after, Path(change.rel), change.rel).documents:
         data = yamlfiles.to_plain(document.data)
         if data.get("kind") == strimzi.KIND_CONNECTOR:

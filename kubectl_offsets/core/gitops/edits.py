@@ -8,7 +8,8 @@ from typing import Any
 
 from ... import strimzi
 from ...adapters import yamlfiles
-from ...conventions import ANNOTATION_GITOPS, gitops_configmap_name
+from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_GITOPS, ANNOTATION_OPERATION, LABEL_MANAGED_BY, LABEL_ROLE,
+                           LABEL_TARGET, MANAGED_BY, Role, Trigger, gitops_configmap_name)
 from ...errors import PreconditionError
 from ...model import OffsetsDocument
 from . import locate as manifests
@@ -96,6 +97,7 @@ class Editor:
         return location.definition, self._stanza_in(location.definition.data, create=True)
 
     def _patch_in_root(self, doc: manifests.DocRef) -> bool:
+        assert self.location.root is not None  # asked only of a resource declared through kustomizations
         return (self.repo.root / doc.rel).resolve() in self.location.root.patch_files
 
     def _sets_state(self, doc: manifests.DocRef) -> bool:
@@ -133,6 +135,7 @@ class Editor:
         if target.kind == strimzi.KIND_MM2:
             body["spec"] = {"mirrors": effective["spec"]["mirrors"]}
         name = target.resource_name + PATCH_SUFFIX
+        assert location.root is not None  # a patch is added only in an overlay, which has a root kustomization
         path = location.root.dir / name
         text = yamlfiles.dump_new([body], header="# Added by kubectl offsets gitops; removed again by "
                                                  "'kubectl offsets gitops next'.\n")
@@ -149,12 +152,12 @@ class Editor:
         yamlfiles.set_key(meta["annotations"], ANNOTATION_GITOPS, json.dumps(compact, separators=(",", ":")))
 
     def add_configmap(self, name: str, target, change: OffsetsDocument, operation_id: str) -> None:
-        body = {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "kubectl-offsets",
-                                                      "kubectl-offsets.io/role": "gitops-offsets",
-                                                      "kubectl-offsets.io/target": target.resource_name},
-                             "annotations": {"kubectl-offsets.io/connector": target.connector_name,
-                                             "kubectl-offsets.io/operation": operation_id}},
+        body: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "labels": {LABEL_MANAGED_BY: MANAGED_BY,
+                                                      LABEL_ROLE: Role.GITOPS_OFFSETS,
+                                                      LABEL_TARGET: target.resource_name},
+                             "annotations": {ANNOTATION_CONNECTOR: target.connector_name,
+                                             ANNOTATION_OPERATION: operation_id}},
                 "data": {target.configmap_key: change.dumps() + "\n"}}
         namespace = self.location.definition.data["metadata"].get("namespace")
         if namespace and not self.location.chain:
@@ -213,6 +216,7 @@ class Editor:
 
     def phase2(self, record: dict[str, Any], keep_record: bool) -> None:
         doc = self.record_doc
+        assert doc is not None  # plan_phase2 refuses before this when find_record found none
         if doc.rel.endswith(PATCH_SUFFIX):
             self.new_files[self.repo.root / doc.rel] = None
             ours = Path(doc.rel).name
@@ -221,7 +225,7 @@ class Editor:
             self._restore(doc, record)
         if record.get("configMap") and not keep_record:
             self._delete_new_file(gitops_configmap_name(self._base_name(), record["id"]) + ".yaml")
-        if record.get("trigger", "command") != "command":
+        if record.get("trigger", Trigger.COMMAND) != Trigger.COMMAND:
             self._delete_new_file(trigger_job.file_name(self._base_name(), record["id"]))
 
     def _base_name(self) -> str:
@@ -261,15 +265,15 @@ class Editor:
 
     # -- result --
     def finish(self) -> list[FileChange]:
-        for path, loaded in self.new_loaded.items():
-            self.new_files[path] = loaded.render()
+        for path, new in self.new_loaded.items():
+            self.new_files[path] = new.render()
         changes = []
         for path in sorted(self.touched):
             loaded = self.repo.files.get(path) or next(
                 (k.file for k in self.repo.kustomizations.values() if k.file.path == path), None)
             if loaded is None or path in self.new_files:
                 continue
-            after = loaded.render_bytes()
+            after: bytes | None = loaded.render_bytes()
             self.warnings += loaded.warnings
             if after != loaded.original_bytes:
                 changes.append(FileChange(self.repo.rel(path), loaded.original_bytes, after))

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from ... import strimzi
+from ...conventions import Operation, Trigger
 from ...adapters import yamlfiles
 from ...errors import InputError, PreconditionError
 from .plan import Plan
@@ -128,7 +129,7 @@ def follow_up(plan: Plan, repo_arg: str, path_arg: str | None) -> list[str]:
                 + (" and the offsets ConfigMap is pruned." if plan.configmap else ".")]
     steps = ["Merge this change and let Argo CD / Flux sync it: the connector stops"
              + (f" and ConfigMap {plan.configmap} appears." if plan.configmap else ".")]
-    if plan.trigger == "command":
+    if plan.trigger == Trigger.COMMAND:
         steps.append(f"Fire the operation once: kubectl offsets trigger {target} -n {plan.target.namespace or '<ns>'}")
     else:
         steps.append("The trigger Job runs once after the sync (it waits for STOPPED, annotates, waits for the "
@@ -144,6 +145,6 @@ def _target_words(target: strimzi.ConnectorTarget) -> str:
 
 
 def describe(plan: Plan) -> str:
-    what = "stop the connector and " + ("alter its offsets" if plan.operation == "alter" else "reset its offsets") \
+    what = "stop the connector and " + ("alter its offsets" if plan.operation == Operation.ALTER else "reset its offsets") \
         if plan.phase == 1 else f"finish the {plan.operation}: resume the connector"
     return f"{plan.target.display}: phase {plan.phase} of 2, {what} (operation {plan.operation_id})"

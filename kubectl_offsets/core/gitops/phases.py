@@ -10,14 +10,14 @@ from typing import Any
 
 from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
-from ...conventions import ANNOTATION_GITOPS, gitops_configmap_name
+from ...conventions import ANNOTATION_GITOPS, TRIGGERS, Operation, Trigger, gitops_configmap_name
 from ...errors import InputError, PreconditionError
 from ...model import OffsetsDocument
-from ..inputs import AlterRequest, ConnectorFacts, build_change
+from ..inputs import ConnectorFacts, build_change
 from . import locate as manifests
 from . import trigger_job
 from .edits import Editor
-from .plan import OPERATIONS, TRIGGERS, GitopsRequest, Plan, parse_record
+from .plan import OPERATIONS, GitopsRequest, Plan, parse_record
 
 # --- phase 1 ----------------------------------------------------------------------------------------------------
 
@@ -108,11 +108,12 @@ def _edit_phase1(plan: Plan, repo, location: manifests.Location, request: Gitops
               "configMap": final_cm, "trigger": request.trigger}
     editor.phase1(record, final_cm)
     if plan.change is not None:
+        assert configmap is not None  # named above whenever there is a change
         editor.add_configmap(configmap, target, plan.change, operation_id)
-    if request.trigger != "command":
+    if request.trigger != Trigger.COMMAND:
         editor.add_file(trigger_job.file_name(base_name, operation_id),
                         trigger_job.manifests(target, operation_id, location.namespace, request.operation,
-                                             request.trigger_image, argocd=request.trigger == "argocd",
+                                             request.trigger_image, argocd=request.trigger == Trigger.ARGOCD,
                                              name_base=base_name))
     plan.files, plan.configmap, plan.warnings = editor.finish(), final_cm, editor.warnings
 
@@ -141,7 +142,7 @@ def _kind(target: strimzi.ConnectorTarget, resource: dict[str, Any]) -> Connecto
 
 
 def _facts(target: strimzi.ConnectorTarget, kind: ConnectorKind, resource: dict[str, Any]) -> ConnectorFacts:
-    from ..targets import topic_filter  # the same topic checks as online
+    from ..online.targets import topic_filter  # the same topic checks as online
 
     consumes, description = topic_filter(target, resource)
     return ConnectorFacts(kind=kind, source_alias=target.source_alias, consumes=consumes,
@@ -149,7 +150,7 @@ def _facts(target: strimzi.ConnectorTarget, kind: ConnectorKind, resource: dict[
 
 
 def _change(request: GitopsRequest, target, kind, effective) -> OffsetsDocument | None:
-    if request.operation == "reset":
+    if request.operation == Operation.RESET:
         if request.alter is not None and (request.alter.file or request.alter.shorthand):
             raise InputError("reset takes no offsets", advice="use gitops alter to set offsets")
         return None
@@ -214,7 +215,7 @@ def plan_phase2(root: Path, scope: Path | None, request: GitopsRequest, keep_rec
     target = _target(effective, GitopsRequest(request.operation, request.target, connector=record["connector"]))
     editor.target = target
     plan = Plan(2, record["operation"], target, record["id"], _kind(target, effective), configmap=record.get(
-        "configMap"), trigger=record.get("trigger", "command"))
+        "configMap"), trigger=record.get("trigger", Trigger.COMMAND))
     editor.phase2(record, keep_record)
     plan.files, plan.warnings = editor.finish(), editor.warnings
     plan.build_dir = _build_dir(repo, location)

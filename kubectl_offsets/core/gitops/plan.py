@@ -5,31 +5,32 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
-from ...conventions import ANNOTATION_GITOPS
+from ...conventions import ANNOTATION_GITOPS, DEFAULT_TRIGGER_IMAGE, Operation, Trigger
 from ...errors import InputError
 from ...model import OffsetsDocument, diff
-from . import trigger_job
 
-OPERATIONS = ("alter", "reset")
-TRIGGERS = ("command", "job", "argocd")
+if TYPE_CHECKING:
+    from ..inputs import AlterRequest
+
+OPERATIONS = (Operation.ALTER, Operation.RESET)  # what GitOps can do (an undo is an alter with a backup's offsets)
 PATCH_SUFFIX = ".offsets-patch.yaml"  # the patch file we add to an overlay, named after the resource
 
 
 @dataclass(frozen=True)
 class GitopsRequest:
-    operation: str  # "alter" or "reset"
+    operation: str  # one of OPERATIONS
     target: str  # [kind/]NAME as typed
     namespace: str | None = None
     connector: str | None = None
     source_cluster: str | None = None
     alter: AlterRequest | None = None
     current: OffsetsDocument | None = None  # --before FILE or --from-cluster
-    trigger: str = "command"
-    trigger_image: str = trigger_job.DEFAULT_IMAGE
+    trigger: str = Trigger.COMMAND
+    trigger_image: str = DEFAULT_TRIGGER_IMAGE
     base: str = ""  # the commit the change is based on; part of the operation id
     force: bool = False
     repo_arg: str | None = None  # --repo as the user typed it, for hints (the plan may run in a temporary worktree)
@@ -55,7 +56,7 @@ class Plan:
     change: OffsetsDocument | None = None
     before: OffsetsDocument | None = None
     configmap: str | None = None
-    trigger: str = "command"
+    trigger: str = Trigger.COMMAND
     warnings: list[str] = field(default_factory=list)
     already: bool = False  # the repository already holds exactly this phase
     build_dir: str | None = None  # the root kustomization (relative), built to validate the result

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 from ...adapters import forge
 from ...adapters.gitrepo import GitRepo
+from ...adapters.gitrepo import terminations_raise as cleanup_on_termination  # noqa: F401 (for the CLI)
 from ...connect import ConnectorKind, position_of, topic_partition_of
+from ...conventions import Operation
 from ...errors import PreconditionError
 from . import output
 from .plan import FileChange, Plan
@@ -23,6 +25,11 @@ from .plan import FileChange, Plan
 Planner = Callable[[Path, str], Plan]  # (worktree root, base commit) -> plan
 # The trailer on every commit we make: a branch whose tip has none is someone else's and is never moved.
 TRAILER_OPERATION = "Offsets-Operation"
+
+
+def repository_at(root: Path) -> GitRepo | None:
+    """The git repository holding ``root``, or None for a plain directory."""
+    return GitRepo.find(root)
 
 
 @dataclass
@@ -102,6 +109,7 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
         repo.push(request.remote, branch, lease, source=commit)
         result.pushed = lease != commit
     if request.pull_request:
+        assert pr_base is not None  # found above whenever a pull request is asked for
         _pull_request(repo, plan, request, result, pr_base)
     return plan, result
 
@@ -192,7 +200,7 @@ def _remote(repo: GitRepo, request: PublishRequest) -> forge.Remote:
 def pr_title(plan: Plan) -> str:
     target = plan.target
     if plan.phase == 1:
-        verb = "alter" if plan.operation == "alter" else "reset"
+        verb = Operation.ALTER if plan.operation == Operation.ALTER else Operation.RESET
         return f"offsets: stop {target.connector_name} and {verb} its offsets (phase 1 of 2)"
     return f"offsets: resume {target.connector_name} after the {plan.operation} (phase 2 of 2)"
 
@@ -255,7 +263,7 @@ def _markdown_table(plan: Plan) -> str:
 def _partition_cells(kind: ConnectorKind, partition) -> list[str]:
     if not kind.topic_partitioned:
         return [f"`{json.dumps(dict(partition), sort_keys=True)}`"]
-    topic, number = topic_partition_of(kind, partition)
+    topic, number = cast("tuple[str, int]", topic_partition_of(kind, partition))  # a topic-partitioned kind
     cluster = [str(partition.get("cluster"))] if kind is ConnectorKind.MIRROR_SOURCE else []
     return [*cluster, topic, str(number)]
 

@@ -15,15 +15,19 @@ The pieces are the online flow's (``targets.resolve``/``preflight``, ``OperatorC
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import strimzi
-from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED
+from ...connect import ConnectorKind
+from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, Operation
 from ...errors import InputError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument, Options
-from ...output.progress import Progress, SilentProgress
-from .. import configmaps
-from ..targets import LiveTarget, TargetSpec, preflight, resolve
+from ...progress import Progress, SilentProgress
+from ..online import configmaps
+from ..online.targets import LiveTarget, TargetSpec, preflight, resolve
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
 
 
 @dataclass
@@ -31,7 +35,7 @@ class TriggerResult:
     target: strimzi.ConnectorTarget
     action: str
     operation_id: str | None
-    kind: object = None  # connect.ConnectorKind, for rendering
+    kind: ConnectorKind | None = None  # for rendering
     already: bool = False
     after: OffsetsDocument | None = None
     backup: str | None = None  # the ConfigMap holding the offsets before the trigger (undo restores it)
@@ -46,7 +50,7 @@ def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
     return parse_record(text, "on the cluster")
 
 
-def trigger(kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
+def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
             progress: Progress | None = None, force: bool = False, crash_after: str | None = None) -> TriggerResult:
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
@@ -88,20 +92,20 @@ def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
                                 advice="merge and sync GitOps phase 1 first, then run trigger")
     wanted = record.get("configMap")
     named = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
-    if record.get("operation") == "alter" and named != wanted:
+    if record.get("operation") == Operation.ALTER and named != wanted:
         raise PreconditionError(f"{target.display}: alterOffsets names '{named}' but phase 1 wrote '{wanted}'",
                                 advice="sync phase 1 completely (is the resource out of sync?), then retry")
 
 
-def _fire(kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
+def _fire(kube: Kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
           crash_after: str | None) -> TriggerResult:
     """Back up (the connector is stopped, so the list is exact), then fire through the journaled step machine."""
-    from ..operator import OperatorClient
-    from ..steps import AlterFlow
+    from ..online.operator import OperatorClient
+    from ..online.steps import AlterFlow
 
     target, action = live.target, record["operation"]
     change = configmaps.get_document(kube, target, record["configMap"], written_by="GitOps phase 1") \
-        if action == "alter" else None
+        if action == Operation.ALTER else None
     client = OperatorClient(kube, target, options.wait, progress)
     client.wait_for_connect_state("STOPPED")
     progress.step(f"listing the current offsets of '{target.connector_name}' for the backup")

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import strimzi
-from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, DEFAULT_TRIGGER_IMAGE, trigger_job_name
+from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, LABEL_MANAGED_BY, MANAGED_BY, trigger_job_name
 
-DEFAULT_IMAGE = DEFAULT_TRIGGER_IMAGE
 NON_ROOT_USER = 65534  # "nobody": images such as alpine/k8s run as root unless told otherwise
 TTL_SECONDS = 86400  # the finished Job disappears after a day; a re-created one finds the marker and exits
 DEADLINE_SECONDS = 3600
@@ -59,7 +58,9 @@ def file_name(name_base: str, operation_id: str) -> str:
 
 
 def state_jsonpath(target: strimzi.ConnectorTarget) -> str:
-    """Where the live Connect state is in the resource's status (research 1.2, 1.3)."""
+    """Where the live Connect state is in the resource's status: a KafkaConnector's ``connectorStatus`` and a
+    KafkaMirrorMaker2's ``connectors[]`` are Connect's own GET /connectors/{name}/status (KIP-875's STOPPED state)
+    (Strimzi API/kafka/model/connector/KafkaConnectorStatus.java, mirrormaker2/KafkaMirrorMaker2Status.java)."""
     if target.kind == strimzi.KIND_CONNECTOR:
         return "{.status.connectorStatus.connector.state}"
     return '{.status.connectors[?(@.name=="' + target.connector_name + '")].connector.state}'
@@ -84,10 +85,10 @@ def manifests(target: strimzi.ConnectorTarget, operation_id: str, namespace: str
     binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": _meta(name, namespace),
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
                "subjects": [{"kind": "ServiceAccount", "name": name}]}
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(name, namespace),
+    job: dict[str, Any] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(name, namespace),
            "spec": {"backoffLimit": 6, "ttlSecondsAfterFinished": TTL_SECONDS,
                     "activeDeadlineSeconds": DEADLINE_SECONDS,
-                    "template": {"metadata": {"labels": {"app.kubernetes.io/managed-by": "kubectl-offsets"}},
+                    "template": {"metadata": {"labels": {LABEL_MANAGED_BY: MANAGED_BY}},
                                  "spec": {"serviceAccountName": name, "restartPolicy": "Never",
                                           "containers": [_container(target, operation_id, image, action)]}}}}
     if argocd:
@@ -113,7 +114,7 @@ def _container(target, operation_id, image, action) -> dict[str, Any]:
 
 
 def _meta(name: str, namespace: str | None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "labels": {"app.kubernetes.io/managed-by": "kubectl-offsets"}}
+    meta: dict[str, Any] = {"name": name, "labels": {LABEL_MANAGED_BY: MANAGED_BY}}
     if namespace:
         meta["namespace"] = namespace
     return meta

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import schemas, strimzi
+from ...conventions import LABEL_ROLE, Role
 from ...adapters import kustomize, yamlfiles
 from . import locate as manifests
 from ...errors import InputError
@@ -38,7 +39,7 @@ def validate(repo: manifests.Repository, location: manifests.Location, changes: 
 
 
 def _ours(data: dict[str, Any]) -> bool:
-    return ((data.get("metadata") or {}).get("labels") or {}).get("kubectl-offsets.io/role") == "gitops-offsets"
+    return ((data.get("metadata") or {}).get("labels") or {}).get(LABEL_ROLE) == Role.GITOPS_OFFSETS
 
 
 def _is_full_resource(repo: manifests.Repository, rel: str) -> bool:
@@ -73,7 +74,7 @@ def _plain_documents(text: str, where: Path) -> list[dict[str, Any]]:
 def check_schemas(documents: list[dict[str, Any]]) -> int:
     checked = 0
     for doc in documents:
-        name = SCHEMA_FOR.get(doc.get("kind"))
+        name = SCHEMA_FOR.get(doc.get("kind", ""))  # absent or null: no schema, as before
         if name and str(doc.get("apiVersion", "")).startswith("kafka.strimzi.io/"):
             schemas.validate(name, doc, what=f"the built {doc['kind']}/{doc['metadata'].get('name')}")
             checked += 1
@@ -121,7 +122,7 @@ def server_dry_run(plan: Plan, root: Path, namespace: str | None, kubeconfig: st
                    context: str | None) -> int:
     """Server-side apply with dryRun=All of every built manifest; returns how many were accepted."""
     from ...model import ClusterConfig
-    from .. import operations
+    from ..online import operations
 
     documents = built_documents(plan, root)
     check_schemas(documents)

@@ -4,7 +4,7 @@ Run ``python tests/env/crds/generate.py`` after editing; ``tests/unit/env/test_c
 YAML files drift from this generator.  Python is used instead of hand-written YAML because the connector spec is
 repeated seven times (KafkaConnector and three MM2 connector slots, per version) and must stay identical.
 
-One directory per Strimzi profile (tests/env/emulator/profiles.py), shape per strimzi-offsets.md §1:
+One directory per Strimzi profile (tests/env/emulator/profiles.py), shape per §1:
 * ``0.45/``: ``v1beta2`` only, with ``pause`` and only the legacy MirrorMaker 2 layout (``clusters``,
   ``connectCluster``, ``mirrors[].sourceCluster/targetCluster``, ``heartbeatConnector``); no connector ``version``
   (added in 0.49).

@@ -1,4 +1,4 @@
-"""Status conditions and the status diff, as Strimzi builds them (strimzi-offsets.md §2.10, §2.11, §2.9).
+"""Status conditions and the status diff, as Strimzi builds them (§2.10, §2.11, §2.9).
 
 * ``Ready``/``NotReady`` first, then Warnings in the order they arose (appended, never de-duplicated:
   ``Status#addConditions``).

@@ -1,4 +1,4 @@
-"""The ConfigMap written by ``list`` (strimzi-offsets.md §2.6, ``AbstractConnectOperator#generateListOffsetsConfigMap``).
+"""The ConfigMap written by ``list`` (§2.6, ``AbstractConnectOperator#generateListOffsetsConfigMap``).
 
 Strimzi 1.x (rewritten in 1.0, #12463/#12451):
 * existing ``data`` kept, only our key replaced; created with just that key when absent;

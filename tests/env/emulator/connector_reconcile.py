@@ -1,6 +1,6 @@
 """``AbstractConnectOperator#maybeCreateOrUpdateConnector``, shared by KafkaConnector and KafkaMirrorMaker2.
 
-Order of REST calls per connector (strimzi-offsets.md §2.1):
+Order of REST calls per connector (§2.1):
 1. ``GET /config`` (409 retried with back-off);
 2. 404 -> create: 1.2.0+ ``POST /connectors`` with ``initial_state`` -> status (``#createConnector``); before,
    ``PUT /config`` -> status -> updateState -> status (``#createOrUpdateConnector`` at 1.1.0); then topics; **no

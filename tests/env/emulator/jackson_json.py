@@ -1,7 +1,7 @@
 """JSON text exactly as Jackson's ``ObjectMapper.writerWithDefaultPrettyPrinter()`` writes it.
 
 Strimzi re-serialises the ``GET /connectors/{n}/offsets`` body with that writer before putting it into the list
-ConfigMap (strimzi-offsets.md §2.4, ``KafkaConnectApiImpl#getConnectorOffsets``).  Python's ``json.dumps(indent=2)``
+ConfigMap (§2.4, ``KafkaConnectApiImpl#getConnectorOffsets``).  Python's ``json.dumps(indent=2)``
 differs (``"key": value``, arrays one element per line, ``[]``), so the emulator carries its own printer.
 
 Rules of Jackson's ``DefaultPrettyPrinter`` (2.x):

@@ -1,4 +1,4 @@
-"""KafkaConnector reconcile and status (strimzi-offsets.md §2.1, §2.9, §2.10).
+"""KafkaConnector reconcile and status (§2.1, §2.9, §2.10).
 
 Two entry points, one per cadence (operator.py):
 * realistic: ``plan_event`` is ``KafkaConnectAssemblyOperator#connectorEventHandler``: the event's own object (no fresh

@@ -1,4 +1,4 @@
-"""KafkaMirrorMaker2 reconcile: its connectors, their offsets, and the MM2 status (strimzi-offsets.md §1.3, §2.2,
+"""KafkaMirrorMaker2 reconcile: its connectors, their offsets, and the MM2 status (§1.3, §2.2,
 §2.3, §2.10).
 
 Every generated connector goes through the shared ``maybeCreateOrUpdateConnector``; the offsets annotation pair is

@@ -1,4 +1,4 @@
-"""KafkaMirrorMaker2 -> Kafka Connect connector definitions, for both CR layouts (strimzi-offsets.md §1.3).
+"""KafkaMirrorMaker2 -> Kafka Connect connector definitions, for both CR layouts (§1.3).
 
 * ``v1`` layout (Strimzi 0.49+, only layout from 1.0.0): ``spec.target`` + ``spec.mirrors[].source``; connectors
   ``<source.alias>-><target.alias>.MirrorSourceConnector`` and ``.MirrorCheckpointConnector`` (no heartbeat).

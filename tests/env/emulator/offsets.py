@@ -1,4 +1,4 @@
-"""``manageConnectorOffsets``: the list / alter / reset annotation handling (strimzi-offsets.md §2.2-§2.8, §2.11).
+"""``manageConnectorOffsets``: the list / alter / reset annotation handling (§2.2-§2.8, §2.11).
 
 Only called on the reconcile pass where the connector already exists with matching config, after the state
 transition (§2.1 step 4).  Every list/alter/reset failure becomes a ``Warning`` condition and the annotation stays

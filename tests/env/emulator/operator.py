@@ -1,6 +1,6 @@
 """The emulated cluster operator: watches -> reconciles, plus the periodic full reconcile, in one of two cadences.
 
-realistic (the default; research/strimzi-cadence-and-eras.md):
+realistic (the default; Strimzi's own cadence, as its classes named below behave):
 * ``ReconnectingWatcher#eventReceived`` -> ``KafkaConnectAssemblyOperator#connectorEventHandler``: every KafkaConnector
   event is reconciled on its own, with the object the event carried (no fresh GET, no merging of queued events),
   under the owning KafkaConnect's lock; not acquired within 10 s = dropped, never re-queued (locks.py).

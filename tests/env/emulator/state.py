@@ -1,4 +1,4 @@
-"""``AbstractConnectOperator#updateState`` (strimzi-offsets.md §2.7), per Strimzi profile.
+"""``AbstractConnectOperator#updateState`` (§2.7), per Strimzi profile.
 
 Target state: ``spec.state``; when absent, up to 0.51 the deprecated v1beta2 ``pause: true`` means PAUSED (with an
 ``UpdateState`` Warning when both are set); from 1.0 ``pause`` is ignored (#12488); otherwise RUNNING.  Transitions

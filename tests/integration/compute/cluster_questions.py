@@ -17,7 +17,7 @@ import sys
 from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core import compute as c
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.model import OffsetsDocument
 
 from . import data

@@ -8,7 +8,8 @@ import pytest
 from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
 from kubectl_offsets.adapters.spark.sources import Archive
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core import compute as c
+from kubectl_offsets.core.compute import poison
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.errors import InputError
 from kubectl_offsets.model import OffsetsDocument
 
@@ -80,7 +81,7 @@ def test_skip_poison_invalid_json_from_the_current_position(spark, recs, archive
     expected = [(r.topic, r.partition, r.offset) for r in recs if data.invalid_json(r)
                 and r.offset >= starts.get((r.topic, r.partition), 0)]
     assert [(r.topic, r.partition, r.offset) for r in result.poison.records] == sorted(expected)
-    report = c.poison_report(result.poison, PoisonCriteria(invalid_json=True))  # validates against its schema
+    report = poison.poison_report(result.poison, PoisonCriteria(invalid_json=True))  # validates against its schema
     assert report["total"] == len(expected) and not report["truncated"]
 
 

@@ -10,7 +10,10 @@ import pytest
 from kubectl_offsets.adapters.spark.jobs import PoisonCriteria
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core import compute as c
+from kubectl_offsets import times
+from kubectl_offsets.core.compute import lag as lagging
+from kubectl_offsets.core.compute import poison
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.errors import InputError
 from kubectl_offsets.model import OffsetsDocument
 from tests.env.clients import kafka_conf, unique_name
@@ -156,17 +159,17 @@ def test_find_and_where_on_the_live_topic(env, spark, live_orders):
 def test_lag_from_mirror_offsets_and_end_offsets(env, live_orders):
     topic, recs = live_orders
     now = 4_000_000_000_000  # a fixed "now", so the ages are exact
-    rows = c.lag(MIRROR, _mirror_current(topic, {0: 9, 2: 39}), LiveTopics(env.bootstrap_servers, ()),
+    rows = lagging.lag(MIRROR, _mirror_current(topic, {0: 9, 2: 39}), LiveTopics(env.bootstrap_servers, ()),
                  now_ms=lambda: now)
-    document = c.lag_document(rows, c.LagThresholds(max_lag=35))
+    document = lagging.lag_document(rows, lagging.LagThresholds(max_lag=35))
     by_partition = {r["partition"]: r for r in document["partitions"]}
     stamp = {(r.partition, r.offset): r.ts_ms for r in recs}
     p0, p1 = stamp[(0, 10)], stamp[(1, 0)]
     # The time lag is the age of the oldest record not yet replicated: record 10 of p0, record 0 of p1 (no offset).
     assert by_partition[0] == {"topic": topic, "partition": 0, "position": 10, "end": 40, "lag": 30,
-                               "oldestPending": c.iso_ms(p0), "timeLagSeconds": (now - p0) / 1000}
+                               "oldestPending": times.iso_ms(p0), "timeLagSeconds": (now - p0) / 1000}
     assert by_partition[1] == {"topic": topic, "partition": 1, "position": None, "end": 40, "lag": 40,
-                               "oldestPending": c.iso_ms(p1), "timeLagSeconds": (now - p1) / 1000}
+                               "oldestPending": times.iso_ms(p1), "timeLagSeconds": (now - p1) / 1000}
     assert by_partition[2]["lag"] == 0 and by_partition[2]["timeLagSeconds"] == 0 and document["totalLag"] == 70
     assert document["thresholds"]["exceeded"] == [{"topic": topic, "partition": 1, "reason": "lag"}]
 
@@ -280,7 +283,7 @@ def test_a_live_poison_scan_stops_reading_a_partition_after_its_first_poison(env
                   and starts.get((r.topic, r.partition), 0) <= r.offset < until[(r.topic, r.partition)]]
     assert [(r.partition, r.offset) for r in windowed.poison.records] == [(r.partition, r.offset) for r in in_windows]
     assert windowed.poison.total == len(in_windows) < full.poison.total
-    report = c.poison_report(windowed.poison, criteria)
+    report = poison.poison_report(windowed.poison, criteria)
     schemas.validate("poison-report", report, what="report")
     assert report["complete"] is False and {p["partition"]: p["scannedUntil"] for p in report["partitions"]} == \
         {p: o for (_, p), o in until.items()}

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
-from kubectl_offsets.core import compute as c
+from kubectl_offsets import schemas
+from kubectl_offsets.core.compute import offsets_topic as topic
 from kubectl_offsets.model import OffsetsDocument
 from tests.env.clients import unique_name
 
@@ -78,8 +79,8 @@ def reset(connect, name: str) -> None:
     assert status == 200, body
 
 
-def computed(spark, source, names) -> c.ConnectOffsets:
-    return c.connect_offsets(source, spark=lambda needs_kafka: spark, connectors=tuple(names))
+def computed(spark, source, names) -> topic.ConnectOffsets:
+    return topic.connect_offsets(source, spark=lambda needs_kafka: spark, connectors=tuple(names))
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def test_connect_offsets_equal_the_rest_api_before_and_after_a_reset(env, spark,
     assert len(after.connectors[names[0]]) == 1
 
     # History: every record, the tombstones included, oldest first per partition.
-    history = list(c.connect_history(live, spark=lambda needs_kafka: spark, connectors=(names[1],)))
+    history = list(topic.connect_history(live, spark=lambda needs_kafka: spark, connectors=(names[1],)))
     assert history[-1]["offset"] is None and any(h["offset"] is not None for h in history)
 
     # An archived copy of the offsets topic (JSON lines, text key/value) gives the same answer.
@@ -128,4 +129,4 @@ def test_connect_offsets_equal_the_rest_api_before_and_after_a_reset(env, spark,
     archived = computed(spark, Archive(copy, "json"), names)
     for name in names:
         assert archived.connectors[name].same_offsets(after.connectors[name]), name
-    c.schemas.validate("connect-offsets", after.to_json(), what="the export")
+    schemas.validate("connect-offsets", after.to_json(), what="the export")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_offsets.adapters.spark.session import SparkSettings, build_session
-from kubectl_offsets.core import compute as c
+from kubectl_offsets.core.compute import positions as c
 from kubectl_offsets.errors import InputError
 from tests.env import spark as cluster_env
 from tests.env.assets import REPO_ROOT, spark_kafka_jars

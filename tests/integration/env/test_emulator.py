@@ -2,7 +2,8 @@
 
 Everything goes through the Kubernetes API with the plain kubernetes client (plus Kafka clients to produce data and
 read committed offsets), never through the plugin: these tests prove the environment the plugin is tested in.
-Expected texts come from research/strimzi-offsets.md §2 (cited per test).  The session's Strimzi profile
+Expected texts come from Strimzi's source, cited per test by a § key that tests/env/emulator/README.md ("Section
+keys") resolves to the Strimzi class and method.  The session's Strimzi profile
 (KO_STRIMZI, default 1.2) decides which API version objects are created through, which MirrorMaker 2 layouts exist
 and the era's texts; tests marked ``exclusive`` change global emulator knobs (faults file, restarts).
 """

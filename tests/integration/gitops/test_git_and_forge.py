@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.gitops.helpers import FIXTURES, cli
+from tests.unit.core.gitops.helpers import FIXTURES, cli
 
 from .conftest import commit_all, git, init_repo
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.gitops.helpers import cli
+from tests.unit.core.gitops.helpers import cli
 
 from .conftest import commit_all, git
 from .test_git_and_forge import FakeForge, _branches, repos  # noqa: F401 - the fixture is used by name

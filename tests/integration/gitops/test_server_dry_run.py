@@ -10,8 +10,8 @@ import subprocess
 import pytest
 import yaml
 
-from tests.unit.gitops.helpers import cli, copy_fixture, snapshot
-from tests.unit.gitops.test_phases import CASES
+from tests.unit.core.gitops.helpers import cli, copy_fixture, snapshot
+from tests.unit.core.gitops.test_phases import CASES
 
 from .conftest import KUBECTL
 

@@ -317,10 +317,10 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
 def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
     """The process dies after the checkpoint reset, before the truncation: the journal says the truncation has not
     happened, and recover does it (and only then resumes both connectors)."""
-    from kubectl_offsets.core import operations
-    from kubectl_offsets.core.mm2_check import Mm2Settings
-    from kubectl_offsets.core.steps import SimulatedCrash
-    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.core.online import operations
+    from kubectl_offsets.core.online.mm2_check import Mm2Settings
+    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.model import ClusterConfig, Options
 
     d, m = damaged, damaged.m
@@ -377,7 +377,7 @@ def test_the_offset_syncs_example_is_accepted_and_names_the_topic_its_comments_s
     import yaml
 
     from kubectl_offsets import strimzi
-    from kubectl_offsets.core.mm2_full_reset import _syncs_topic
+    from kubectl_offsets.core.online.mm2_full_reset import _syncs_topic
 
     m = damaged.m
     folder = Path(__file__).resolve().parents[3] / "examples" / "mirrormaker2"

@@ -123,12 +123,12 @@ def test_bad_input_is_refused_and_changes_nothing(mirror, cli, tmp_path):
 def test_a_stale_mirror_index_is_caught_by_the_patch_guard(mirror, env):
     """The target was computed from an older read: its mirror index no longer exists, or now holds another
     mirror. The guard (`test` of the mirror's source alias) makes the API server reject the patch: no write."""
-    from kubectl_offsets.core import operations
-    from kubectl_offsets.core.operator import OperatorClient
-    from kubectl_offsets.core.targets import TargetSpec, resolve
+    from kubectl_offsets.core.online import operations
+    from kubectl_offsets.core.online.operator import OperatorClient
+    from kubectl_offsets.core.online.targets import TargetSpec, resolve
     from kubectl_offsets.errors import OffsetsError
     from kubectl_offsets.model import ClusterConfig, WaitSettings
-    from kubectl_offsets.output.progress import SilentProgress
+    from kubectl_offsets.progress import SilentProgress
 
     m = mirror
     before = m.wait_steady()
@@ -211,10 +211,10 @@ def test_connectors_share_one_list_configmap_and_other_keys_survive(mirror, cli)
 # ------------------------------------------------------------------------------------------ one at a time
 
 def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeypatch, tmp_path):
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.core.inputs import AlterRequest
-    from kubectl_offsets.core.steps import SimulatedCrash
-    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.model import ClusterConfig, Options
 
     m = mirror
@@ -382,7 +382,7 @@ def test_the_examples_are_accepted_and_name_the_connectors_the_docs_say(mirror):
     from kubectl_offsets import strimzi
     from kubectl_offsets.connect import ConnectorKind
     from kubectl_offsets.core.inputs import ConnectorFacts, read_offsets_file, validate_change
-    from kubectl_offsets.core.targets import topic_filter
+    from kubectl_offsets.core.online.targets import topic_filter
 
     m = mirror
     folder = Path(__file__).resolve().parents[3] / "examples" / "mirrormaker2"

@@ -4,11 +4,11 @@ stores as '\\u003e', so JSON Patch value tests never match it (a bug that once m
 import pytest
 
 from kubectl_offsets import strimzi
-from kubectl_offsets.core import operations
-from kubectl_offsets.core.operator import OperatorClient
-from kubectl_offsets.core.targets import TargetSpec, resolve
+from kubectl_offsets.core.online import operations
+from kubectl_offsets.core.online.operator import OperatorClient
+from kubectl_offsets.core.online.targets import TargetSpec, resolve
 from kubectl_offsets.model import ClusterConfig, WaitSettings
-from kubectl_offsets.output.progress import SilentProgress
+from kubectl_offsets.progress import SilentProgress
 
 
 @pytest.mark.exclusive  # flips the shared emulator's ignore_offsets knob

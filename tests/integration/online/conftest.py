@@ -337,7 +337,7 @@ def cli(env) -> Cli:
 @pytest.fixture(scope="session")
 def kube(env):
     """The plugin's own Kube adapter (for library-level calls such as crash_after)."""
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.model import ClusterConfig
 
     return operations.connect(ClusterConfig(kubeconfig=env.kubeconfig))

@@ -17,8 +17,8 @@ import json
 import pytest
 
 from kubectl_offsets.core.gitops import trigger_command as gitops_trigger
-from kubectl_offsets.core.steps import SimulatedCrash
-from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
 from tests.env.clients import create_topic, unique_name

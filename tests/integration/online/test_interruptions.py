@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from kubectl_offsets.core import operations
+from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.journal import POINT_OF_NO_RETURN, STEPS
-from kubectl_offsets.core.steps import SimulatedCrash
-from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.core.online.journal import POINT_OF_NO_RETURN, STEPS
+from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
 
@@ -136,7 +136,7 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
     import threading
 
     from kubectl_offsets.errors import PreconditionError
-    from kubectl_offsets.output.progress import SilentProgress
+    from kubectl_offsets.progress import SilentProgress
 
     conn = idle
     _set_state(lab, conn, None)

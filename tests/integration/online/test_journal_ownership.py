@@ -12,13 +12,13 @@ import json
 
 import pytest
 
-from kubectl_offsets.core import operations
+from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.steps import SimulatedCrash
-from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus, OwnershipLostError
 from kubectl_offsets.model import Options, WaitSettings
-from kubectl_offsets.output.progress import SilentProgress
+from kubectl_offsets.progress import SilentProgress
 
 from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
 

@@ -435,9 +435,9 @@ def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_pr
     connector stays STOPPED and marked; a second create says so and prints the patch that sets its state."""
     import subprocess
 
-    from kubectl_offsets.core import lifecycle
+    from kubectl_offsets.core.online import lifecycle
     from kubectl_offsets.core.inputs import AlterRequest
-    from kubectl_offsets.core.steps import SimulatedCrash
+    from kubectl_offsets.core.online.steps import SimulatedCrash
     from kubectl_offsets.model import Options, WaitSettings
 
     lab = lab12
@@ -468,9 +468,9 @@ def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_pr
 
 
 def test_a_delete_killed_during_the_reset_is_recoverable_and_the_delete_can_be_repeated(lab12, cli, kube):
-    from kubectl_offsets.core import lifecycle
-    from kubectl_offsets.core.steps import SimulatedCrash
-    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.core.online import lifecycle
+    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.model import Options, WaitSettings
 
     lab = lab12

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from kubectl_offsets.core import operations
+from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.steps import SimulatedCrash
-from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
 from .conftest import JOURNAL, annotations, eventually, live_state, spec_state

@@ -1,4 +1,5 @@
-"""Every way the operator can refuse our request (research 2.11) gives the documented message and exit code, and the
+"""Every way the operator can refuse our request (the Warning conditions of Strimzi's
+AbstractConnectOperator#manageConnectorOffsets; docs/online.md "Operator answers") gives the documented message and exit code, and the
 connector ends as it was (previous state, offsets unchanged, journal gone) or with a printed recover command.
 
 Some refusals cannot happen to a correct flow (it always writes the stanza, stops first and writes valid JSON), so

@@ -130,9 +130,9 @@ def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_s
 def test_declined_confirmation_changes_nothing(lab, kube, paused_sink):
     """On a terminal the CLI shows the preview and asks; the library takes the answer as a callback. A "no" leaves
     everything as it was (the list that fed the preview is the only trace: Strimzi's list annotation round trip)."""
-    from kubectl_offsets.core import operations
+    from kubectl_offsets.core.online import operations
     from kubectl_offsets.core.inputs import AlterRequest
-    from kubectl_offsets.core.targets import TargetSpec
+    from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.errors import InputError
     from kubectl_offsets.cli.common import render_preview
 

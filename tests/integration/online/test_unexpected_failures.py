@@ -16,12 +16,12 @@ import time
 
 import pytest
 
-from kubectl_offsets.core import operations
+from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.targets import TargetSpec
+from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import ClusterConfig, Options, WaitSettings
-from kubectl_offsets.output.progress import SilentProgress
+from kubectl_offsets.progress import SilentProgress
 from tests.env.tcpproxy import TcpProxy
 
 from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
@@ -104,7 +104,7 @@ def test_an_unwritable_local_backup_folder_rolls_back(lab, cli, idle, tmp_path, 
 
 def test_an_unexpected_exception_makes_the_connector_safe(lab, cli, idle, monkeypatch):
     """Whatever a library raises midway (here: while writing the alter ConfigMap) goes through make-safe."""
-    from kubectl_offsets.core import configmaps
+    from kubectl_offsets.core.online import configmaps
 
     conn = idle
     old = _position(cli, conn)

@@ -15,7 +15,7 @@ from click.shell_completion import CompletionItem
 
 from kubectl_offsets.cli import complete
 from kubectl_offsets.cli.cmd_completion import script
-from kubectl_offsets.core import names
+from kubectl_offsets.core.online import names
 
 ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent

@@ -4,7 +4,7 @@ from __future__ import annotations
 from kubectl_offsets import strimzi
 from kubectl_offsets.cli.common import render_preview
 from kubectl_offsets.connect import ConnectorKind
-from kubectl_offsets.core.operations import Preview
+from kubectl_offsets.core.online.operations import Preview
 from kubectl_offsets.model import OffsetEntry, OffsetsDocument
 
 

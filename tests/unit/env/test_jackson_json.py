@@ -1,11 +1,11 @@
-"""The list ConfigMap's JSON must be byte-identical to Jackson's default pretty printer (strimzi-offsets.md §2.4)."""
+"""The list ConfigMap's JSON must be byte-identical to Jackson's default pretty printer (§2.4)."""
 import json
 
 import pytest
 
 from tests.env.emulator import jackson_json
 
-# Verbatim from strimzi-offsets.md §2.4 (sink connector example).
+# Verbatim as Strimzi writes it (§2.4, keys in tests/env/emulator/README.md): the sink connector example.
 SINK_EXAMPLE = """{
   "offsets" : [ {
     "partition" : {
@@ -19,7 +19,7 @@ SINK_EXAMPLE = """{
 }"""
 
 
-def test_sink_example_from_research_file():
+def test_sink_example_as_strimzi_writes_it():
     body = json.loads('{"offsets":[{"partition":{"kafka_topic":"my-topic","kafka_partition":2},'
                       '"offset":{"kafka_offset":4}}]}')
     assert jackson_json.dumps(body) == SINK_EXAMPLE

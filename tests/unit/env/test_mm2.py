@@ -1,4 +1,4 @@
-"""MirrorMaker 2 connector naming and configs for both CR layouts (strimzi-offsets.md §1.3, §2.6)."""
+"""MirrorMaker 2 connector naming and configs for both CR layouts (§1.3, §2.6)."""
 import pytest
 
 from tests.env.emulator import mm2

@@ -1,4 +1,4 @@
-"""Status documents built for KafkaConnector and KafkaMirrorMaker2 (strimzi-offsets.md §2.3, §2.10)."""
+"""Status documents built for KafkaConnector and KafkaMirrorMaker2 (§2.3, §2.10)."""
 from tests.env.emulator import conditions, kafka_connector, kafka_mirror_maker2
 from tests.env.emulator.conditions import ReconcileError
 from tests.env.emulator.connector_reconcile import ConnectorResult

@@ -1,0 +1,176 @@
+"""The journal: what an alter/reset/undo in progress records on the custom resource itself.
+
+It is a JSON annotation (``conventions.ANNOTATION_JOURNAL``, shape in ``schemas/journal.schema.json``) written
+*before* each mutating step (write-ahead), so whoever finds it (``recover``, a second run, a colleague) knows the
+previous ``spec.state`` and ``alterOffsets`` to restore, where the backup is, exactly what was asked (the request and
+a digest of the document handed to the operator), whether to resume afterwards, and how far the operation got. Only
+``steps.py`` writes it. Living on the resource, it survives a lost laptop and is visible to ``kubectl get -o yaml``.
+
+Ownership: the journal carries the id of the process that works on it and a heartbeat with a lease (the owner
+promises to write again, or to be done, within ``lease`` seconds of ``heartbeat``). Every write tests that the
+journal still carries the writer's id, so a process that lost the journal (someone ran ``recover --force``) stops
+instead of overwriting it. While the lease runs, ``recover`` refuses without ``--force``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ... import __version__, schemas, strimzi
+from ...conventions import Operation, StrEnum
+from ...strimzi import OffsetsAction
+from ...errors import PreconditionError
+
+class Step(StrEnum):
+    """The journal's ``step``: the last step an operation recorded. Stored in journals: never rename one after a
+    release. The flow's steps in order (STEPS), then those only a MirrorMaker 2 full reset takes (FULL_RESET_STEPS)."""
+
+    STOP = "stop"
+    BACKUP = "backup"
+    WRITE_CONFIGMAP = "write-configmap"
+    ANNOTATE = "annotate"
+    AWAIT_OPERATOR = "await-operator"
+    VERIFY = "verify"
+    RESUME = "resume"
+    CLEANUP = "cleanup"
+    RESET_CHECKPOINT = "reset-checkpoint"
+    TRUNCATE_OFFSET_SYNCS = "truncate-offset-syncs"
+
+
+# The flow's order (core/online/steps.py); "stop" comes before "backup" because the offsets of a running connector
+# move (live partitions): the backup and the offsets the verification compares with are listed once Connect reports
+# the connector STOPPED.
+STEPS = (Step.STOP, Step.BACKUP, Step.WRITE_CONFIGMAP, Step.ANNOTATE, Step.AWAIT_OPERATOR, Step.VERIFY, Step.RESUME,
+         Step.CLEANUP)
+# From this step on the offsets may already have changed in Connect: recover finishes instead of rolling back.
+POINT_OF_NO_RETURN = Step.ANNOTATE
+VERSION = 2  # 2: owner heartbeat/lease, the request and its digest, the resume choice
+
+
+def utc_text(when: dt.datetime) -> str:
+    return when.astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_utc(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def document_digest(document) -> str:
+    """sha256 of an offsets document's JSON with sorted keys: what the journal records of the alter ConfigMap, so
+    ``recover`` can tell the document it handed over from a ConfigMap changed (or left over) since."""
+    text = json.dumps(document.to_json(), sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+# Steps only a MirrorMaker 2 full reset takes (core/online/mm2_full_reset.py), between the source's verify and resume:
+# past the point of no return.
+FULL_RESET_STEPS = (Step.RESET_CHECKPOINT, Step.TRUNCATE_OFFSET_SYNCS)
+
+
+@dataclass
+class Journal:
+    operation: str  # an Operation: alter | reset | undo
+    id: str  # the owner: the process working on the operation (recover takes over with a new id)
+    started: str  # ISO-8601 UTC
+    kind: str
+    resource: str
+    connector: str
+    previous_state: str | None  # the stanza's state field as it was; None = absent (means running)
+    previous_alter_offsets: dict[str, Any] | None
+    backup: str  # the backup ConfigMap's name
+    offsets_configmap: str
+    step: str = Step.STOP  # a Step
+    request: str | None = None  # the OffsetsAction handed to the operator: alter | reset (None: version 1)
+    request_digest: str | None = None  # document_digest of the alter document, once written
+    resume: bool = True  # False: --no-resume, the connector stays stopped afterwards
+    heartbeat: str | None = None  # when the owner last wrote (ISO-8601 UTC)
+    lease: float = 0.0  # seconds after heartbeat within which the owner writes again or is done
+    # v1beta2's deprecated ``pause: true`` (Strimzi 0.38-0.51), which pauses the connector when ``state`` is absent;
+    # None = not set. Without it a resume would wait for RUNNING while the operator pauses the connector again.
+    previous_pause: bool | None = None
+    tool: str = field(default_factory=lambda: f"kubectl-offsets {__version__}")
+    version: int = VERSION
+    # A MirrorMaker 2 full reset only (core/online/mm2_full_reset.py): the checkpoint connector and the offset-syncs topic,
+    # and whether the truncation happened. Absent from every other journal.
+    offset_syncs: dict[str, Any] | None = None
+
+    def to_annotation(self) -> str:
+        data = asdict(self)
+        if data["offset_syncs"] is None:
+            del data["offset_syncs"]
+        return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_annotation(cls, text: str) -> "Journal":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise PreconditionError("the kubectl-offsets journal on this resource is not valid JSON",
+                                    advice="inspect it with kubectl get -o yaml; remove the annotation "
+                                    "kubectl-offsets.io/journal once the connector is as you want it") from None
+        problems = schemas.errors("journal", data)
+        if problems:
+            raise PreconditionError(f"the kubectl-offsets journal on this resource is not understood: {problems[0]}",
+                                    advice="was it written by a newer kubectl-offsets? upgrade and retry")
+        return cls(**data)
+
+    @property
+    def previous_effective_state(self) -> str:
+        """The state the connector had, as the operator derives it (``state`` wins, else ``pause``: Strimzi's
+        AbstractConnectOperator#updateState before 1.0.0)."""
+        if self.previous_state:
+            return self.previous_state
+        return strimzi.STATE_PAUSED if self.previous_pause else strimzi.DEFAULT_STATE
+
+    @property
+    def past_point_of_no_return(self) -> bool:
+        if self.step in FULL_RESET_STEPS:
+            return True
+        return STEPS.index(self.step) >= STEPS.index(POINT_OF_NO_RETURN)
+
+    @property
+    def resets(self) -> bool:
+        """The request handed to the operator is a reset (a reset, or an undo of a backup without offsets)."""
+        return self.request == OffsetsAction.RESET if self.request else self.operation == Operation.RESET
+
+    # --- ownership ----------------------------------------------------------------------------------------------
+    def beat(self, lease: float, now: dt.datetime | None = None) -> None:
+        self.heartbeat = utc_text(now or dt.datetime.now(dt.timezone.utc))
+        self.lease = float(lease)
+
+    def seconds_since_seen(self, now: dt.datetime | None = None) -> float | None:
+        if not self.heartbeat:
+            return None
+        return max(0.0, ((now or dt.datetime.now(dt.timezone.utc)) - parse_utc(self.heartbeat)).total_seconds())
+
+    def owner_alive(self, now: dt.datetime | None = None) -> bool:
+        """The owner's lease still runs: it may be working (waiting for the operator) right now."""
+        seen = self.seconds_since_seen(now)
+        return seen is not None and seen < self.lease
+
+    def describe(self) -> str:
+        return f"{self.operation} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
+
+    def presence(self, now: dt.datetime | None = None) -> str:
+        """'in progress by <id>, last seen Ns ago' while its owner's lease runs, else how long it has been silent."""
+        seen = self.seconds_since_seen(now)
+        if seen is None:
+            return f"{self.describe()}; its owner leaves no heartbeat (an older kubectl-offsets)"
+        if self.owner_alive(now):
+            return (f"{self.operation} of '{self.connector}' in progress by {self.id}, last seen {seen:.0f}s ago "
+                    f"(started {self.started}, last step '{self.step}')")
+        return f"{self.describe()}; its owner was last seen {seen:.0f}s ago and is presumed gone"
+
+    def target_argument(self) -> str:
+        prefix = "kafkaconnector" if self.kind == strimzi.KIND_CONNECTOR else "kafkamirrormaker2"
+        text = f"{prefix}/{self.resource}"
+        if self.kind == strimzi.KIND_MM2:
+            text += f" --connector '{self.connector}'"
+        return text
+
+    def recover_command(self, namespace: str, *, force: bool = False) -> str:
+        return f"kubectl offsets recover {self.target_argument()} -n {namespace}" + (" --force" if force else "")

@@ -1,0 +1,352 @@
+"""The library's front door: list, alter, reset, undo, recover and trigger, usable from Python.
+
+    from kubectl_offsets.core.online import operations
+    from kubectl_offsets.core.online.targets import TargetSpec
+    kube = operations.connect(ClusterConfig(namespace="kafka"))
+    result = operations.list_offsets(kube, TargetSpec("my-sink"))
+
+Each function validates everything it can before the first change; the step machine in ``steps.py`` does the
+changing. Confirmation is a callback, so the CLI can ask on a terminal and Python callers can decide in code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from ... import strimzi
+from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
+from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, offsets_configmap_name
+from ...errors import InputError, NotFoundError, PreconditionError
+from ...model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
+from ...progress import Progress, SilentProgress
+from ...strimzi import OffsetsAction
+from . import backups, configmaps
+from ..inputs import AlterRequest, build_change, read_offsets_file, validate_change
+from .journal import Journal
+from .operator import OperatorClient
+from .partitions import PartitionChecker
+from .partitions import describe as describe_partitions
+from .steps import AlterFlow, Outcome, expected_after
+from .targets import LiveTarget, TargetSpec, preflight, resolve
+
+if TYPE_CHECKING:
+    from ...adapters.kube import Kube
+    from .timetravel import TimeTravelRequest  # answers what an AlterRequest answers, from the broker
+
+
+def connect(cluster: ClusterConfig) -> Kube:
+    from ...adapters.kube import Kube  # the kubernetes client is heavy: only when a command talks to a cluster
+
+    return Kube(cluster)
+
+
+@dataclass
+class ListResult:
+    target: strimzi.ConnectorTarget
+    kind: ConnectorKind
+    offsets: OffsetsDocument
+
+
+@dataclass
+class Preview:
+    """What an alter/reset/undo will do: shown before confirmation and printed by --dry-run."""
+
+    operation: str
+    target: strimzi.ConnectorTarget
+    kind: ConnectorKind
+    before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
+    change: OffsetsDocument | None  # None for reset
+    patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    # The connector was running when ``before`` was listed: its offsets may move until it is stopped, so the flow
+    # lists again once it is stopped, backs that up and computes the final change from it (the preview says so).
+    listed_while_running: bool = False
+    # Partitions that neither the brokers nor a KafkaTopic could vouch for and the connector has no offset for yet
+    unverified: list[tuple[str, int]] = field(default_factory=list)
+    check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
+    extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
+
+    def unverified_note(self) -> str:
+        return (f"partitions not among the current offsets, whose existence could not be checked: "
+                f"{describe_partitions(self.unverified)} (give --bootstrap-server to check them against the brokers; "
+                "a partition that does not exist makes Connect fail the alter after the connector was stopped); "
+                "confirming, or --yes in scripts, accepts them")
+
+    @property
+    def after(self) -> OffsetsDocument | None:
+        return None if self.before is None else expected_after(self.before, self.change)
+
+    def rows(self):
+        return diff(self.before or OffsetsDocument(), self.after or self.change or OffsetsDocument())
+
+
+Confirm = Callable[[Preview], bool]
+
+
+# --- list --------------------------------------------------------------------------------------------------------
+
+
+def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
+                 progress: Progress | None = None) -> ListResult:
+    options = options or Options()
+    progress = progress or SilentProgress()
+    live = resolve(kube, spec, namespace)
+    preflight(kube, live, mutating=False)
+    text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+    if text is not None:
+        journal = Journal.from_annotation(text)
+        if journal.owner_alive():
+            progress.warn(journal.presence())  # its owner is at work: nothing for anyone else to do
+        else:
+            progress.warn(f"{journal.presence()}; it has not finished; finish or roll it back with: "
+                          f"{journal.recover_command(live.target.namespace)}")
+    client = OperatorClient(kube, live.target, options.wait, progress)
+    return ListResult(live.target, live.kind, in_listing_order(live.kind, client.list_offsets()))
+
+
+# --- alter / reset / undo ----------------------------------------------------------------------------------------
+
+
+def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTravelRequest, *, namespace: str | None = None,
+                  options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
+                  crash_after: str | None = None, bootstrap_servers: str | None = None,
+                  kafka_options: tuple[tuple[str, str], ...] = (),
+                  listed: OffsetsDocument | None = None) -> Outcome | Preview:
+    """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against.
+    ``listed``: the offsets a caller listed moments ago for its own preview (a fleet plan), used for validation and
+    the preview instead of asking the operator again; the flow lists once the connector is stopped either way."""
+    options, progress = options or Options(), progress or SilentProgress()
+    request.check_combination()
+    live = _prepare(kube, spec, namespace, options, progress)
+    configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
+    facts = live.facts()
+    partitions = PartitionChecker(kube, live, bootstrap_servers, kafka_options)
+    # Build the change once when it does not depend on the current offsets: every check that needs no cluster
+    # state runs before any change, and `-f -` reads standard input only once.
+    early = None if request.needs_current else _build(request, facts, None)
+    partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
+    if options.dry_run:
+        before = peek_listed(kube, live)
+        change = early if early is not None else _build(request, facts, before)
+        return _dry_run_preview(Operation.ALTER, live, before, change, options, progress,
+                                unverified=partitions.check(change, before))
+    before = listed if listed is not None else _list_for_preview(kube, live, options, progress)
+    change = early if early is not None else _build(request, facts, before)
+    unverified = partitions.check(change, before)
+
+    def plan(stopped: OffsetsDocument) -> OffsetsDocument:
+        # Relative requests (--shift-by, --topic T) are relative to the offsets that count: the stopped ones. Their
+        # partitions are the connector's own (they exist); the explicit ones were checked above.
+        return early if early is not None else _build(request, facts, stopped)
+
+    return _confirm_and_run(Operation.ALTER, kube, live, before, change, options, confirm, progress, crash_after, plan,
+                            unverified)
+
+
+def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
+    """The change document: an ``AlterRequest`` goes through the input checks of ``inputs``; a request that knows
+    how to build its own change (time travel, ``core/online/timetravel.py``) builds it and runs the same checks."""
+    own = getattr(request, "build_change", None)
+    return own(facts, current) if own is not None else build_change(request, facts, current)
+
+
+def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
+                  confirm: Confirm | None = None, progress: Progress | None = None,
+                  crash_after: str | None = None, listed: OffsetsDocument | None = None) -> Outcome | Preview:
+    """``listed``: as for ``alter_offsets``, the offsets a caller listed moments ago for its preview."""
+    options, progress = options or Options(), progress or SilentProgress()
+    live = _prepare(kube, spec, namespace, options, progress)
+    full = _full_reset_plan(kube, live, options, progress)
+    if options.dry_run:
+        preview = _dry_run_preview(Operation.RESET, live, peek_listed(kube, live), None, options, progress)
+        preview.extra_steps = full.steps() if full else []
+        return preview
+    before = listed if listed is not None else _list_for_preview(kube, live, options, progress)
+    return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress, crash_after,
+                            lambda stopped: None, full_reset=full)
+
+
+def _full_reset_plan(kube: Kube, live: LiveTarget, options: Options, progress: Progress):
+    """MirrorMaker 2's full reset (--with-offset-syncs): validated and planned before anything changes."""
+    from . import mm2_full_reset
+
+    settings = options.mm2
+    if settings is None or not settings.with_offset_syncs:
+        if live.target.kind == strimzi.KIND_MM2 and live.kind is ConnectorKind.MIRROR_SOURCE:
+            progress.warn("only the Connect offsets are reset; the offset-syncs topic keeps the old syncs that "
+                          "checkpoints translate with (add --with-offset-syncs for a full reset)")
+        return None
+    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
+
+
+def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
+         namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
+         progress: Progress | None = None, crash_after: str | None = None) -> Outcome | Preview:
+    """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
+    backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
+    backup shows. A backup that records the partitions its operation changed restores only those."""
+    options, progress = options or Options(), progress or SilentProgress()
+    if backup and from_file:
+        raise InputError("--backup and --from-file name two different backups", advice="give one of them")
+    live = _prepare(kube, spec, namespace, options, progress)
+    if from_file:
+        backups.check_local_owner(live.target, from_file)
+        saved = read_offsets_file(from_file, live.facts())
+        changed = backups.load_local_changed(from_file)
+        progress.step(f"restoring {from_file}")
+    else:
+        name = backup or backups.newest(kube, live.target)
+        saved = backups.load_for_undo(kube, live.target, name)
+        changed = backups.load_changed(kube, live.target, name)
+        progress.step(f"restoring configmap/{name}")
+    if len(saved) or changed:  # an empty backup of a reset is restored by a reset, which writes no ConfigMap
+        configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
+    if options.dry_run:
+        before = peek_listed(kube, live)
+        return _dry_run_preview(Operation.UNDO, live, before, restoring_change(saved, before, changed), options, progress)
+    before = _list_for_preview(kube, live, options, progress)
+    change = restoring_change(saved, before, changed)
+    if change is not None:
+        validate_change(change, live.facts())
+
+    def plan(stopped: OffsetsDocument) -> OffsetsDocument | None:
+        # Partitions that appeared while the connector still ran are reset too.
+        final = restoring_change(saved, stopped, changed)
+        if final is not None:
+            validate_change(final, live.facts())
+        return final
+
+    return _confirm_and_run(Operation.UNDO, kube, live, before, change, options, confirm, progress, crash_after, plan)
+
+
+def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
+                     changed: list[dict] | None = None) -> OffsetsDocument | None:
+    """The PATCH that turns ``current`` into ``saved``; None (a reset) when the backup holds no offsets.
+
+    ``changed``: the partitions the backed-up operation changed. Only those are put back (as the backup had them,
+    or removed if it had none): a partition the operation never touched has moved on since (live traffic), and
+    rewinding it would make the connector process its records again."""
+    if changed is not None:
+        return OffsetsDocument.of(OffsetEntry(p, (entry.offset if (entry := saved.get(p)) else None)) for p in changed)
+    if not len(saved):
+        return None
+    extra = [OffsetEntry(e.partition, None) for e in current or () if saved.get(e.partition) is None]
+    return OffsetsDocument.of([*saved, *extra])
+
+
+def _prepare(kube: Kube, spec: TargetSpec, namespace: str | None, options: Options,
+             progress: Progress | None = None) -> LiveTarget:
+    # progress is optional: lifecycle.delete calls this without one
+    live = resolve(kube, spec, namespace)
+    if live.kind.offsets_ignored_by_runtime and not options.force:
+        raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
+                         "offsets but the task never reads them, so changing them has no effect",
+                         advice="add --force if you really want to change them")
+    preflight(kube, live, mutating=True)
+    from .mm2_check import require_reachable
+
+    require_reachable(live, options.mm2)
+    warning = external_offsets_warning(live.target.connector_class(live.resource))
+    if warning:
+        (progress or SilentProgress()).warn(warning)
+    return live
+
+
+def _list_for_preview(kube: Kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+    """The offsets now, for validation and the preview only: the backup is listed again once it is stopped."""
+    progress.step(f"listing the current offsets of '{live.target.connector_name}'")
+    return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
+
+
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan,
+                     unverified=(), full_reset=None) -> Outcome:
+    running = live.target.live_state(live.resource) not in ("PAUSED", "STOPPED")
+    preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running,
+                      unverified=list(unverified))
+    _mm2_preflight(preview, live, options, progress)
+    preview.extra_steps = full_reset.steps() if full_reset else []
+    if not options.yes and (confirm is None or not confirm(preview)):
+        raise InputError(f"{operation} cancelled; nothing was changed")
+    if unverified and options.yes:
+        progress.warn(preview.unverified_note())
+    if full_reset is not None:
+        from . import mm2_full_reset
+
+        return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
+    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
+                     crash_after=crash_after)
+    return flow.run(operation, plan, OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
+
+
+# --- dry run -------------------------------------------------------------------------------------------------------
+
+
+def peek_listed(kube: Kube, live: LiveTarget) -> OffsetsDocument | None:
+    """The offsets from the last list, if its ConfigMap exists; read-only (a dry run must not annotate)."""
+    stanza = live.target.stanza(live.resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
+    name = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name") or offsets_configmap_name(
+        live.target.resource_name)
+    found = kube.find_configmap(name, live.target.namespace)
+    if found is None or live.target.configmap_key not in (found.get("data") or {}):
+        return None
+    return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
+
+
+def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:
+    """MirrorMaker 2 source connectors: check the offsets it will resume from against the source topics
+    (``mm2_check``); problems and a skipped check are warnings in the preview, never silent."""
+    from . import mm2_check
+
+    preview.check = mm2_check.preflight(live, preview.after if preview.before is not None else preview.change,
+                                        options.mm2)
+    for line in preview.check.warnings() if preview.check else ():
+        progress.warn(line)
+
+
+def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: Options | None = None,
+                     progress: Progress | None = None, unverified=()) -> Preview:
+    target = live.target
+    preview = Preview(operation, target, live.kind, before, change, unverified=list(unverified))
+    _mm2_preflight(preview, live, options or Options(), progress or SilentProgress())
+    base = target.stanza_pointer()
+    stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
+    preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
+    action = OffsetsAction.RESET if change is None else OffsetsAction.ALTER
+    trigger: list[dict[str, Any]] = []
+    if change is not None:
+        name = alter_configmap_name(target.resource_name)
+        preview.patches.append((f"configmap/{name}", configmaps.configmap_body(target, name, change, Role.ALTER)))
+        trigger.append({"op": "add", "path": f"{base}/{strimzi.FIELD_ALTER_OFFSETS}",
+                        "value": {strimzi.FIELD_FROM_CONFIGMAP: {"name": name}}})
+    trigger += [{"op": "add", "path": "/metadata/annotations/" + k.replace("/", "~1"), "value": v}
+                for k, v in target.trigger_annotations(action).items()]
+    preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} ({action})", trigger))
+    previous = target.stanza(live.resource).get(strimzi.FIELD_STATE)
+    restore = [{"op": "remove", "path": f"{base}/{strimzi.FIELD_STATE}"}] if previous is None else \
+        [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": previous}]
+    preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (restore state)", restore))
+    return preview
+
+
+# --- recover -------------------------------------------------------------------------------------------------------
+
+
+def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
+            options: Options | None = None, progress: Progress | None = None) -> str:
+    """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
+    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone)."""
+    options, progress = options or Options(), progress or SilentProgress()
+    live = resolve(kube, spec, namespace)
+    text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+    if text is None:
+        raise NotFoundError(f"no interrupted kubectl-offsets operation on {live.target.display}",
+                            advice="nothing to recover; kubectl offsets list shows the current offsets")
+    journal = Journal.from_annotation(text)
+    if journal.connector != live.target.connector_name:
+        raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
+                                next_command=journal.recover_command(live.target.namespace))
+    from . import mm2_full_reset
+
+    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
+        AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
+    return flow.recover(journal, rollback=rollback, force=force)

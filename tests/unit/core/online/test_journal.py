@@ -1,0 +1,74 @@
+"""The journal's ownership fields (heartbeat, lease, request digest) and its schema, without a cluster."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from kubectl_offsets import schemas
+from kubectl_offsets.core.online.journal import STEPS, Journal, document_digest
+from kubectl_offsets.errors import PreconditionError
+from kubectl_offsets.model import OffsetEntry, OffsetsDocument
+
+NOW = dt.datetime(2026, 11, 23, 22, 0, 0, tzinfo=dt.timezone.utc)
+
+
+def _journal(**extra) -> Journal:
+    return Journal(operation="alter", id="abcd1234", started="2026-11-23T21:59:00Z", kind="KafkaConnector",
+                   resource="sink", connector="sink", previous_state=None, previous_alter_offsets=None,
+                   backup="sink-offsets-backup-20261123t215900z", offsets_configmap="sink-offsets-alter", **extra)
+
+
+def test_the_owner_is_alive_while_its_lease_runs():
+    journal = _journal()
+    journal.beat(45, now=NOW)
+    assert journal.owner_alive(NOW + dt.timedelta(seconds=44))
+    assert "in progress by abcd1234, last seen 44s ago" in journal.presence(NOW + dt.timedelta(seconds=44))
+    assert not journal.owner_alive(NOW + dt.timedelta(seconds=46))
+    assert "presumed gone" in journal.presence(NOW + dt.timedelta(seconds=46))
+    journal.beat(0, now=NOW)  # released: recover needs no --force
+    assert not journal.owner_alive(NOW)
+
+
+def test_a_journal_without_heartbeat_never_counts_as_alive():
+    assert not _journal().owner_alive(NOW)
+
+
+def test_round_trip_and_schema():
+    journal = _journal(request="reset", resume=False)
+    journal.beat(330, now=NOW)
+    text = journal.to_annotation()
+    assert schemas.errors("journal", json.loads(text)) == []
+    assert Journal.from_annotation(text) == journal
+    assert journal.resets
+
+
+def test_version_1_journals_are_still_read():
+    data = json.loads(_journal().to_annotation())
+    for key in ("request", "request_digest", "resume", "heartbeat", "lease"):
+        data.pop(key)
+    data.update(version=1, step="backup", operation="reset")
+    journal = Journal.from_annotation(json.dumps(data))
+    assert journal.resets and journal.resume and not journal.owner_alive()
+    assert not journal.past_point_of_no_return
+
+
+def test_an_unknown_field_is_refused_as_from_a_newer_version():
+    data = json.loads(_journal().to_annotation())
+    data["from_the_future"] = 1
+    with pytest.raises(PreconditionError, match="not understood") as refused:
+        Journal.from_annotation(json.dumps(data))
+    assert "newer kubectl-offsets" in refused.value.advice
+
+
+def test_stop_comes_before_the_backup():
+    assert STEPS.index("stop") < STEPS.index("backup") < STEPS.index("annotate")
+
+
+def test_the_digest_ignores_key_order_and_number_types_do_not_matter_in_json():
+    a = OffsetsDocument.of([OffsetEntry({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 4})])
+    b = OffsetsDocument.of([OffsetEntry({"kafka_partition": 0, "kafka_topic": "t"}, {"kafka_offset": 4})])
+    c = OffsetsDocument.of([OffsetEntry({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 5})])
+    assert document_digest(a) == document_digest(b) != document_digest(c)
+    assert document_digest(a).startswith("sha256:")
