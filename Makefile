@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256s
 demo: setup provision  ## set everything up and run the demo on real components
 	$(PY) examples/demo.py
 
-test: setup provision  ## the whole test suite against real components, in parallel on one environment (tests/suite.py)
+test: setup provision  ## lint, then the whole suite on real components (parallel, one environment), and the Strimzi era matrix
 	$(PY) -m tests.suite
 
 ERAS ?= 0.45 0.51 1.2

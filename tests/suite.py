@@ -11,8 +11,9 @@ emulator) would disturb their neighbours, so they run afterwards, one at a time,
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment of that era runs
 the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make test-eras` runs the
-matrix alone). It runs beside the exclusive phase, which runs one test at a time and mostly waits on the
-operator, so the machine's idle time pays for it; its pytest output is printed when it ends.
+matrix alone). The eras run at once, the workers split between them, beside the exclusive phase, which runs one
+test at a time and mostly waits on the operator, so the machine's idle time pays for them; their pytest output is
+printed when they end.
 
 The environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. The last line is the plain tally
@@ -130,46 +131,52 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class EraMatrix:
-    """The other eras, one after another in a background thread (each its own environment), started when the
-    default profile's parallel phase is done."""
+    """The other eras, each its own environment, all at once in background threads (splitting the workers between
+    them), started when the default profile's parallel phase is done: their tests mostly wait on the operator."""
 
     def __init__(self, workers: int, extra: list[str], reports: Path):
         from tests.env.emulator import profiles
 
         self.eras = [p for p in profiles.PROFILES if p != profiles.DEFAULT]
-        self.workers, self.extra, self.reports = workers, extra, reports
-        self.log_path = reports / "eras.log"
+        self.workers = max(1, workers // len(self.eras))
+        self.extra, self.reports = extra, reports
         self.results: dict[str, tuple[int, float]] = {}
-        self.thread: threading.Thread | None = None
+        self.threads: list[threading.Thread] = []
+
+    def log_path(self, era: str) -> Path:
+        return self.reports / f"era-{era}.log"
 
     def start(self) -> None:
-        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}) starts beside the exclusive phase; its output "
-              "follows when it ends", flush=True)
-        self.thread = threading.Thread(target=self._run, name="era-matrix", daemon=True)
-        self.thread.start()
+        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts beside the "
+              "exclusive phase; its output follows when it ends", flush=True)
+        for era in self.eras:
+            thread = threading.Thread(target=self._run, args=(era,), name=f"era-{era}", daemon=True)
+            thread.start()
+            self.threads.append(thread)
 
-    def _run(self) -> None:
+    def _run(self, era: str) -> None:
         from tests.run_eras import run_era
 
-        with open(self.log_path, "w", buffering=1) as log:
-            for era in self.eras:
-                try:
-                    self.results[era] = run_era(era, self.workers, self.extra, self.reports, log=log)
-                except Exception as error:  # noqa: BLE001 - an era whose environment fails to start fails the run
-                    print(f"[tests.suite] Strimzi {era}: {error!r}", file=log, flush=True)
-                    self.results[era] = (1, 0.0)
+        with open(self.log_path(era), "w", buffering=1) as log:
+            try:
+                self.results[era] = run_era(era, self.workers, self.extra, self.reports, log=log)
+            except Exception as error:  # noqa: BLE001 - an era whose environment fails to start fails the run
+                print(f"[tests.suite] Strimzi {era}: {error!r}", file=log, flush=True)
+                self.results[era] = (1, 0.0)
 
     def finish(self, tally: Tally, timings: dict) -> int:
-        if self.thread is None:
+        if not self.threads:
             return 0
-        self.thread.join()
-        print(self.log_path.read_text(), end="", flush=True)
+        for thread in self.threads:
+            thread.join()
         status = 0
-        for era, (code, seconds) in self.results.items():
+        for era in self.eras:
+            print(self.log_path(era).read_text(), end="", flush=True)
+            code, seconds = self.results.get(era, (1, 0.0))
             timings[era] = seconds
             tally.add_junit(self.reports / f"era-{era}.xml")
             status = status or code
-        return status if len(self.results) == len(self.eras) else status or 1
+        return status
 
 
 LINTERS = ([sys.executable, "-m", "ruff", "check", "kubectl_offsets"], [sys.executable, "-m", "mypy"])
