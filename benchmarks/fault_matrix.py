@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import tempfile
 import time
@@ -31,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no line per cell while running")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    if args.env_json:  # tests.faultmatrix picks the served API version and MM2 layout from that era's profile
+        os.environ["KO_ENV_JSON"] = args.env_json
     from tests.env import Env, start_environment
     from tests.faultmatrix import render, run_matrix
 
