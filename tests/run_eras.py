@@ -43,10 +43,9 @@ def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -
     environment = start_environment(strimzi=era)
     environment.start_reaper()
     try:
-        phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS))
-        deselected = [f"--deselect={test}" for test in ERA_DESELECTED]
-        status = run_phase(phase, str(environment.env_json), [*deselected, *extra], reports / f"era-{era}.xml",
-                           log=log)
+        phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS),
+                      deselect=list(ERA_DESELECTED))
+        status = run_phase(phase, str(environment.env_json), extra, reports / f"era-{era}.xml", log=log)
     finally:
         environment.stop()
     return status, time.monotonic() - started

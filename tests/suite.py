@@ -48,6 +48,7 @@ class Phase:
     marker: str
     workers: int
     paths: list[str] = field(default_factory=lambda: ["tests"])
+    deselect: list[str] = field(default_factory=list)  # test ids this phase leaves out
 
 
 @dataclass
@@ -76,7 +77,7 @@ def phases(workers: int) -> list[Phase]:
 
 def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=None) -> int:
     cmd = [sys.executable, "-m", "pytest", *phase.paths, *PYTEST_COMMON, "-m", phase.marker,
-           f"--junitxml={report}", *extra]
+           f"--junitxml={report}", *(f"--deselect={test}" for test in phase.deselect), *extra]
     if phase.workers > 1:
         # loadfile keeps a module's tests on one worker, so module-scoped fixtures (a mirror, a Spark session) are
         # built once, not once per worker.
