@@ -87,11 +87,36 @@ def _guard(what: Callable[..., str]):
             except ApiException as error:
                 raise _translate(error, what(*args, **kwargs)) from None
             except Urllib3Error as error:
-                raise UnreachableError(f"cannot reach the API server at {self.server}: {error.__class__.__name__}",
-                                       advice="check --context/--kubeconfig and that the cluster is reachable"
-                                       ) from None
+                raise _unreachable(self.server, error) from None
         return wrapper
     return decorate
+
+
+def _unreachable(server: str, error: Exception) -> UnreachableError:
+    """Why the API server could not be reached, without urllib3's wrapping (MaxRetryError around SSLError around
+    the ssl module's error). A refused certificate gets its own advice: it is a kubeconfig matter, not a network
+    one. Only the server's address and the reason are printed: no header, so never a credential."""
+    import ssl
+
+    reason = getattr(error, "reason", None) or error
+    cause = reason.args[0] if reason.args and isinstance(reason.args[0], BaseException) else reason
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return UnreachableError(f"the API server at {server} failed TLS verification: "
+                                f"{cause.verify_message or cause.reason}",
+                                advice="check the cluster's certificate-authority (and tls-server-name) in your "
+                                       "kubeconfig, or the --context you meant")
+    if isinstance(cause, ssl.SSLError):
+        return UnreachableError(f"TLS with the API server at {server} failed: {cause.reason or cause}",
+                                advice="check the server address and certificates in your kubeconfig")
+    return UnreachableError(f"cannot reach the API server at {server}: {_short_reason(reason)}",
+                            advice="check --context/--kubeconfig and that the cluster is reachable")
+
+
+def _short_reason(reason: BaseException) -> str:
+    """'Connection refused' rather than urllib3's '<urllib3.connection.HTTPSConnection object at 0x...>: Failed to
+    establish a new connection: [Errno 111] Connection refused'."""
+    text = str(reason)
+    return text.rsplit("] ", 1)[-1] if "] " in text else (text.rsplit(": ", 1)[-1] or reason.__class__.__name__)
 
 
 def _cr(kind, name=None, namespace=None, *a, **k) -> str:
