@@ -1,7 +1,7 @@
 """The fault matrix as a report: faults injected and survived by the online flow.
 
     .venv/bin/python benchmarks/fault_matrix.py                           # starts (and stops) its own environment
-    .venv/bin/python benchmarks/fault_matrix.py --env-json /tmp/x/run-*/env.json [--json]
+    .venv/bin/python benchmarks/fault_matrix.py --env-json /tmp/kubectl-offsets-env/run-*/env.json [--json]
 
 Kills the plugin (SIGKILL) at every step of alter, reset and undo and cuts its API connection during every wait,
 for a KafkaConnector and a MirrorMaker 2 source connector, running and paused; after ``recover --force`` checks
@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env-json", help="use a running environment (python -m tests.env up --json) instead")
+    parser.add_argument("--env-json", help="use a running environment (its run dir's env.json) instead")
     parser.add_argument("--subjects", default="connector,mirror", help="connector, mirror or both (default)")
+    parser.add_argument("--operations", default="alter,reset,undo", help="which operations (default: all three)")
     parser.add_argument("--json", action="store_true", help="every cell as JSON instead of the table")
     parser.add_argument("--quiet", action="store_true", help="no line per cell while running")
     args = parser.parse_args(argv)
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="fault-matrix-") as workdir:
             cells = run_matrix(env, Path(workdir), subjects=tuple(args.subjects.split(",")),
+                               operations=tuple(args.operations.split(",")),
                                log=(lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr)))
     finally:
         if not args.env_json:

@@ -52,6 +52,16 @@ def pytest_report_header(config):
             + f"; Strimzi profile {profile.name} (serves {', '.join(profile.served)})")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the long fault-matrix columns spread over the workers first (tests/scheduling.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.scheduling import SpreadLongTestsFirst
+
+    return SpreadLongTestsFirst(config, log)
+
+
 # Fixtures that flip knobs of the one shared emulator (its faults file, stopping it): a test using them would disturb
 # every test running beside it, so it is marked `exclusive` and tests/suite.py runs it alone.
 GLOBAL_KNOB_FIXTURES = ("emulator", "faults")

@@ -172,7 +172,7 @@ class Bench:
         self.wait(f"{subject.label} RUNNING", lambda: self.live_state(subject) == "RUNNING", timeout)
 
     def wait(self, what: str, probe, timeout: float = 60.0, interval: float = 0.3):
-        deadline = time.monotonic() + timeout
+        deadline, last_error = time.monotonic() + timeout, None
         while True:
             try:
                 value = probe()
@@ -181,7 +181,8 @@ class Bench:
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+                raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}"
+                                     + (f" (last error: {last_error})" if last_error else ""))
             time.sleep(interval)
 
     def set_state(self, subject: Subject, state: str) -> None:
@@ -421,44 +422,47 @@ def run_drop_cell(bench: Bench, subject: Subject, operation: str, state: str, va
     return cell
 
 
-def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), log=print) -> list[Cell]:
+def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS,
+               log=print) -> list[Cell]:
     """Every cell; the state alternates running/paused along the kill points (both states for every operation and
-    subject, each step once per operation), plus one connection-drop cell per subject, operation and state. The
-    subjects run side by side (each in its own namespace), since nearly all the time is spent waiting."""
+    subject, each step once per operation), plus one connection-drop cell per subject, operation and state. Each
+    column (a subject and an operation) has its own bench, in its own namespace, so the columns run side by side:
+    nearly all the time is spent waiting."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=len(subjects)) as pool:
-        columns = list(pool.map(lambda name: _run_subject(env, workdir / name, name, log), subjects))
-    return [cell for column in columns for cell in column]
+    columns = [(subject, operation) for subject in subjects for operation in operations]
+    with ThreadPoolExecutor(max_workers=len(columns)) as pool:
+        cells = list(pool.map(lambda column: run_column(env, workdir / "-".join(column), *column, log=log), columns))
+    return [cell for column in cells for cell in column]
 
 
-def _run_subject(env, workdir: Path, name: str, log) -> list[Cell]:
+def run_column(env, workdir: Path, subject_name: str, operation: str, *, log=print) -> list[Cell]:
+    """One subject and one operation: a SIGKILL at each of its steps, then an API connection cut at every wait, in
+    both states. Its own bench: a column runs alone (one test of test_fault_matrix.py) or beside the others."""
     from tests.env.tcpproxy import TcpProxy
 
     workdir.mkdir(parents=True, exist_ok=True)
     bench = Bench(env, workdir)
     cells: list[Cell] = []
     try:
-        subject = {"connector": bench.connector_subject, "mirror": bench.mirror_subject}[name]()
+        subject = {"connector": bench.connector_subject, "mirror": bench.mirror_subject}[subject_name]()
         value = 100
-        bench.alter(subject, value)  # a known starting offset (and a first backup)
-        for operation in OPERATIONS:
-            for index, point in enumerate(KILL_POINTS):
-                if operation == "reset" and point[0] == "write-configmap":
-                    continue  # a reset writes no ConfigMap
-                value += 1
-                state = ("running", "paused")[index % 2]
-                cell = run_cell(bench, subject, operation, state, point, value)
-                cells.append(cell)
-                log(_line(cell))
+        bench.alter(subject, value)  # a known starting offset (and a first backup, which undo needs)
+        for index, point in enumerate(KILL_POINTS):
+            if operation == "reset" and point[0] == "write-configmap":
+                continue  # a reset writes no ConfigMap
+            value += 1
+            state = ("running", "paused")[index % 2]
+            cell = run_cell(bench, subject, operation, state, point, value)
+            cells.append(cell)
+            log(_line(cell))
         api = env.api_server.rstrip("/").rsplit(":", 1)
         with TcpProxy("127.0.0.1", int(api[1])) as proxy:
-            for operation in OPERATIONS:
-                for state in ("running", "paused"):
-                    value += 1
-                    cell = run_drop_cell(bench, subject, operation, state, value, proxy)
-                    cells.append(cell)
-                    log(_line(cell))
+            for state in ("running", "paused"):
+                value += 1
+                cell = run_drop_cell(bench, subject, operation, state, value, proxy)
+                cells.append(cell)
+                log(_line(cell))
     finally:
         bench.close()
     return cells

@@ -1,0 +1,32 @@
+"""How the suite's parallel phase hands tests to its xdist workers (tests/conftest.py installs it).
+
+It is ``--dist loadfile`` (a test file's tests stay on one worker, so its module fixtures are built once), with one
+exception: the tests of SPREAD_FILES are each their own unit, and those units go out first, one per worker. Plain
+loadfile orders files by their number of tests, so the fault matrix (one test per column, each ~5-15 min) used to
+start last and alone, making the parallel phase as long as its own tail.
+"""
+from __future__ import annotations
+
+from xdist.scheduler import LoadFileScheduling
+
+# Files whose every test is long and independent of the others (own namespace, no module fixture worth sharing).
+SPREAD_FILES = frozenset({"tests/integration/online/test_fault_matrix.py"})
+
+
+class SpreadLongTestsFirst(LoadFileScheduling):
+    def __init__(self, config, log=None) -> None:
+        super().__init__(config, log)
+        self._spread_units_moved = False
+
+    def _split_scope(self, nodeid: str) -> str:
+        file = nodeid.split("::", 1)[0]
+        return nodeid if file in SPREAD_FILES else file
+
+    def _assign_work_unit(self, node) -> None:
+        # The work queue is complete at the first assignment (xdist builds it in schedule(), then assigns).
+        if not self._spread_units_moved:
+            spread = [scope for scope in self.workqueue if scope.split("::", 1)[0] in SPREAD_FILES]
+            for scope in reversed(spread):
+                self.workqueue.move_to_end(scope, last=False)
+            self._spread_units_moved = True
+        super()._assign_work_unit(node)

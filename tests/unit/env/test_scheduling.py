@@ -1,0 +1,60 @@
+"""The parallel phase's scheduler (tests/scheduling.py), driven by xdist's own scheduling code with stand-in workers
+that record what they are sent."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from tests.scheduling import SPREAD_FILES, SpreadLongTestsFirst
+
+MATRIX = sorted(SPREAD_FILES)[0]
+
+
+class Worker:
+    def __init__(self, name: str):
+        self.gateway = SimpleNamespace(id=name)
+        self.shutting_down = False
+        self.sent: list[str] = []
+        self.collection: list[str] = []
+
+    def send_runtest_some(self, indexes):
+        self.sent += [self.collection[i] for i in indexes]
+
+    def shutdown(self):
+        self.shutting_down = True
+
+
+def _schedule(collection: list[str], workers: int) -> list[Worker]:
+    config = SimpleNamespace(getvalue={"tx": [f"{workers}*popen"]}.get, option=SimpleNamespace(loadscopereorder=True))
+    scheduler = SpreadLongTestsFirst(config)
+    nodes = [Worker(f"gw{i}") for i in range(workers)]
+    for node in nodes:
+        node.collection = list(collection)
+        scheduler.add_node(node)
+        scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    return nodes
+
+
+@pytest.fixture
+def collection() -> list[str]:
+    big = [f"tests/integration/a/test_big.py::test_{i}" for i in range(9)]
+    small = [f"tests/integration/b/test_small.py::test_{i}" for i in range(2)]
+    matrix = [f"{MATRIX}::test_every_injected_fault_leaves_the_connector_safe[{c}]" for c in ("m-a", "m-r", "c-a")]
+    return big + matrix + small
+
+
+def test_each_fault_matrix_column_starts_first_on_its_own_worker(collection):
+    nodes = _schedule(collection, workers=3)
+    firsts = [node.sent[0] for node in nodes]
+    assert firsts == [t for t in collection if t.startswith(MATRIX)]
+
+
+def test_other_files_stay_whole_on_one_worker(collection):
+    nodes = _schedule(collection, workers=3)
+    for prefix in ("tests/integration/a/test_big.py", "tests/integration/b/test_small.py"):
+        holders = [node for node in nodes if any(t.startswith(prefix) for t in node.sent)]
+        assert len(holders) == 1, f"{prefix} split over {[n.gateway.id for n in holders]}"
+    sent = [t for node in nodes for t in node.sent]
+    assert sorted(sent) == sorted(collection), "every test is sent exactly once"
