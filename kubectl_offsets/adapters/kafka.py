@@ -184,18 +184,29 @@ class Broker:
         except kafka.KafkaException as e:
             raise self._refused(f"changing {name} of topic '{topic}'", e) from None
 
-    def delete_records(self, before: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+    def delete_records(self, before: Mapping[TopicPartition, int], *, settle: float = 0.0
+                       ) -> dict[TopicPartition, int]:
         """Delete every record below the given offset per partition (Kafka's DeleteRecords: the log start moves
-        up; the topic stays). Returns the new log start per partition."""
+        up; the topic stays). Returns the new log start per partition.
+
+        ``settle``: for that many seconds, a refusal for the topic's cleanup.policy (POLICY_VIOLATION) is asked
+        again. A policy that allows deletion, set just before, is acknowledged once the controller has committed
+        it, but the partition leader applies it to its log only when it replays the metadata: a moment later, and
+        longer on a busy broker."""
         kafka = _library()
         request = [kafka.TopicPartition(t, p, o) for (t, p), o in before.items()]
         if not request:
             return {}
-        try:
-            futures = self._admin.delete_records(request, request_timeout=self.timeout)
-            return {(tp.topic, tp.partition): int(f.result().low_watermark) for tp, f in futures.items()}
-        except kafka.KafkaException as e:
-            raise self._refused("deleting records", e) from None
+        deadline = time.monotonic() + settle
+        while True:
+            try:
+                futures = self._admin.delete_records(request, request_timeout=self.timeout)
+                return {(tp.topic, tp.partition): int(f.result().low_watermark) for tp, f in futures.items()}
+            except kafka.KafkaException as e:
+                code = e.args[0].code() if e.args and hasattr(e.args[0], "code") else None
+                if code != kafka.KafkaError.POLICY_VIOLATION or time.monotonic() >= deadline:
+                    raise self._refused("deleting records", e) from None
+            time.sleep(0.25)
 
     def records_at_time(self, partitions: Iterable[TopicPartition], ts_ms: int
                         ) -> dict[TopicPartition, tuple[int, int | None] | None]:

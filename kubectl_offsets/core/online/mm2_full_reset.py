@@ -326,7 +326,8 @@ class FullResetFlow(AlterFlow):
             needed = mirrormaker.with_delete_policy(syncs["cleanup_policy"]["value"])
             if needed != (syncs["cleanup_policy"]["value"] or ""):
                 client.set_topic_config(topic, mirrormaker.CLEANUP_POLICY, needed)
-            client.delete_records({(topic, p): o for p, o in ends.items()})
+            # settle: the policy set just above reaches the partition's log a moment after it is acknowledged
+            client.delete_records({(topic, p): o for p, o in ends.items()}, settle=client.timeout)
             self._restore_policy(client)
         syncs["truncated"] = True
         self._record(Step.TRUNCATE_OFFSET_SYNCS)  # the journal now says the truncation happened
