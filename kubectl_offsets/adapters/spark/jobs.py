@@ -202,12 +202,30 @@ def at_or_after(at_ms: int) -> Any:
     return F.col("timestamp") >= F.timestamp_millis(F.lit(at_ms))
 
 
-def first_at_frame(frame: Any, at_ms: int) -> Any:
-    """Per partition: the first offset at or after ``at_ms`` and its time, from the late records only."""
+def first_at_frame(frame: Any, at_ms: int, until_ms: int | None = None,
+                   answered: Mapping[TopicPartition, int] | None = None) -> Any:
+    """Per partition: the first offset at or after ``at_ms`` (and before ``until_ms``) and its time.
+
+    ``answered``: partitions that already have a candidate (their first offset seen so far). Only the records that
+    could still beat a candidate are read: an offset below the largest candidate, or a partition without one.
+    Both are pushed filters, so a reader skips the row groups whose offsets (or partitions) rule them out."""
     from pyspark.sql import functions as F
 
-    return (frame.filter(at_or_after(at_ms)).groupBy("topic", "partition")
-            .agg(F.min("offset").alias("first_at"), F.min_by("ts_ms", "offset").alias("first_at_ms")))
+    late = frame.filter(at_or_after(at_ms))
+    if until_ms is not None:
+        late = late.filter(F.col("timestamp") < F.timestamp_millis(F.lit(until_ms)))
+    if answered:
+        unanswered = ~functools.reduce(lambda a, b: a | b, _in_ranges(answered))
+        late = late.filter((F.col("offset") < F.lit(max(answered.values()))) | unanswered)
+    return late.groupBy("topic", "partition").agg(F.min("offset").alias("first_at"),
+                                                  F.min_by("ts_ms", "offset").alias("first_at_ms"))
+
+
+def _in_ranges(partitions: Iterable[TopicPartition]) -> list[Any]:
+    from pyspark.sql import functions as F
+
+    return [(F.col("topic") == topic) & F.col("partition").between(low, high)
+            for topic, low, high in partition_ranges(partitions)]
 
 
 def ends_without_late_frame(frame: Any, at_ms: int, found: list[TopicPartition]) -> Any:
@@ -219,8 +237,7 @@ def ends_without_late_frame(frame: Any, at_ms: int, found: list[TopicPartition])
 
     # "not at or after", written so that it is pushed too (records without a time count as earlier).
     earlier = frame.filter((F.col("timestamp") < F.timestamp_millis(F.lit(at_ms))) | F.col("timestamp").isNull())
-    answered = [(F.col("topic") == topic) & F.col("partition").between(low, high)
-                for topic, low, high in partition_ranges(found)]
+    answered = _in_ranges(found)
     if answered:
         earlier = earlier.filter(~functools.reduce(lambda a, b: a | b, answered))
     return earlier.groupBy("topic", "partition").agg(F.max("offset").alias("last"))
@@ -240,17 +257,44 @@ def partition_ranges(partitions: Iterable[TopicPartition]) -> list[tuple[str, in
     return runs
 
 
+# How far past the time the first passes of a time question on an archive with statistics read (ms): a minute,
+# an hour, a day, until one finds a record. Most partitions have a record within a minute of any time; their
+# first offsets then bound the rest of the scan (see scan_times).
+TIME_WINDOWS_MS = (60_000, 3_600_000, 86_400_000)
+
+
 @spark_failures
-def scan_times(frame: Any, at_ms: int) -> list[TimeScan]:
-    """The time question on an archive, as two small jobs instead of one full aggregation: the late records
-    (whose row groups the reader picks by their statistics) give every partition that has one its answer; the
-    earlier records give the end of the partitions that have none. Only one row per partition reaches the driver
-    from each."""
-    found = {_key(r): r for r in first_at_frame(frame, at_ms).collect()}
+def scan_times(frame: Any, at_ms: int, *, statistics: bool = True) -> list[TimeScan]:
+    """The time question on an archive, as small jobs instead of one full aggregation; only one row per partition
+    reaches the driver from each.
+
+    With ``statistics`` (Parquet, ORC: row groups or stripes carry min/max), the late records are read in two
+    steps. A first window past the time (TIME_WINDOWS_MS) gives candidates: the first offset of each partition in
+    it. Then the rest of the late records, but only those that could come first: offsets below the largest
+    candidate, or partitions without one. Timestamps need not follow offsets (producers set them), so the rest is
+    always read: in a time-ordered archive its statistics rule out nearly every row group, where one pass would
+    read everything from the time on. Without statistics (JSON) every pass is a full read: one pass.
+    Then the earlier records give the end of the partitions that have no late record."""
+    found: dict[TopicPartition, tuple[int, Any]] = {}
+    late_from = at_ms
+    for width in TIME_WINDOWS_MS if statistics else ():
+        _keep_first(found, first_at_frame(frame, late_from, at_ms + width).collect())
+        late_from = at_ms + width
+        if found:
+            break
+    candidates = {tp: offset for tp, (offset, _) in found.items()}
+    _keep_first(found, first_at_frame(frame, late_from, None, candidates).collect())
     ends = ends_without_late_frame(frame, at_ms, sorted(found)).collect()
-    scans = [TimeScan(t, p, int(r["first_at"]), r["first_at_ms"], None) for (t, p), r in found.items()]
+    scans = [TimeScan(t, p, offset, ts_ms, None) for (t, p), (offset, ts_ms) in found.items()]
     scans += [TimeScan(r["topic"], int(r["partition"]), None, None, int(r["last"]) + 1) for r in ends]
     return sorted(scans, key=lambda s: (s.topic, s.partition))
+
+
+def _keep_first(found: dict[TopicPartition, tuple[int, Any]], rows: Iterable[Any]) -> None:
+    for row in rows:
+        offset = int(row["first_at"])
+        if _key(row) not in found or offset < found[_key(row)][0]:
+            found[_key(row)] = (offset, row["first_at_ms"])
 
 
 # --- predicates -------------------------------------------------------------------------------------------------

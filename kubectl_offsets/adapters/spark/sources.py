@@ -49,6 +49,11 @@ class Archive:
     def describe(self) -> str:
         return f"{self.format} data at {self.path}"
 
+    @property
+    def has_statistics(self) -> bool:
+        """Min/max per row group (Parquet) or stripe (ORC): a pushed filter skips data instead of reading it."""
+        return self.format in ("parquet", "orc")
+
 
 Source = LiveTopics | Archive
 

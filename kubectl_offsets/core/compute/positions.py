@@ -241,7 +241,9 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
                                        for m in matches], "scan")
             result.matches = matches
         elif request.at_ms is not None and not isinstance(source, LiveTopics):
-            result = _result(request, _time_positions(jobs.scan_times(frame, request.at_ms)), "scan")
+            result = _result(request, _time_positions(jobs.scan_times(frame, request.at_ms,
+                                                                      statistics=source.has_statistics)),
+                             "scan")
         else:
             scanned = jobs.scan_positions(frame, request.at_ms)
             bounds = {(s.topic, s.partition): (s.earliest, s.end) for s in scanned}

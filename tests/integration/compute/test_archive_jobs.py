@@ -236,6 +236,34 @@ def test_a_whole_topic_archive_in_time_order_is_read_only_from_the_time_on(spark
     assert read <= 36, (read, len(recs))
 
 
+def test_an_early_time_in_a_time_ordered_archive_reads_a_window_not_everything_after_it(spark, recs, tmp_path):
+    """75 % of the records are at or after the time. The first minute past it gives every partition a candidate;
+    the rest of the late records cannot hold a smaller offset by the statistics, so they are not read."""
+    ordered = sorted(recs, key=lambda r: r.ts_ms)
+    path = data.write_parquet(ordered, str(tmp_path / "t.parquet"), row_group_size=12)  # 4 records per partition
+    at = data.BASE_MS + 100_000  # offsets 10..39 of each partition: 90 of 120 records, in 8 row groups (96)
+    result, read = _records_read(spark, lambda: run(spark, Archive(path), c.Operation.TO_DATETIME, at_ms=at))
+    assert resume_points(result) == data.first_at_or_after(recs, at)
+    # The minute from the time on: offsets 10..15, in two row groups.
+    assert read <= 24, (read, len(recs))
+
+
+def test_a_record_stamped_later_than_the_window_with_a_smaller_offset_still_comes_first(spark, recs, tmp_path):
+    """Producers set timestamps: partition 0's offset 5 carries a time ten hours on. It is at or after the time,
+    and before the first record of the window in offset order, so it is the answer."""
+    import dataclasses
+
+    late = data.BASE_MS + 36_000_000
+    skewed = [dataclasses.replace(r, ts_ms=late) if (r.partition, r.offset) == (0, 5) else r for r in recs]
+    path = data.write_parquet(sorted(skewed, key=lambda r: r.ts_ms), str(tmp_path / "s.parquet"), row_group_size=12)
+    at = data.BASE_MS + 100_000
+    result = run(spark, Archive(path), c.Operation.TO_DATETIME, at_ms=at)
+    expected = data.first_at_or_after(skewed, at)
+    assert expected[("orders", 0)] == 5
+    assert resume_points(result) == expected
+    assert {(p.topic, p.partition): p.ts_ms for p in result.positions}[("orders", 0)] == late
+
+
 def test_partition_ranges_make_the_answered_partitions_decidable_by_statistics():
     from kubectl_offsets.adapters.spark.jobs import partition_ranges
 
