@@ -180,11 +180,12 @@ class Lab:
                 "spec": spec}
 
     def sink(self, prefix: str = "sink", records: int = 0, *, state: str | None = None, wait_for: int | None = None,
-             extra: dict | None = None, partitions: int = 1, live: bool = False) -> Connector:
+             extra: dict | None = None, partitions: int = 1, live: bool = True) -> Connector:
         """A FileStreamSink reading a fresh topic into a fresh file; ``records`` lines produced to partition 0
-        before it starts. ``live``: the topic gets one more partition that a Feeder keeps writing to for the rest
-        of the module, so the sink's offsets move during every operation (as in production). Waits until the
-        connector is in ``state`` and (if running) has written ``wait_for`` lines of the static partitions."""
+        before it starts. ``live`` (the default: production topics keep receiving records): the topic gets one more
+        partition that a Feeder keeps writing to for the rest of the module, so the sink's offsets move during
+        every operation. A test that needs every offset of the connector still opts out and says why. Waits until
+        the connector is in ``state`` and (if running) has written ``wait_for`` lines of the static partitions."""
         name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
         create_topic(self.admin, topic, partitions=partitions + (1 if live else 0))
         self.produce(topic, [f"r{i}" for i in range(records)])
