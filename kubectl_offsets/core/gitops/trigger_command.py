@@ -61,7 +61,7 @@ def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, optio
     marker = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_TRIGGERED)
     if marker == record["id"] and not force:
         return TriggerResult(live.target, record["operation"], record["id"], live.kind, already=True)
-    preflight(kube, live, mutating=True)
+    preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
     return _fire(kube, live, record, options, progress, crash_after)
 
 

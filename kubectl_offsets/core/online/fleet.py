@@ -294,7 +294,7 @@ def _current(kube: Kube, member: Member, options: Options, progress: Progress):
     """The live target after the mutating preflight, and its offsets listed now (the preview's 'before': the
     flow lists again once the connector is stopped, which is what it backs up and verifies against)."""
     live = resolve(kube, member.spec, member.namespace)
-    preflight(kube, live, mutating=True)
+    preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
     listed = operations.list_offsets(kube, member.spec, namespace=member.namespace, options=options,
                                      progress=progress)
     return live, listed.offsets

@@ -91,7 +91,7 @@ def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, 
     options = options or Options()
     progress = progress or SilentProgress()
     live = resolve(kube, spec, namespace)
-    preflight(kube, live, mutating=False)
+    preflight(kube, live, mutating=False, wait=options.wait, progress=progress)
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
     if text is not None:
         journal = Journal.from_annotation(text)
@@ -242,7 +242,7 @@ def _prepare(kube: Kube, spec: TargetSpec, namespace: str | None, options: Optio
         raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: Connect stores its "
                          "offsets but the task never reads them, so changing them has no effect",
                          advice="add --force if you really want to change them")
-    preflight(kube, live, mutating=True)
+    preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
     from .mm2_check import require_reachable
 
     require_reachable(live, options.mm2)

@@ -11,11 +11,13 @@ from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
 from ... import conventions
 from ...conventions import ANNOTATION_JOURNAL
-from ...errors import ForbiddenError, InputError, NotFoundError, PreconditionError
+from ...errors import ForbiddenError, InputError, NotFoundError, OperationTimeoutError, PreconditionError
 from ..inputs import ConnectorFacts
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
+    from ...model import WaitSettings
+    from ...progress import Progress
 
 
 @dataclass(frozen=True)
@@ -112,8 +114,12 @@ def _patterns(raw: str) -> list[re.Pattern[str]]:
 # --- preflight ----------------------------------------------------------------------------------------------
 
 
-def preflight(kube: Kube, live: LiveTarget, *, mutating: bool) -> None:
-    """Everything that can be checked without changing anything. Raises with advice on the first failure."""
+def preflight(kube: Kube, live: LiveTarget, *, mutating: bool, wait: WaitSettings | None = None,
+              progress: Progress | None = None) -> None:
+    """Everything that can be checked without changing anything. Raises with advice on the first failure.
+
+    ``wait``: a connector the operator reports no status for is waited for (see await_connector_status) instead
+    of refused at once; ``live.resource`` is then what the operator wrote."""
     target, resource = live.target, live.resource
     if strimzi.reconciliation_paused(resource):
         raise PreconditionError(f"reconciliation of {target.kind.lower()}/{target.resource_name} is paused "
@@ -125,10 +131,11 @@ def preflight(kube: Kube, live: LiveTarget, *, mutating: bool) -> None:
         raise PreconditionError(f"kafkamirrormaker2/{target.resource_name} has replicas: 0, so the operator skips "
                                 "its connectors entirely and would never act", advice="scale it up (spec.replicas) "
                                 "and wait until it is Ready, then retry")
-    if target.live_state(resource) is None and target.connector_status(resource) is None:
-        raise PreconditionError(f"the operator has not reported a status for connector '{target.connector_name}' yet",
-                                advice="wait until the resource is Ready (kubectl get " +
-                                f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
+    if target.connector_status(resource) is None:
+        if wait is None:
+            raise _no_status(live)
+        await_connector_status(kube, live, wait, progress)
+        resource = live.resource
     check_generated_names(target)
     check_not_busy(live, journal_ok=not mutating)
     if mutating and target.live_state(resource) == "FAILED":
@@ -136,6 +143,43 @@ def preflight(kube: Kube, live: LiveTarget, *, mutating: bool) -> None:
                                 advice="fix or restart it first (status.connectorStatus has the trace); "
                                 "offsets of a failed connector cannot be verified")
     check_permissions(kube, target, mutating=mutating)
+
+
+def await_connector_status(kube: Kube, live: LiveTarget, wait: WaitSettings, progress: Progress | None) -> None:
+    """Wait (a watch, bounded by --timeout) until the operator reports the connector's status.
+
+    It reports none before its first pass over a new connector, and after a pass that failed: Strimzi then writes
+    only a NotReady condition and drops connectorStatus until a pass succeeds (maybeUpdateConnectorStatus in
+    AbstractConnectOperator). A failure is often passing, e.g. Connect answering 500 while its workers rebalance;
+    the next pass comes with the next change to the resource or the periodic reconciliation."""
+    target, cause = live.target, _not_ready_message(live.resource)
+    if progress is not None:
+        progress.step(f"the operator reports no status for connector '{target.connector_name}'"
+                      + (f" (its last pass failed: {cause})" if cause else "") + ": waiting for its next pass")
+    try:
+        live.resource = kube.watch_until(
+            target.kind, target.resource_name, target.namespace,
+            lambda obj: obj if target.connector_status(obj) is not None else None, timeout=wait.timeout,
+            chunk=wait.watch_chunk, what="the operator to report the connector's status", initial=live.resource)
+    except OperationTimeoutError:
+        raise _no_status(live, waited=wait.timeout) from None
+
+
+def _no_status(live: LiveTarget, waited: float | None = None) -> PreconditionError:
+    target, cause = live.target, _not_ready_message(live.resource)
+    return PreconditionError(
+        f"the operator has not reported a status for connector '{target.connector_name}'"
+        + (f" after {waited:.0f}s" if waited is not None else " yet")
+        + (f"; its last pass failed: {cause}" if cause else ""),
+        advice="wait until the resource is Ready (kubectl get "
+               f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
+
+
+def _not_ready_message(resource: Mapping[str, Any]) -> str | None:
+    for condition in (resource.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == strimzi.CONDITION_NOT_READY and condition.get("status") == "True":
+            return str(condition.get("message") or condition.get("reason") or "NotReady")
+    return None
 
 
 def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:

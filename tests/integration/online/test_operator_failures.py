@@ -300,3 +300,54 @@ def test_operator_dies_before_the_connector_stopped(lab, cli, emulator, hooks, i
     assert JOURNAL not in annotations(obj) and spec_state(obj) is None and live_state(obj) == "RUNNING"
     emulator.start_emulator()
     _assert_as_before(lab, cli, conn, before)
+
+
+# ---- a failed operator pass: NotReady without connectorStatus ------------------------------------------------------
+
+REBALANCE = ("GET /connectors/{name}/config returned 500 (500): Request cannot be completed because a rebalance is "
+             "expected")
+
+
+def _failed_pass_status(lab, conn) -> None:
+    """What Strimzi writes after a pass that failed (maybeUpdateConnectorStatus in AbstractConnectOperator): a
+    NotReady condition and no connectorStatus, here for Connect's 500 while its workers rebalance."""
+    from .conftest import GROUP, VERSION
+
+    obj = lab.cr(conn)
+    obj["status"] = {"observedGeneration": obj["metadata"]["generation"],
+                     "conditions": [{"type": "NotReady", "status": "True", "reason": "CompletionException",
+                                     "message": REBALANCE.format(name=conn.name),
+                                     "lastTransitionTime": "2026-11-24T07:00:00Z"}]}
+    lab.cluster.custom.replace_namespaced_custom_object_status(GROUP, VERSION, conn.ns, "kafkaconnectors",
+                                                              conn.name, obj)
+
+
+def test_a_failed_operator_pass_is_waited_out_not_refused(lab, cli, emulator, idle_source):
+    """Until the operator's next pass succeeds there is no connector status to judge: list and alter wait for it
+    (a watch, bounded by --timeout), saying why, and refuse with the operator's own reason when it does not come."""
+    import threading
+
+    conn = idle_source
+    before = _offsets(cli, conn)
+    emulator.stop_emulator()  # the operator's next pass comes when we say
+    _failed_pass_status(lab, conn)
+    snapshot_spec = lab.cr(conn)["spec"]
+
+    refused = cli("alter", conn.name, "-n", conn.ns, "--timeout", "3s", "--yes", "-f", "-",
+                  input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
+    assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
+    assert f"has not reported a status for connector '{conn.name}' after 3s; its last pass failed: " \
+           f"{REBALANCE.format(name=conn.name)}" in refused.stderr, str(refused)
+    obj = lab.cr(conn)
+    assert obj["spec"] == snapshot_spec and JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+
+    # The operator comes back: its start-up pass over every resource reports the status, and list goes on.
+    starter = threading.Timer(2.0, emulator.start_emulator)
+    starter.start()
+    try:
+        listed = cli("list", conn.name, "-n", conn.ns, "-o", "json")
+    finally:
+        starter.join()
+    assert listed.exit_code == 0, str(listed)
+    assert "its last pass failed: GET /connectors/" in listed.stderr and "waiting for its next pass" in listed.stderr
+    assert json.loads(listed.stdout)["offsets"] == before

@@ -108,4 +108,6 @@ def test_reset_makes_the_sink_consume_the_topic_again(lab, cli):
     result = cli("reset", conn.name, "-n", conn.ns, "--yes")
 
     assert result.exit_code == 0, str(result)
-    eventually("r0..r2 written a second time", lambda: conn.file_lines() == ["r0", "r1", "r2"] * 2 or None)
+    # 120 s: the sink's consumer group rejoins after the resume and re-reads the live partition's backlog too
+    eventually("r0..r2 written a second time", lambda: conn.file_lines() == ["r0", "r1", "r2"] * 2 or None,
+               timeout=120)
