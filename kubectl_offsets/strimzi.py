@@ -553,6 +553,14 @@ def reconcile_block(condition: Mapping[str, Any]) -> ReconcileBlock | None:
     return None
 
 
+def not_ready_message(resource: Mapping[str, Any]) -> str | None:
+    """The operator's reason for its last failed pass: the message of a NotReady condition that holds."""
+    for condition in (resource.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == CONDITION_NOT_READY and condition.get("status") == "True":
+            return str(condition.get("message") or condition.get("reason") or CONDITION_NOT_READY)
+    return None
+
+
 def reconcile_blocks(resource: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], ReconcileBlock]]:
     found = []
     for condition in (resource.get("status") or {}).get("conditions") or []:

@@ -132,8 +132,9 @@ def preflight(kube: Kube, live: LiveTarget, *, mutating: bool, wait: WaitSetting
                                 "its connectors entirely and would never act", advice="scale it up (spec.replicas) "
                                 "and wait until it is Ready, then retry")
     if target.connector_status(resource) is None:
-        if wait is None:
-            raise _no_status(live)
+        lasting = [block for _, block in strimzi.reconcile_blocks(resource) if block.lasting]
+        if wait is None or lasting:  # a cause that needs the user: waiting would not help
+            raise _no_status(live, advice=lasting[0].advice if lasting else None)
         await_connector_status(kube, live, wait, progress)
         resource = live.resource
     check_generated_names(target)
@@ -152,7 +153,7 @@ def await_connector_status(kube: Kube, live: LiveTarget, wait: WaitSettings, pro
     only a NotReady condition and drops connectorStatus until a pass succeeds (maybeUpdateConnectorStatus in
     AbstractConnectOperator). A failure is often passing, e.g. Connect answering 500 while its workers rebalance;
     the next pass comes with the next change to the resource or the periodic reconciliation."""
-    target, cause = live.target, _not_ready_message(live.resource)
+    target, cause = live.target, strimzi.not_ready_message(live.resource)
     if progress is not None:
         progress.step(f"the operator reports no status for connector '{target.connector_name}'"
                       + (f" (its last pass failed: {cause})" if cause else "") + ": waiting for its next pass")
@@ -165,21 +166,14 @@ def await_connector_status(kube: Kube, live: LiveTarget, wait: WaitSettings, pro
         raise _no_status(live, waited=wait.timeout) from None
 
 
-def _no_status(live: LiveTarget, waited: float | None = None) -> PreconditionError:
-    target, cause = live.target, _not_ready_message(live.resource)
+def _no_status(live: LiveTarget, waited: float | None = None, advice: str | None = None) -> PreconditionError:
+    target, cause = live.target, strimzi.not_ready_message(live.resource)
     return PreconditionError(
         f"the operator has not reported a status for connector '{target.connector_name}'"
         + (f" after {waited:.0f}s" if waited is not None else " yet")
         + (f"; its last pass failed: {cause}" if cause else ""),
-        advice="wait until the resource is Ready (kubectl get "
-               f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
-
-
-def _not_ready_message(resource: Mapping[str, Any]) -> str | None:
-    for condition in (resource.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == strimzi.CONDITION_NOT_READY and condition.get("status") == "True":
-            return str(condition.get("message") or condition.get("reason") or "NotReady")
-    return None
+        advice=advice or "wait until the resource is Ready (kubectl get "
+                         f"{strimzi.PLURALS[target.kind]} -n {target.namespace}) and retry")
 
 
 def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
