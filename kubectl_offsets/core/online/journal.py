@@ -97,11 +97,16 @@ class Journal:
     # A MirrorMaker 2 full reset only (core/online/mm2_full_reset.py): the checkpoint connector and the offset-syncs topic,
     # and whether the truncation happened. Absent from every other journal.
     offset_syncs: dict[str, Any] | None = None
+    # The ConfigMap named by the listOffsets stanza the claim added (None: the stanza was the user's, or absent and
+    # not added). Kept for the whole operation so its lists need no stanza change (no extra operator pass, no wait
+    # for it to be observed); the resume (or make-safe) removes it while it still names this ConfigMap.
+    list_offsets_added: str | None = None
 
     def to_annotation(self) -> str:
         data = asdict(self)
-        if data["offset_syncs"] is None:
-            del data["offset_syncs"]
+        for optional in ("offset_syncs", "list_offsets_added"):  # absent unless used: journals stay short
+            if data[optional] is None:
+                del data[optional]
         return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
     @classmethod

@@ -48,6 +48,11 @@ SAFE_WAIT = 60.0
 HEARTBEAT_EVERY = 10.0
 
 
+def list_stanza(configmap: str) -> dict[str, Any]:
+    """``listOffsets`` naming ``configmap``: where the operator writes the list."""
+    return {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}
+
+
 def _escape(key: str) -> str:
     """JSON Pointer escaping (RFC 6901) for annotation keys, which contain '/'."""
     return key.replace("~", "~0").replace("/", "~1")
@@ -140,11 +145,13 @@ class OperatorClient:
                                 advice="another tool or person is editing the resource; retry in a moment")
 
     # --- list ---------------------------------------------------------------------------------------------------
-    def list_offsets(self) -> OffsetsDocument:
+    def list_offsets(self, with_ops=None) -> OffsetsDocument:
         """Ask the operator to list (setting listOffsets if it is absent) and read the ConfigMap it writes.
+        ``with_ops(resource)``: more ops for the request's patch (the flow's journal step).
 
         A listOffsets stanza we added is removed again afterwards: left on the live resource it is drift that
-        Argo CD and Flux report (or revert) against the manifests in git. One that was there is kept."""
+        Argo CD and Flux report (or revert) against the manifests in git. One that was there is kept (the flow
+        adds one for a whole alter/reset, steps.AlterFlow._claim, so that its lists change no spec)."""
         named: list[str] = []  # filled in by list_stanza_ops, which runs inside the patch
         added: list[bool] = []
 
@@ -153,8 +160,9 @@ class OperatorClient:
             existing = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name")
             named[:] = [existing or offsets_configmap_name(self.target.resource_name)]
             added[:] = [not existing]
-            return [] if existing else self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: self._list_stanza(named[0])},
-                                                       resource)
+            ops = list(with_ops(resource)) if with_ops else []
+            return ops if existing else ops + self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: list_stanza(named[0])},
+                                                              resource)
 
         self.place_request("list", list_stanza_ops)
         configmap = named[0]
@@ -171,10 +179,6 @@ class OperatorClient:
             if added[0]:
                 self._remove_list_stanza(configmap)
 
-    @staticmethod
-    def _list_stanza(configmap: str) -> dict[str, Any]:
-        return {strimzi.FIELD_TO_CONFIGMAP: {"name": configmap}}
-
     def _remove_list_stanza(self, configmap: str) -> None:
         """Remove the listOffsets stanza we added, once the operator has finished with it.
 
@@ -186,7 +190,7 @@ class OperatorClient:
 
         for _ in range(5):
             resource = self.read()
-            if (self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or None) != self._list_stanza(configmap):
+            if (self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or None) != list_stanza(configmap):
                 return  # someone changed or removed it: it is no longer ours to remove
             if self.target.pending_annotations(resource):
                 break
@@ -434,8 +438,11 @@ class _Wait:
                 except OperationTimeoutError:
                     initial = None
                 if heartbeat is not None:
+                    # The heartbeat is a journal write, so itself a watch event: it nudges the operator, and a
+                    # second patch would only queue one more reconcile behind the KafkaConnect's lock.
                     heartbeat()
-                if deadline - time.monotonic() > 1.0:
+                    self.nudges += 1
+                elif deadline - time.monotonic() > 1.0:
                     self._nudge()
         finally:
             client.clear_nudge()

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from ... import strimzi
 from ...connect import ConnectorKind
-from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, utc_now
+from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, offsets_configmap_name, utc_now
 from ...errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
                       VerificationError)
 from ...model import OffsetsDocument, WaitSettings
@@ -39,7 +39,7 @@ from ...progress import Progress
 from ...strimzi import OffsetsAction
 from . import backups, configmaps
 from .journal import Journal, Step, document_digest, utc_text
-from .operator import OperatorClient
+from .operator import OperatorClient, list_stanza
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
@@ -97,7 +97,7 @@ class AlterFlow:
         (None for a reset); ``request`` is the one-shot request it needs: alter or reset."""
         assert operation in ALTERING_OPERATIONS and request in REQUESTS
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
-        self._claim(operation, request)
+        self._claim(operation, request, keep_list_stanza=True)
         with self._made_safe_on_failure():
             self._step_stop()
             before, change = self._step_backup(plan, request)
@@ -146,10 +146,18 @@ class AlterFlow:
             step=Step.STOP, request=request, resume=self.resume_after,
         )
 
-    def _claim(self, operation: str, request: str, offsets_configmap: str | None = None) -> None:
+    def _claim(self, operation: str, request: str, offsets_configmap: str | None = None, *,
+               keep_list_stanza: bool = False) -> None:
         """The first journal write, together with ``spec.state: stopped``, as a compare-and-swap on the
         resourceVersion of the read it is based on. ``offsets_configmap``: the alter ConfigMap when it is not ours
         to write (GitOps phase 1 named it).
+
+        ``keep_list_stanza``: also add a ``listOffsets`` stanza (when there is none) for the whole operation. The
+        flow lists twice (backup, verify); with the stanza in place neither list changes the spec, which saves the
+        operator a reconcile per list and us the wait for it to observe the removal (under one KafkaConnect's lock,
+        every reconcile of every connector of that cluster queues behind the others: fleet operations). The
+        journal records it, and the resume (or make-safe) removes it. Not for GitOps phase 2 (``run_prepared``):
+        the spec there is what git holds, and a self-healing controller would revert the stanza mid-operation.
 
         Preflight saw no journal, but another kubectl-offsets may have started since (two people, or a retry while
         the first run still works): an unconditional write would overwrite its journal and both would go on. Here
@@ -163,13 +171,17 @@ class AlterFlow:
             check_not_busy(LiveTarget(self.target, resource))
             self.journal = self._new_journal(operation, request, resource)
             self.claimed.offsets_configmap = offsets_configmap or self.claimed.offsets_configmap
+            stanza: dict[str, Any] = {strimzi.FIELD_STATE: strimzi.STATE_STOPPED}
+            if keep_list_stanza and not self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS):
+                self.claimed.list_offsets_added = offsets_configmap_name(self.target.resource_name)
+                stanza[strimzi.FIELD_LIST_OFFSETS] = list_stanza(self.claimed.list_offsets_added)
             self.claimed.beat(HEARTBEAT_LEASE)
             guard = [{"op": "test", "path": "/metadata/resourceVersion",
                       "value": resource["metadata"]["resourceVersion"]}]
             try:
                 self.operator.patch(guard + self.operator.annotation_ops(
                     {ANNOTATION_JOURNAL: self.claimed.to_annotation()}, resource)
-                    + self.operator.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}, resource))
+                    + self.operator.stanza_ops(stanza, resource))
                 return
             except ClusterError as error:  # 409/422: changed since our read (a status update, or a rival's journal)
                 if not isinstance(error, (ConflictError, InvalidError)):
@@ -212,10 +224,22 @@ class AlterFlow:
         raise ClusterError(f"{self.target.display} kept changing while we tried to write the journal",
                            advice="another controller may be writing to the resource")
 
-    def _record(self, step: str, stanza: Mapping[str, Any] | None = None, *, lease: float = HEARTBEAT_LEASE) -> None:
-        """Write the journal at ``step`` together with the ``stanza`` field changes in one conditional patch."""
+    def _record(self, step: str, extra_ops: Callable[[Mapping[str, Any]], list] = lambda resource: [], *,
+                lease: float = HEARTBEAT_LEASE) -> None:
+        """Write the journal at ``step`` together with ``extra_ops(resource)`` in one conditional patch."""
         self.claimed.step = step
-        self._write(lambda resource: self.operator.stanza_ops(stanza, resource) if stanza else [], lease=lease)
+        self._write(extra_ops, lease=lease)
+
+    def _journal_ops(self, step: str) -> Callable[[Mapping[str, Any]], list]:
+        """The journal at ``step`` as ops for a patch that places an operator request (the lease covers the wait
+        on the operator, during which nothing is written): the step is recorded iff the request is placed. Checks
+        that the journal is still ours, as every write does (the request's patch ``test``s the resourceVersion)."""
+        def ops(resource: Mapping[str, Any]) -> list:
+            self._check_owner(resource)
+            self.claimed.step = step
+            self.claimed.beat(self._operator_lease)
+            return self.operator.annotation_ops({ANNOTATION_JOURNAL: self.claimed.to_annotation()}, resource)
+        return ops
 
     def _heartbeat(self) -> None:
         self._write(lease=HEARTBEAT_LEASE)
@@ -237,9 +261,8 @@ class AlterFlow:
     def _step_backup(self, plan: Plan, request: str) -> tuple[OffsetsDocument, OffsetsDocument | None]:
         """List the offsets now that nothing moves them, compute the change from them, and back them up (with the
         partitions the change touches, for undo)."""
-        self._record(Step.BACKUP, lease=self._operator_lease)
         self.progress.step(f"listing the offsets of the stopped connector '{self.target.connector_name}'")
-        before = self.operator.list_offsets()
+        before = self.operator.list_offsets(with_ops=self._journal_ops(Step.BACKUP))
         change = plan(before)
         if (change is None) != (request == OffsetsAction.RESET):
             raise PreconditionError(f"the {self.claimed.operation} no longer applies to the offsets listed after "
@@ -266,12 +289,10 @@ class AlterFlow:
     def _step_annotate(self, action: str) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in self.target.trigger_annotations(action).items())
         self.progress.step(f"asking the operator to {action} the offsets ({shown})")
-        self.claimed.step = Step.ANNOTATE
+        journal_ops = self._journal_ops(Step.ANNOTATE)
 
         def stanza_and_journal(resource):
-            self._check_owner(resource)
-            self.claimed.beat(self._operator_lease)  # no journal write until the operator is done
-            ops = self.operator.annotation_ops({ANNOTATION_JOURNAL: self.claimed.to_annotation()}, resource)
+            ops = journal_ops(resource)  # no journal write until the operator is done
             if action == OffsetsAction.ALTER:
                 ops += self.operator.stanza_ops({strimzi.FIELD_ALTER_OFFSETS: {
                     strimzi.FIELD_FROM_CONFIGMAP: {"name": self.claimed.offsets_configmap}}}, resource)
@@ -293,9 +314,8 @@ class AlterFlow:
     def _step_verify(self, expected: OffsetsDocument) -> OffsetsDocument:
         """Every partition exactly as expected: the requested ones as requested, the others as listed after the
         stop (the connector has been stopped ever since, so nothing else can have moved them)."""
-        self._record(Step.VERIFY, lease=self._operator_lease)
         self.progress.step("verifying: listing the offsets again")
-        after = self.operator.list_offsets()
+        after = self.operator.list_offsets(with_ops=self._journal_ops(Step.VERIFY))
         if not after.same_offsets(expected):
             raise VerificationError(
                 "the connector's offsets after the operation are not the ones requested "
@@ -319,26 +339,32 @@ class AlterFlow:
                                f"(it was {previous}); resume it with: kubectl patch ... or set spec.state")
             return strimzi.STATE_STOPPED
         self.progress.step(f"restoring the previous state: {previous}")
-        self._record(Step.RESUME, self._previous_stanza())
+        self._record(Step.RESUME, self._restoring_ops)
         self.operator.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous], heartbeat=self._heartbeat)
         self._done(Step.RESUME)
         return previous
 
     def _step_cleanup(self) -> None:
         def stanza(resource):  # --no-resume: the state stays stopped on purpose; still put the stanza back
-            return [] if self.resume_after else self.operator.stanza_ops(
-                {strimzi.FIELD_ALTER_OFFSETS: self.claimed.previous_alter_offsets}, resource)
+            return [] if self.resume_after else self._restoring_ops(resource, state=False)
 
         self.progress.step("removing the journal")
         self._write(stanza, remove_journal=True)
         self._done(Step.CLEANUP)
 
-    def _previous_stanza(self) -> dict[str, Any]:
-        stanza: dict[str, Any] = {strimzi.FIELD_STATE: self.claimed.previous_state,
-                                  strimzi.FIELD_ALTER_OFFSETS: self.claimed.previous_alter_offsets}
-        if self.claimed.previous_pause:  # never removed: we do not own it, and v1 (Strimzi 1.x) has no such field
-            stanza[strimzi.FIELD_PAUSE] = True
-        return stanza
+    def _restoring_ops(self, resource: Mapping[str, Any], *, state: bool = True) -> list[dict[str, Any]]:
+        """Ops that put the stanza back as the claim found it: the state (unless ``state`` is False: --no-resume
+        keeps it stopped), ``alterOffsets``, and the ``listOffsets`` the claim added, while it still names our
+        ConfigMap (someone who changed it since made it theirs)."""
+        stanza: dict[str, Any] = {strimzi.FIELD_ALTER_OFFSETS: self.claimed.previous_alter_offsets}
+        if state:
+            stanza[strimzi.FIELD_STATE] = self.claimed.previous_state
+            if self.claimed.previous_pause:  # never removed: we do not own it, and v1 (Strimzi 1.x) has no such field
+                stanza[strimzi.FIELD_PAUSE] = True
+        added = self.claimed.list_offsets_added
+        if added and self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) == list_stanza(added):
+            stanza[strimzi.FIELD_LIST_OFFSETS] = None
+        return self.operator.stanza_ops(stanza, resource)
 
     # --- failure ---------------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -400,7 +426,7 @@ class AlterFlow:
         if keep_stopped:
             return SafeOutcome(True, "The connector is left STOPPED and the journal kept")
         previous = self.claimed.previous_effective_state
-        self._write(lambda resource: self.operator.stanza_ops(self._previous_stanza(), resource), remove_journal=True)
+        self._write(self._restoring_ops, remove_journal=True)
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
         offsets = self._offsets_report()
         state = f"restored to {previous}" if settled else \

@@ -4,6 +4,7 @@
 - undo --backup accepts only a backup of the same connector (defect 5);
 - a connector named past 63 characters gets cut+hashed labels the API server accepts (defect 8);
 - list leaves no spec.listOffsets it added; alter never writes a <name>-offsets-alter it did not create (defect 9);
+  an alter or reset changes the spec only where it must (each change is an operator pass under the Connect lock);
 - a partition that does not exist is refused where the brokers or a KafkaTopic can tell, else flagged (defect 7);
 - local backups are 0600 files in 0700 folders, one folder per context, that alter -f and undo --from-file take
   (defect 10).
@@ -17,6 +18,8 @@ import json
 import pytest
 
 from kubectl_offsets.core.gitops import trigger_command as gitops_trigger
+from kubectl_offsets.core.inputs import AlterRequest
+from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.online.steps import SimulatedCrash
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
@@ -297,6 +300,47 @@ def test_list_keeps_a_list_offsets_stanza_that_was_there(lab, cli):
     obj = lab.cr(conn)
     assert obj["spec"]["listOffsets"] == {"toConfigMap": {"name": "my-own-list"}}
     assert "my-own-list" in lab.cluster.configmaps(conn.ns)
+
+
+def test_an_alter_and_a_reset_change_the_spec_no_more_than_they_must(lab, cli):
+    """Every spec change is a reconcile of every connector of the KafkaConnect, one after another under its lock
+    (and a wait for the operator to observe it): the flow's own lists (backup, verify) use a listOffsets stanza the
+    stop adds and the resume removes, instead of adding and removing one per list. Counted by metadata.generation:
+    the preview's list (while running: 2), the stop, the alter's request (alterOffsets), the resume."""
+    conn = lab.sink("spec-changes", records=3)
+    consumed(cli, conn, {0: 3}, lab)
+    start = lab.cr(conn)["metadata"]["generation"]
+
+    alter = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=sink_document(conn.topic, {0: 1}))
+    assert alter.exit_code == 0, str(alter)
+    after_alter = lab.cr(conn)
+    assert after_alter["metadata"]["generation"] - start == 5, after_alter["metadata"]
+    reset = cli("reset", conn.name, "-n", conn.ns, "--yes")
+    assert reset.exit_code == 0, str(reset)
+    after_reset = lab.cr(conn)
+    assert after_reset["metadata"]["generation"] - after_alter["metadata"]["generation"] == 4, after_reset["metadata"]
+
+    assert "listOffsets" not in after_reset["spec"] and "alterOffsets" not in after_reset["spec"], after_reset["spec"]
+    assert JOURNAL not in annotations(after_reset)
+
+
+def test_an_interrupted_alter_leaves_no_list_offsets_stanza_after_recover(lab, cli, kube):
+    """The stanza the stop added is in the journal, so recover (finishing) removes it with the resume."""
+    conn = lab.sink("spec-recover", records=3)
+    consumed(cli, conn, {0: 3}, lab)
+    path = lab.workdir / f"{conn.name}.json"
+    path.write_text(sink_document(conn.topic, {0: 2}))
+    with pytest.raises(SimulatedCrash):
+        operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
+                                 options=Options(yes=True, wait=WaitSettings(timeout=120)), crash_after="verify")
+    journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
+    assert lab.cr(conn)["spec"]["listOffsets"] == {"toConfigMap": {"name": journal["list_offsets_added"]}}
+
+    result = cli("recover", conn.name, "-n", conn.ns, "--force")  # the crash left a fresh heartbeat
+    assert result.exit_code == 0, str(result)
+    assert "finished: offsets verified, connector running" in result.stdout, str(result)
+    obj = lab.cr(conn)
+    assert "listOffsets" not in obj["spec"] and JOURNAL not in annotations(obj), obj
 
 
 def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
