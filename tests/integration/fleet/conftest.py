@@ -17,7 +17,8 @@ from kubernetes import client as k8s
 
 from tests.env.clients import create_topic
 from tests.integration.mirrormaker2.conftest import build_mm2
-from tests.integration.online.conftest import (CONNECT, GROUP, VERSION, Cli, Cluster, Connector, Lab, eventually)
+from tests.integration.online.conftest import (GROUP, VERSION, Cli, Cluster, Connector, Lab,
+                                               create_namespace_with_connect, eventually)
 
 MM2_PLURAL = "kafkamirrormaker2s"
 
@@ -47,14 +48,7 @@ def _label(cluster: Cluster, conn: Connector, labels: dict) -> None:
 
 def _namespace_with_connect(env, cluster: Cluster, kafka_admin, prefix: str, workdir) -> Lab:
     ns = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(
-        name=ns, labels={"kubectl-offsets-test": "true"})))
-    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                    "metadata": {"name": CONNECT, "namespace": ns,
-                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{ns}-g",
-                             "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
-                             "offsetStorageTopic": f"{ns}-o"}})
+    create_namespace_with_connect(env, cluster, ns)
     return Lab(env, cluster, kafka_admin, ns, workdir)
 
 

@@ -283,6 +283,30 @@ def assert_unchanged(cluster: Cluster, conn: Connector, before: Snapshot, *, lis
         assert after.metadata == before.metadata, "the custom resource's metadata changed"
 
 
+def create_namespace_with_connect(env, cluster: Cluster, ns: str) -> None:
+    """A test namespace (labelled for the suite's clean-up) with the KafkaConnect ``CONNECT``, which uses connector
+    resources: where a test's connectors live."""
+    cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(
+        name=ns, labels={"kubectl-offsets-test": "true"})))
+    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+                    "metadata": {"name": CONNECT, "namespace": ns,
+                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                    "spec": connect_spec_for(env, cluster.core, ns, CONNECT)})
+
+
+def source_document(conn: Connector, position: int) -> str:
+    """An alter document putting a FileStreamSource at ``position`` of its file."""
+    return json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": position}}]})
+
+
+def source_position(cli, conn: Connector) -> int | None:
+    """A FileStreamSource's listed position (None: no offsets)."""
+    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+    assert result.exit_code == 0, str(result)
+    offsets = json.loads(result.stdout)["offsets"]
+    return offsets[0]["offset"]["position"] if offsets else None
+
+
 # ---- the CLI -----------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -353,12 +377,7 @@ def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
     """One namespace + KafkaConnect per test module (connectors are cheap, KafkaConnects are shared)."""
     module = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")[:30]
     ns = unique_name(f"online-{module}")
-    cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(
-        name=ns, labels={"kubectl-offsets-test": "true"})))
-    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                    "metadata": {"name": CONNECT, "namespace": ns,
-                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": connect_spec_for(env, cluster.core, ns, CONNECT)})
+    create_namespace_with_connect(env, cluster, ns)
     workdir = tmp_path_factory.mktemp(module)
     lab = Lab(env, cluster, kafka_admin, ns, workdir)
     yield lab

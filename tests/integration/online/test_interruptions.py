@@ -19,26 +19,16 @@ from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
 
-from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
+from .conftest import (JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, source_document,
+                       source_position, spec_state)
 
 
 @pytest.fixture(scope="module")
 def idle(lab, cli):
     conn = lab.source("crash", lines=None)
-    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=_document(conn, 5))
+    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5))
     assert result.exit_code == 0, str(result)
     return conn
-
-
-def _document(conn, position: int) -> str:
-    return json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": position}}]})
-
-
-def _position(cli, conn) -> int | None:
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    offsets = json.loads(result.stdout)["offsets"]
-    return offsets[0]["offset"]["position"] if offsets else None
 
 
 def _set_state(lab, conn, state: str | None) -> None:
@@ -48,7 +38,7 @@ def _set_state(lab, conn, state: str | None) -> None:
 
 def _crash_alter(kube, conn, tmp_path, position: int, step: str) -> None:
     path = tmp_path / "offsets.json"
-    path.write_text(_document(conn, position))
+    path.write_text(source_document(conn, position))
     with pytest.raises(SimulatedCrash):
         operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
                                  options=Options(yes=True, wait=WaitSettings(timeout=60)), crash_after=step)
@@ -67,7 +57,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
     conn = idle
     previous = "paused" if STEPS.index(step) % 2 else None  # half the steps start paused, half running
     _set_state(lab, conn, previous)
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     new = old + 10 + STEPS.index(step)
 
     _crash_alter(kube, conn, tmp_path, new, step)
@@ -78,7 +68,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
         assert journal["step"] == ("annotate" if step == "await-operator" else step)
         assert journal["previous_state"] == previous
         # Anything else refuses while the journal is there, and says how to go on.
-        refused = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=_document(conn, 1))
+        refused = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=source_document(conn, 1))
         assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
         assert f"next: kubectl offsets recover kafkaconnector/{conn.name} -n {conn.ns}" in refused.stderr
         assert f"last step '{journal['step']}'" in refused.stderr
@@ -94,7 +84,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
         assert ("finished: offsets verified" if finishing else "offsets unchanged") in result.stdout
     _assert_settled(lab, conn, previous)
     expected = new if STEPS.index(step) >= STEPS.index(POINT_OF_NO_RETURN) else old
-    assert _position(cli, conn) == expected
+    assert source_position(cli, conn) == expected
     if step == "stop":
         return  # killed before its backup was taken: undo would restore an older operation's backup
 
@@ -102,7 +92,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
 
     assert result.exit_code == 0, str(result)
     _assert_settled(lab, conn, previous)
-    assert _position(cli, conn) == old
+    assert source_position(cli, conn) == old
 
 
 def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle, tmp_path):
@@ -110,7 +100,7 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
     have changed (the summary says which), and undo restores the backup either way."""
     conn = idle
     _set_state(lab, conn, None)
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     _crash_alter(kube, conn, tmp_path, old + 50, "annotate")
 
     result = cli("recover", conn.name, "-n", conn.ns, "--rollback", "--force")
@@ -118,7 +108,7 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
     assert result.exit_code == 0, str(result)
     assert "restored to running" in result.stdout
     _assert_settled(lab, conn, None)
-    changed = _position(cli, conn)
+    changed = source_position(cli, conn)
     if changed == old:
         assert "offsets unchanged (listed and compared with the backup)" in result.stdout
     else:
@@ -127,7 +117,7 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
                 f"kafkaconnector/{conn.name} -n {conn.ns} --backup ") in result.stdout
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")
     assert result.exit_code == 0, str(result)
-    assert _position(cli, conn) == old
+    assert source_position(cli, conn) == old
 
 
 def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, tmp_path):
@@ -151,7 +141,7 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
 
     def alter(position):
         path = tmp_path / f"{position}.json"
-        path.write_text(_document(conn, position))
+        path.write_text(source_document(conn, position))
         try:
             outcomes[position] = operations.alter_offsets(
                 kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
@@ -177,4 +167,4 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
             or "already carries an offsets request" in error.message), error.message
     winner = 63 - loser
     _assert_settled(lab, conn, None)
-    assert _position(cli, conn) == winner
+    assert source_position(cli, conn) == winner

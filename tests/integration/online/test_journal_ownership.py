@@ -20,18 +20,8 @@ from kubectl_offsets.errors import ExitStatus, OwnershipLostError
 from kubectl_offsets.model import Options, WaitSettings
 from kubectl_offsets.progress import SilentProgress
 
-from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
-
-
-def _document(conn, position: int) -> str:
-    return json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": position}}]})
-
-
-def _position(cli, conn) -> int | None:
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    offsets = json.loads(result.stdout)["offsets"]
-    return offsets[0]["offset"]["position"] if offsets else None
+from .conftest import (JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, source_document,
+                       source_position, spec_state)
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +32,14 @@ def idle(lab, cli):
     result = cli("reset", conn.name, "-n", conn.ns, "--yes")
     assert result.exit_code == 0, str(result)
     conn.empty_backup = result.stderr.split("backup: configmap/")[1].split(";")[0]
-    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=_document(conn, 5))
+    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=source_document(conn, 5))
     assert result.exit_code == 0, str(result)
     return conn
 
 
 def _alter(kube, conn, tmp_path, position: int, **kwargs):
     path = tmp_path / f"{position}.json"
-    path.write_text(_document(conn, position))
+    path.write_text(source_document(conn, position))
     options = Options(yes=True, wait=WaitSettings(timeout=60), resume=kwargs.pop("resume", True))
     return operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
                                     options=options, **kwargs)
@@ -63,7 +53,7 @@ def _settled(lab, conn, state: str = "RUNNING") -> dict:
 
 def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli, kube, idle, tmp_path):
     conn = idle
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     seen: dict[str, object] = {}
 
     class Interleave(SilentProgress):
@@ -93,14 +83,14 @@ def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli
     assert seen["id"] in lost.value.message and "stopped without touching the connector again" in lost.value.message
     obj = _settled(lab, conn)
     assert spec_state(obj) is None and "alterOffsets" not in obj["spec"]
-    assert _position(cli, conn) in (old, old + 20)  # B's summary said which; undo restores either way
+    assert source_position(cli, conn) in (old, old + 20)  # B's summary said which; undo restores either way
     assert cli("undo", conn.name, "-n", conn.ns, "--yes", "-q").exit_code == 0
-    assert _position(cli, conn) == old
+    assert source_position(cli, conn) == old
 
 
 def test_recover_keeps_a_no_resume_connector_stopped(lab, cli, kube, idle, tmp_path):
     conn = idle
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     with pytest.raises(SimulatedCrash):
         _alter(kube, conn, tmp_path, old + 30, resume=False, crash_after="annotate")
     assert json.loads(annotations(lab.cr(conn))[JOURNAL])["resume"] is False
@@ -111,7 +101,7 @@ def test_recover_keeps_a_no_resume_connector_stopped(lab, cli, kube, idle, tmp_p
     assert "finished: offsets verified, connector stopped" in result.stdout
     obj = _settled(lab, conn, "STOPPED")
     assert spec_state(obj) == "stopped" and "alterOffsets" not in obj["spec"]
-    assert _position(cli, conn) == old + 30
+    assert source_position(cli, conn) == old + 30
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": None}})
     lab.wait_state(conn, "RUNNING")
 
@@ -131,15 +121,15 @@ def test_recover_of_an_undo_to_an_empty_backup_ignores_the_old_alter_configmap(l
     assert result.exit_code == 0, str(result)
     assert "finished: offsets verified, connector running" in result.stdout
     _settled(lab, conn)
-    assert _position(cli, conn) is None
+    assert source_position(cli, conn) is None
 
 
 def test_recover_refuses_an_alter_configmap_changed_since(lab, cli, kube, idle, tmp_path):
     conn = idle
-    assert cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=_document(conn, 5)).exit_code == 0
+    assert cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5)).exit_code == 0
     with pytest.raises(SimulatedCrash):
         _alter(kube, conn, tmp_path, 40, crash_after="annotate")
-    lab.cluster.put_configmap(conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": _document(conn, 41)})
+    lab.cluster.put_configmap(conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": source_document(conn, 41)})
 
     result = cli("recover", conn.name, "-n", conn.ns, "--force")
 

@@ -238,17 +238,10 @@ def test_delete_without_reset_keeps_the_offsets_and_says_so(lab12, cli):
 @pytest.fixture(scope="module")
 def lab11(env, cluster, kafka_admin, tmp_path_factory):
     """A second namespace, run by a Strimzi 1.1 operator (creates connectors running, then stops them)."""
-    from .conftest import Lab
+    from .conftest import Lab, create_namespace_with_connect
 
     ns = unique_name("online-lifecycle-11")
-    cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(
-        name=ns, labels={"kubectl-offsets-test": "true"})))
-    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                    "metadata": {"name": CONNECT, "namespace": ns,
-                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{ns}-g",
-                             "configStorageTopic": f"{ns}-c", "statusStorageTopic": f"{ns}-s",
-                             "offsetStorageTopic": f"{ns}-o"}})
+    create_namespace_with_connect(env, cluster, ns)
     operator_pod(cluster, ns, "1.1.0")
     lab = Lab(env, cluster, kafka_admin, ns, tmp_path_factory.mktemp("lifecycle11"))
     yield lab

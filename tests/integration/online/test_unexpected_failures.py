@@ -7,7 +7,6 @@ The connector is a FileStreamSource whose file does not exist (its offsets only 
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -24,24 +23,14 @@ from kubectl_offsets.model import ClusterConfig, Options, WaitSettings
 from kubectl_offsets.progress import SilentProgress
 from tests.env.tcpproxy import TcpProxy
 
-from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
-
-
-def _document(conn, position: int) -> str:
-    return json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": position}}]})
-
-
-def _position(cli, conn) -> int | None:
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    offsets = json.loads(result.stdout)["offsets"]
-    return offsets[0]["offset"]["position"] if offsets else None
+from .conftest import (JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, source_document,
+                       source_position, spec_state)
 
 
 @pytest.fixture(scope="module")
 def idle(lab, cli):
     conn = lab.source("unexpected", lines=None)
-    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=_document(conn, 5))
+    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5))
     assert result.exit_code == 0, str(result)
     return conn
 
@@ -66,13 +55,13 @@ class CutAtEveryWait(SilentProgress):
 
 def test_a_dropped_api_connection_during_every_wait_is_survived(lab, cli, env, idle, tmp_path):
     conn = idle
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     api = env.api_server.rsplit(":", 1)
     with TcpProxy("127.0.0.1", int(api[1].strip("/"))) as proxy:
         kube = operations.connect(ClusterConfig(kubeconfig=proxy.kubeconfig_for(env.kubeconfig, tmp_path)))
         progress = CutAtEveryWait(proxy, outage=1.5)
         path = tmp_path / "offsets.json"
-        path.write_text(_document(conn, old + 7))
+        path.write_text(source_document(conn, old + 7))
 
         outcome = operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)),
                                            namespace=conn.ns, progress=progress,
@@ -82,24 +71,24 @@ def test_a_dropped_api_connection_during_every_wait_is_survived(lab, cli, env, i
     assert len(progress.waits) >= 6 and proxy.cuts >= 6, progress.waits
     assert outcome.final_state == "running"
     _assert_safe(lab, conn)
-    assert _position(cli, conn) == old + 7
+    assert source_position(cli, conn) == old + 7
 
 
 def test_an_unwritable_local_backup_folder_rolls_back(lab, cli, idle, tmp_path, monkeypatch):
     conn = idle
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the state folder should be\n")
     monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))  # mkdir fails (even for root)
 
-    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=_document(conn, old + 1))
+    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=source_document(conn, old + 1))
 
     assert result.exit_code == ExitStatus.PRECONDITION, str(result)
     assert result.exception is None, str(result)  # no traceback
     assert "cannot write the local copy of the backup" in result.stderr and "XDG_STATE_HOME" in result.stderr
     assert "restored to running; offsets unchanged" in result.stderr
     _assert_safe(lab, conn)
-    assert _position(cli, conn) == old
+    assert source_position(cli, conn) == old
 
 
 def test_an_unexpected_exception_makes_the_connector_safe(lab, cli, idle, monkeypatch):
@@ -107,31 +96,31 @@ def test_an_unexpected_exception_makes_the_connector_safe(lab, cli, idle, monkey
     from kubectl_offsets.core.online import configmaps
 
     conn = idle
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(configmaps, "put_document", broken)
-    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=_document(conn, old + 2))
+    result = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=source_document(conn, old + 2))
 
     assert result.exit_code == ExitStatus.ERROR, str(result)
     assert result.exception is None, str(result)
     assert "unexpected failure: RuntimeError: disk on fire" in result.stderr
     assert "restored to running; offsets unchanged" in result.stderr
     _assert_safe(lab, conn)
-    assert _position(cli, conn) == old
+    assert source_position(cli, conn) == old
 
 
 def test_sigterm_while_waiting_makes_the_connector_safe(lab, cli, env, idle, tmp_path):
     """kill (SIGTERM) while the alter waits for the operator: the plugin unwinds like Ctrl-C (exit 130)."""
     conn = idle
-    old = _position(cli, conn)
+    old = source_position(cli, conn)
     process = subprocess.Popen(
         [sys.executable, "-m", "kubectl_offsets", "alter", conn.name, "-n", conn.ns, "--yes", "-f", "-",
          "--kubeconfig", env.kubeconfig], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
-    process.stdin.write(_document(conn, old + 3))
+    process.stdin.write(source_document(conn, old + 3))
     process.stdin.close()
     seen = []
     deadline = time.monotonic() + 60
@@ -147,4 +136,4 @@ def test_sigterm_while_waiting_makes_the_connector_safe(lab, cli, env, idle, tmp
     assert code == ExitStatus.INTERRUPTED, stderr
     assert "interrupted; making the connector safe" in stderr and "Traceback" not in stderr, stderr
     _assert_safe(lab, conn)
-    assert _position(cli, conn) == old
+    assert source_position(cli, conn) == old
