@@ -10,7 +10,7 @@ import json
 import threading
 import time
 
-from tests.integration.online.conftest import eventually, live_state
+from tests.integration.online.conftest import GROUP, VERSION, eventually, live_state
 
 
 def _offsets_by_connector(document: dict) -> dict[tuple[str, str], list]:
@@ -45,7 +45,56 @@ def test_list_by_selector_across_namespaces_names_every_connector(cli, fleet):
     assert {line.split()[0] for line in table.stdout.splitlines()[1:]} == {fleet.labs["b"].ns}
 
 
+class RequestCounter:
+    """Counts, per connector, the one-shot requests placed on it, from the watch stream of every change (a poll
+    could miss a list the operator completes within its interval): a request is counted when the value of
+    strimzi.io/connector-offsets appears on a resource that did not carry it in its previous version."""
+
+    def __init__(self, cluster, selector: str):
+        from kubernetes import watch
+
+        self.cluster, self.selector = cluster, selector
+        self.counts: dict[str, list[str]] = {}  # connector -> the requests placed on it, in order
+        self._last: dict[str, str | None] = {}
+        self._watch = watch.Watch()
+        self._stopping, self._failure = False, None
+        start = cluster.custom.list_cluster_custom_object(GROUP, VERSION, "kafkaconnectors", label_selector=selector)
+        self._since = start["metadata"]["resourceVersion"]
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stopping = True
+        self._watch.stop()
+        self._thread.join(10)
+        if self._failure is not None:  # the counts would be incomplete: say why instead of a wrong comparison
+            raise AssertionError(f"the watch of the requests broke: {self._failure!r}")
+
+    def _run(self) -> None:
+        try:
+            self._count()
+        except Exception as failure:  # noqa: BLE001 - closing the stream at the end raises too
+            if not self._stopping:
+                self._failure = failure
+
+    def _count(self) -> None:
+        for event in self._watch.stream(self.cluster.custom.list_cluster_custom_object, GROUP, VERSION,
+                                        "kafkaconnectors", label_selector=self.selector,
+                                        resource_version=self._since, timeout_seconds=600):
+            obj = event["object"]
+            name = obj["metadata"]["name"]
+            value = (obj["metadata"].get("annotations") or {}).get("strimzi.io/connector-offsets")
+            if value is not None and self._last.get(name) != value:
+                self.counts.setdefault(name, []).append(value)
+            self._last[name] = value
+
+
 def test_a_fleet_reset_never_stops_more_connectors_than_parallel(cli, fleet, cluster):
+    """...and asks the operator for one list per connector fewer than single resets would: the plan's list (the
+    preview) also serves the run, which lists only after the stop (the backup) and after the reset (verify)."""
     selector = f"{fleet.selector},role=sink"
     peak, seen, stop = [0], set(), threading.Event()
 
@@ -61,12 +110,14 @@ def test_a_fleet_reset_never_stops_more_connectors_than_parallel(cli, fleet, clu
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        result = cli("reset", "-A", "-l", selector, "--yes", "--parallel", "2")
+        with RequestCounter(cluster, selector) as requests:
+            result = cli("reset", "-A", "-l", selector, "--yes", "--parallel", "2")
     finally:
         stop.set()
         watcher.join(10)
     assert result.exit_code == 0, result
     assert "5 done" in result.stderr
+    assert requests.counts == {c.name: ["list", "list", "reset", "list"] for c in fleet.sinks}, requests.counts
     assert seen == {c.name for c in fleet.sinks}  # every sink really went through STOPPED
     assert 1 <= peak[0] <= 2, f"{peak[0]} sinks were stopped at the same time with --parallel 2"
     for conn in fleet.sinks:  # each is back to running, and re-consumed its topic from the start
