@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,18 @@ def load(name: str) -> dict[str, Any]:
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())
 
 
-@functools.lru_cache(maxsize=None)
+_BUILDING = threading.Lock()
+
+
 def _validator(name: str):
+    """The compiled validator of ``name``, built once even when a fleet's threads ask for it at the same moment
+    (building one reads and compiles every schema)."""
+    with _BUILDING:
+        return _build_validator(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _build_validator(name: str):
     import jsonschema  # heavy; only when something is validated
     from referencing import Registry, Resource
 

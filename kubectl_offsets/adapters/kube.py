@@ -9,8 +9,10 @@ so no change is missed between the read and the watch, and nothing sleeps.
 from __future__ import annotations
 
 import builtins  # Kube.list shadows list in the class body: its signatures say builtins.list
+import copy
 import functools
 import json
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -150,10 +152,18 @@ class Kube:
         _share_tls_context(self.api)
         self.request_timeout = request_timeout
         self.custom = client.CustomObjectsApi(self.api)
-        self._versions: dict[str, str] = {}
-        self._group_versions: list[str] | None = None
-        self._plurals: dict[str, set[str]] = {}
-        self._allowed_everywhere: dict[tuple[str, str, str, str], bool] = {}  # can_i, per namespace
+        # What discovery and access reviews answered: asked once per process (sibling() shares it).
+        self._answers = _Answers()
+
+    def sibling(self) -> "Kube":
+        """A client for another thread (a fleet's worker): its own connection pool, but the kubeconfig as loaded
+        (with its credentials' refresh), the TLS context, and the answers of discovery and access reviews shared,
+        so eight workers do not ask the API server eight times what one process already knows."""
+        other = copy.copy(self)  # _answers is shared, not copied
+        other.api = client.ApiClient(self.api.configuration)
+        _share_tls_context(other.api, self.api.rest_client.pool_manager.connection_pool_kw["ssl_context"])
+        other.custom = client.CustomObjectsApi(other.api)
+        return other
 
     def _json(self, method: str, path: str, *, query: Mapping[str, Any] | None = None, body: Any = None,
               content_type: str = "application/json", timeout: float | None = None) -> Any:
@@ -176,9 +186,7 @@ class Kube:
     # --- Strimzi custom resources ----------------------------------------------------------------------------
     def served_version(self, kind: str) -> str:
         """The preferred served version of a Strimzi kind, from discovery (no CRD read permission needed)."""
-        if kind not in self._versions:
-            self._versions[kind] = self._discover_version(kind)
-        return self._versions[kind]
+        return self._answers.get(("version", kind), lambda: self._discover_version(kind))
 
     @_guard(lambda kind: f"the API group {GROUP}")
     def _discover_version(self, kind: str) -> str:
@@ -193,18 +201,17 @@ class Kube:
                             advice="kubectl-offsets needs Strimzi 0.44+ (v1beta2) or 1.x (v1) CRDs")
 
     def _served_group_versions(self) -> builtins.list[str]:
-        """The group's served versions, asked once per client (every kind shares the answer)."""
-        if self._group_versions is None:
+        """The group's served versions, asked once (every kind shares the answer)."""
+        def ask() -> builtins.list[str]:
             groups = self._json("GET", "/apis").get("groups") or []
-            self._group_versions = [v["version"] for g in groups if g.get("name") == GROUP
-                                    for v in g.get("versions") or []]
-        return self._group_versions
+            return [v["version"] for g in groups if g.get("name") == GROUP for v in g.get("versions") or []]
+        return self._answers.get(("group-versions", GROUP), ask)
 
     def _serves(self, version: str, plural: str) -> bool:
-        if version not in self._plurals:
+        def ask() -> set[str]:
             resources = self._json("GET", f"/apis/{GROUP}/{version}").get("resources") or []
-            self._plurals[version] = {r.get("name") for r in resources}
-        return plural in self._plurals[version]
+            return {r.get("name") for r in resources}
+        return plural in self._answers.get(("plurals", version), ask)
 
     def served_versions(self) -> builtins.list[str]:
         """Every served version of the Strimzi group (for ``version``); empty when the group is absent."""
@@ -413,11 +420,10 @@ class Kube:
         (RBAC only adds: a rule that allows all names has no resourceNames), so the namespace-wide answer is asked
         once per process and the named question only when it is no: a fleet of connectors in one namespace costs
         one review per permission instead of one per permission and connector."""
-        key = (verb, group, resource, namespace)
-        if key not in self._allowed_everywhere:
-            self._allowed_everywhere[key] = self._access_review(verb, group, resource, namespace, None)
-        if self._allowed_everywhere[key] or not name:
-            return self._allowed_everywhere[key]
+        everywhere = self._answers.get(("can-i", verb, group, resource, namespace),
+                                       lambda: self._access_review(verb, group, resource, namespace, None))
+        if everywhere or not name:
+            return everywhere
         return self._access_review(verb, group, resource, namespace, name)
 
     def _access_review(self, verb: str, group: str, resource: str, namespace: str, name: str | None) -> bool:
@@ -440,21 +446,45 @@ class Kube:
             return list(pool.map(lambda check: self.can_i(*check), checks))
 
 
-def _share_tls_context(api: client.ApiClient) -> None:
+class _Answers:
+    """Answers asked of the API server once per process: discovery and namespace-wide access reviews. Threads that
+    ask for the same key at the same moment (a fleet's workers starting together) wait for the first one's answer
+    instead of each asking; different keys do not wait for each other. A failure is not kept: the next caller asks
+    again."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple, Any] = {}
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: tuple, ask: Callable[[], Any]) -> Any:
+        if key in self._values:
+            return self._values[key]
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._values:
+                self._values[key] = ask()
+        return self._values[key]
+
+
+def _share_tls_context(api: client.ApiClient, context=None) -> None:
     """Give every connection of the pool one TLS context, loaded once. Left to itself urllib3 builds a context
     and reads the CA bundle and the client certificate again for each new connection, and every watch ends its
     connection: one fleet operation opens hundreds, and that was most of the client's CPU per connector. The
-    verification is the same (urllib3 still sets verify_mode from cert_reqs and checks the host name)."""
+    verification is the same (urllib3 still sets verify_mode from cert_reqs and checks the host name). ``context``:
+    one already loaded from the same configuration (Kube.sibling)."""
     from urllib3.util.ssl_ import create_urllib3_context
 
     settings = api.rest_client.pool_manager.connection_pool_kw
-    context = create_urllib3_context(cert_reqs=settings.get("cert_reqs"))
-    if settings.get("ca_certs") or settings.get("ca_cert_data"):
-        context.load_verify_locations(cafile=settings.get("ca_certs"), cadata=settings.get("ca_cert_data"))
-    else:
-        context.load_default_certs()
-    if settings.get("cert_file"):
-        context.load_cert_chain(settings["cert_file"], settings.get("key_file"))
+    if context is None:
+        context = create_urllib3_context(cert_reqs=settings.get("cert_reqs"))
+        if settings.get("ca_certs") or settings.get("ca_cert_data"):
+            context.load_verify_locations(cafile=settings.get("ca_certs"), cadata=settings.get("ca_cert_data"))
+        else:
+            context.load_default_certs()
+        if settings.get("cert_file"):
+            context.load_cert_chain(settings["cert_file"], settings.get("key_file"))
     for loaded in ("ca_certs", "ca_cert_data", "cert_file", "key_file"):
         settings.pop(loaded, None)
     settings["ssl_context"] = context

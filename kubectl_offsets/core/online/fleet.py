@@ -41,7 +41,7 @@ from ...progress import Progress, SilentProgress
 from . import backups, operations
 from ..inputs import AlterRequest, build_change, validate_change
 from .steps import Outcome
-from .targets import TargetSpec, preflight, resolve
+from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
@@ -261,21 +261,27 @@ class Plan:
             self._scratch.cleanup()
 
 
-Planner = Callable[[Any, Member, Any], PlanItem]
+# plan_one(kube, member, live, progress): the member's plan item, given its resolved target.
+Planner = Callable[[Any, Member, LiveTarget, Any], PlanItem]
 
 
 def _plan(cluster: ClusterConfig, members: Iterable[Member], plan_one: Planner, options: Options, parallel: int,
-          progress: Progress) -> list[PlanItem]:
-    """Resolve, check and preview every member; the listing each preview needs runs in the lanes, in parallel."""
+          progress: Progress, *, missing: Callable[[Member, NotFoundError], PlanItem] | None = None
+          ) -> list[PlanItem]:
+    """Resolve, check and preview every member; the listing each preview needs runs in the lanes, in parallel.
+    ``missing``: the item of a member whose resource does not exist (default: a problem)."""
     items: dict[Member, PlanItem] = {}
 
     def one(kube: Kube, member: Member) -> None:
-        if not options.force and _offsets_ignored(kube, member):
-            items[member] = PlanItem(member, skipped="its task never reads its offsets (MirrorMaker 2 checkpoint/"
-                                                     "heartbeat); --force includes it")
-            return
         try:
-            items[member] = plan_one(kube, member, _Prefixed(progress, member))
+            live = resolve(kube, member.spec, member.namespace)
+            if not options.force and live.kind.offsets_ignored_by_runtime:
+                items[member] = PlanItem(member, skipped="its task never reads its offsets (MirrorMaker 2 "
+                                                         "checkpoint/heartbeat); --force includes it")
+                return
+            items[member] = plan_one(kube, member, live, _Prefixed(progress, member))
+        except NotFoundError as error:
+            items[member] = missing(member, error) if missing else PlanItem(member, problem=error)
         except OffsetsError as error:
             items[member] = PlanItem(member, problem=error)
 
@@ -283,27 +289,18 @@ def _plan(cluster: ClusterConfig, members: Iterable[Member], plan_one: Planner, 
     return [items[m] for m in sorted(items)]
 
 
-def _offsets_ignored(kube: Kube, member: Member) -> bool:
-    try:
-        return resolve(kube, member.spec, member.namespace).kind.offsets_ignored_by_runtime
-    except OffsetsError:
-        return False  # the planner reports it
-
-
-def _current(kube: Kube, member: Member, options: Options, progress: Progress):
-    """The live target after the mutating preflight, and its offsets listed now (the preview's 'before': the
-    flow lists again once the connector is stopped, which is what it backs up and verifies against)."""
-    live = resolve(kube, member.spec, member.namespace)
+def _current(kube: Kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+    """The offsets now, after the mutating preflight: the preview's 'before' (the flow lists again once the
+    connector is stopped, which is what it backs up and verifies against). The preflight refuses a journal, so
+    there is none to warn about, as a plain list does."""
     preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
-    listed = operations.list_offsets(kube, member.spec, namespace=member.namespace, options=options,
-                                     progress=progress)
-    return live, listed.offsets
+    return operations.list_for_preview(kube, live, options, progress)
 
 
 def plan_reset(cluster: ClusterConfig, members: list[Member], options: Options, *, parallel: int = DEFAULT_PARALLEL,
                progress: Progress | None = None) -> Plan:
-    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
-        live, before = _current(kube, member, options, progress)
+    def plan_one(kube: Kube, member: Member, live: LiveTarget, progress: Progress) -> PlanItem:
+        before = _current(kube, live, options, progress)
         preview = operations.Preview(Operation.RESET, live.target, live.kind, before, None)
         # The plan's list is the run's preview too: one list (and its operator passes) per connector less.
         return PlanItem(member, Operation.RESET, preview, run=lambda kube, opts, prog: operations.reset_offsets(
@@ -318,8 +315,8 @@ def plan_alter(cluster: ClusterConfig, members: list[Member], request: AlterRequ
     many connectors; each is validated against its own connector)."""
     check_request(request)
 
-    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
-        live, before = _current(kube, member, options, progress)
+    def plan_one(kube: Kube, member: Member, live: LiveTarget, progress: Progress) -> PlanItem:
+        before = _current(kube, live, options, progress)
         change = build_change(request, live.facts(), before)
         preview = operations.Preview(Operation.ALTER, live.target, live.kind, before, change)
         return PlanItem(member, Operation.ALTER, preview, run=lambda kube, opts, prog: operations.alter_offsets(
@@ -339,12 +336,11 @@ def check_request(request: AlterRequest) -> None:
 def plan_undo(cluster: ClusterConfig, members: list[Member], since: dt.datetime, options: Options, *,
               parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None) -> Plan:
     """Each member's newest backup taken at or after ``since`` (what a fleet operation started then took)."""
-    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
-        live = resolve(kube, member.spec, member.namespace)
+    def plan_one(kube: Kube, member: Member, live: LiveTarget, progress: Progress) -> PlanItem:
         name = backup_since(kube, live.target, since)
         if name is None:
             return PlanItem(member, skipped=f"no backup taken since {since.isoformat()}")
-        live, before = _current(kube, member, options, progress)
+        before = _current(kube, live, options, progress)
         change = operations.restoring_change(backups.load_configmap(kube, live.target, name), before)
         if change is not None:
             validate_change(change, live.facts())
@@ -408,20 +404,15 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
     scratch = tempfile.TemporaryDirectory(prefix="kubectl-offsets-import-")
     os.chmod(scratch.name, 0o700)
 
-    def plan_one(kube: Kube, member: Member, progress: Progress) -> PlanItem:
-        try:
-            live, before = _current(kube, member, options, progress)
-        except NotFoundError as error:
-            if strict:
-                raise
-            return PlanItem(member, skipped=f"not found ({error.message})")
+    def plan_one(kube: Kube, member: Member, live: LiveTarget, progress: Progress) -> PlanItem:
+        before = _current(kube, live, options, progress)
         change = operations.restoring_change(placed[member].offsets, before)
         if change is None:
             if not len(before):
                 return PlanItem(member, skipped="no offsets exported and none now: nothing to do")
             preview = operations.Preview(Operation.RESET, live.target, live.kind, before, None)
             return PlanItem(member, Operation.RESET, preview, run=lambda kube, opts, prog: operations.reset_offsets(
-                kube, member.spec, namespace=member.namespace, options=opts, progress=prog))
+                kube, member.spec, namespace=member.namespace, options=opts, progress=prog, listed=before))
         validate_change(change, live.facts())
         if before.same_offsets(before.merged_with(change)):
             return PlanItem(member, skipped="already at the exported offsets")
@@ -433,8 +424,13 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
         return PlanItem(member, Operation.ALTER, preview, run=lambda kube, opts, prog: operations.alter_offsets(
             kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
+    def missing(member: Member, error: NotFoundError) -> PlanItem:
+        if strict:
+            return PlanItem(member, problem=error)
+        return PlanItem(member, skipped=f"not found ({error.message})")
+
     try:
-        items = _plan(cluster, placed, plan_one, options, parallel, progress or SilentProgress())
+        items = _plan(cluster, placed, plan_one, options, parallel, progress or SilentProgress(), missing=missing)
     except BaseException:
         scratch.cleanup()
         raise
@@ -518,13 +514,15 @@ def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: i
 def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[Any, Member], None], parallel: int,
                stop: threading.Event) -> bool:
     """Run ``work(kube, member)`` for every member: members of one lane in order, at most ``parallel`` lanes at
-    once, each worker thread with its own API client. Returns True when interrupted (Ctrl-C in the calling thread
-    or ``stop`` set): lanes then start no new member, and the calls under way run to their end."""
+    once, each worker thread with its own API client (siblings of one: what discovery and access reviews answered
+    is asked once). Returns True when interrupted (Ctrl-C in the calling thread or ``stop`` set): lanes then start
+    no new member, and the calls under way run to their end."""
     if parallel < 1:
         raise InputError(f"--parallel must be at least 1 (got {parallel})")
     lanes: dict[tuple[str, str, str], list[Member]] = {}
     for member in members:
         lanes.setdefault(member.lane, []).append(member)
+    base = operations.connect(cluster)
     local = threading.local()
 
     def run_lane(lane: list[Member]) -> None:
@@ -532,7 +530,7 @@ def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[An
             if stop.is_set():
                 return
             if getattr(local, "kube", None) is None:
-                local.kube = operations.connect(cluster)
+                local.kube = base.sibling()
             work(local.kube, member)
 
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="fleet")

@@ -130,7 +130,7 @@ def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTrav
         change = early if early is not None else _build(request, facts, before)
         return _dry_run_preview(Operation.ALTER, live, before, change, options, progress,
                                 unverified=partitions.check(change, before))
-    before = listed if listed is not None else _list_for_preview(kube, live, options, progress)
+    before = listed if listed is not None else list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
 
@@ -161,7 +161,7 @@ def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None,
         preview = _dry_run_preview(Operation.RESET, live, peek_listed(kube, live), None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
-    before = listed if listed is not None else _list_for_preview(kube, live, options, progress)
+    before = listed if listed is not None else list_for_preview(kube, live, options, progress)
     return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress, crash_after,
                             lambda stopped: None, full_reset=full)
 
@@ -204,7 +204,7 @@ def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: 
     if options.dry_run:
         before = peek_listed(kube, live)
         return _dry_run_preview(Operation.UNDO, live, before, restoring_change(saved, before, changed), options, progress)
-    before = _list_for_preview(kube, live, options, progress)
+    before = list_for_preview(kube, live, options, progress)
     change = restoring_change(saved, before, changed)
     if change is not None:
         validate_change(change, live.facts())
@@ -252,7 +252,7 @@ def _prepare(kube: Kube, spec: TargetSpec, namespace: str | None, options: Optio
     return live
 
 
-def _list_for_preview(kube: Kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
+def list_for_preview(kube: Kube, live: LiveTarget, options: Options, progress: Progress) -> OffsetsDocument:
     """The offsets now, for validation and the preview only: the backup is listed again once it is stopped."""
     progress.step(f"listing the current offsets of '{live.target.connector_name}'")
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()

@@ -200,15 +200,18 @@ class OperatorClient:
                 patched = self.patch(guard + self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: None}, resource))
             except InvalidError:
                 continue
-            self._await_observed(patched["metadata"].get("generation"))
+            self._await_observed(patched)
             return
         self.progress.warn(f"left spec.{strimzi.FIELD_LIST_OFFSETS} (naming configmap/{configmap}) on "
                            f"{self.target.display}: another offsets request needs it now; remove it when that is done")
 
-    def _await_observed(self, generation: int | None, timeout: float = 10.0) -> None:
+    def _await_observed(self, patched: dict[str, Any], timeout: float = 10.0) -> None:
         """Wait (bounded, forgiving, without nudges: the removal is itself a spec change the operator reconciles)
-        until the operator has observed ``generation``, so its status write for it cannot land in the middle of
-        whatever the user (or our next step) does next."""
+        until the operator has observed the generation of ``patched`` (what our patch returned, which the watch
+        starts from), so its status write for it cannot land in the middle of whatever the user (or our next
+        step) does next."""
+        generation = patched["metadata"].get("generation")
+
         def observed(resource: Mapping[str, Any]):
             seen = (resource.get("status") or {}).get("observedGeneration")
             return generation is None or (isinstance(seen, int) and seen >= generation)
@@ -216,7 +219,7 @@ class OperatorClient:
         try:
             self.kube.watch_until(self.target.kind, self.target.resource_name, self.target.namespace, observed,
                                   timeout=min(timeout, self.wait.timeout), chunk=timeout,
-                                  what="the operator to observe the removal of listOffsets")
+                                  what="the operator to observe the removal of listOffsets", initial=patched)
         except OperationTimeoutError:
             pass  # the operator is slow; the removal itself is done
 

@@ -64,3 +64,30 @@ def test_a_name_the_certificate_does_not_have_is_refused(env, namespace, tmp_pat
     assert "failed TLS verification: Hostname mismatch" in result.stderr, result.stderr
     assert "not-the-apiserver.example" in result.stderr and "tls-server-name" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_fleet_workers_sibling_client_verifies_as_its_parent_and_does_not_ask_discovery_again(
+        env, namespace, tmp_path, other_ca):
+    """fleet._run_lanes gives each worker thread ``Kube.sibling()``: its own connection pool, the parent's TLS
+    context and the parent's discovery and access-review answers."""
+    from kubectl_offsets.adapters.kube import Kube
+    from kubectl_offsets.errors import ClusterError, NotFoundError
+    from kubectl_offsets.model import ClusterConfig
+
+    parent = Kube(ClusterConfig(kubeconfig=env.kubeconfig, namespace=namespace))
+    parent.served_version("KafkaConnector")  # discovery, asked once
+    sibling = parent.sibling()
+    assert sibling.api.rest_client.pool_manager is not parent.api.rest_client.pool_manager
+
+    def asked_again(*args, **kwargs):
+        raise AssertionError(f"the sibling asked the API server again: {args}")
+
+    sibling._json = asked_again  # discovery and access reviews go through _json; a read of a connector does not
+    with pytest.raises(NotFoundError):
+        sibling.get("KafkaConnector", MISSING, namespace)
+
+    untrusting = variant(env, tmp_path, "other-ca-sibling", **{"certificate-authority": str(other_ca)})
+    refused = Kube(ClusterConfig(kubeconfig=str(untrusting), namespace=namespace)).sibling()
+    with pytest.raises(ClusterError) as error:
+        refused.get("KafkaConnector", MISSING, namespace)
+    assert "failed TLS verification" in error.value.message, error.value.message

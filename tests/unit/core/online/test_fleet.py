@@ -144,8 +144,15 @@ def test_cli_usage_errors_change_nothing_and_exit_2(argv, message, tmp_path):
     assert message in result.stderr
 
 
+class _StandInKube:
+    """What _run_lanes needs of a client: a sibling per worker thread."""
+
+    def sibling(self) -> "_StandInKube":
+        return _StandInKube()
+
+
 def test_lanes_never_run_more_than_parallel_at_once_and_keep_mirrormaker2_members_in_order(monkeypatch):
-    monkeypatch.setattr(fleet.operations, "connect", lambda cluster: object())
+    monkeypatch.setattr(fleet.operations, "connect", lambda cluster: _StandInKube())
     members = [fleet.Member("ns", strimzi.KIND_CONNECTOR, f"sink-{i}", f"sink-{i}") for i in range(9)]
     members += [fleet.Member("ns", strimzi.KIND_MM2, "mirror", f"c{i}") for i in range(3)]
     running, peak, order, lock = set(), [0], [], threading.Lock()
@@ -166,7 +173,7 @@ def test_lanes_never_run_more_than_parallel_at_once_and_keep_mirrormaker2_member
 
 
 def test_a_set_stop_event_starts_nothing_new_but_lets_running_members_finish(monkeypatch):
-    monkeypatch.setattr(fleet.operations, "connect", lambda cluster: object())
+    monkeypatch.setattr(fleet.operations, "connect", lambda cluster: _StandInKube())
     members = [fleet.Member("ns", strimzi.KIND_MM2, "mirror", f"c{i}") for i in range(5)]
     stop, finished = threading.Event(), []
 
