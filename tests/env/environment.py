@@ -190,12 +190,29 @@ class Env:
     # ---- shutdown ----------------------------------------------------------------------------------------------
     def stop(self, purge: bool = False) -> None:
         """Stop every component (SIGTERM, SIGKILL after a timeout); drop the data dirs, keep the logs."""
-        stop_all(self.processes)
+        stop_all(self.current_processes())
         self.processes.clear()
         self.save()
         shutil.rmtree(Path(self.run_dir) / "data", ignore_errors=True)
         if purge:
             shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def current_processes(self) -> dict[str, Proc]:
+        """Our processes as env.json records them now: a pytest worker that restarted the emulator (an exclusive
+        test) saved the new one there, and the process that stops the environment (the suite, ``down``) may still
+        hold the first. Both are stopped: ``stop`` skips a record whose process is gone (the start time in the
+        record guards against a reused pid)."""
+        processes = dict(self.processes)
+        try:
+            recorded = Env.load(self.env_json).processes
+        except (OSError, ValueError, KeyError, TypeError):
+            return processes  # no readable record: what we hold is all we know
+        for name, proc in recorded.items():
+            held = processes.get(name)
+            if held is not None and held.pid != proc.pid:
+                processes[f"{name} (earlier)"] = held
+            processes[name] = proc  # the recorded one keeps its place in the stop order (the emulator first)
+        return processes
 
     def public(self) -> dict:
         """What `up --json` prints: endpoints, file paths and versions; never a secret."""

@@ -133,3 +133,18 @@ def test_no_secret_reaches_the_json_output_or_the_logs(env):
     for token in tokens:
         assert token not in public
         assert all(token not in text for text in logs)
+
+
+def test_the_environment_stops_an_emulator_that_another_process_restarted(emulator):
+    """The suite stops the environment it started with the records it holds; an exclusive test, in a pytest worker,
+    restarts the emulator and saves the new process to env.json. The stop must take the new one from there (a CI
+    run left such an emulator running, polling an API server that was gone)."""
+    from tests.env.environment import Env
+
+    held = Env.load(emulator.env_json)  # what the suite's process holds: the emulator as it was
+    restarted = emulator.restart_emulator()  # another process restarts it and records it
+    assert held.processes["strimzi-emulator"].pid != restarted.pid
+
+    current = held.current_processes()
+    assert current["strimzi-emulator"].pid == restarted.pid
+    assert not alive(current["strimzi-emulator (earlier)"])  # stopped by the restart; stop() skips it
