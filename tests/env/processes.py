@@ -85,6 +85,14 @@ def _stat_fields(pid: int) -> list[str] | None:
     return raw[raw.rindex(")") + 2:].split()
 
 
+def cpu_seconds(proc: Proc) -> float | None:
+    """User + system CPU the component's process has used so far (all its threads); None when it is gone."""
+    fields = _stat_fields(proc.pid) if alive(proc) else None
+    if not fields:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _start_ticks(pid: int) -> int:
     fields = _stat_fields(pid)
     return int(fields[19]) if fields else -1  # field 22 of stat = starttime
