@@ -36,8 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_WORKERS = 4
 # One rerun of a failed test: the operator's real cadence (dropped events, a periodic pass every 120 s) on a busy
-# 2-core machine makes a few waits nondeterministic. A rerun is reported ("R", "rerun" and, with -rR, its name in the summary), never
-# hidden; a test that fails twice fails the run.
+# 2-core machine makes a few waits nondeterministic. A rerun is reported ("R", "rerun", and its name in the summary:
+# -rR), never hidden; a test that fails twice fails the run.
 PYTEST_COMMON = ["-p", "no:cacheprovider", "-q", "-raR", "--durations=15", "--reruns", "1", "--reruns-delay", "5"]
 
 
