@@ -105,22 +105,21 @@ def remove_fleet(env, lab, names: list[str]) -> None:
     this fleet. The operator removes a deleted KafkaConnector from Connect, but drops the event when the KafkaConnect's
     lock stays busy for 10 s (as Strimzi does, which then relies on the KafkaConnect's next periodic pass): whatever
     Connect still runs after a minute is deleted through its REST API."""
-    import urllib.request
-
+    from tests.env.clients import ConnectRest
     from tests.integration.online.conftest import GROUP, VERSION
 
+    connect = ConnectRest(env.connect_url)
     lab.stop_feeders()
     lab.cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnectors")
     deadline = time.monotonic() + 60
     while True:
-        with urllib.request.urlopen(f"{env.connect_url}/connectors", timeout=30) as response:
-            left = set(json.load(response)) & set(names)
+        _, running = connect.get("/connectors")
+        left = set(running or []) & set(names)
         if not left or time.monotonic() > deadline:
             break
         time.sleep(2)
     for name in left:
-        urllib.request.urlopen(urllib.request.Request(f"{env.connect_url}/connectors/{name}", method="DELETE"),
-                               timeout=30).close()
+        connect.delete(ConnectRest.connector_path(name))
     lab.cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects")
     lab.cluster.core.delete_namespace(lab.ns)
 

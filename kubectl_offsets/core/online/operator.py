@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ... import strimzi
 from ...conventions import ANNOTATION_NUDGE, offsets_configmap_name
@@ -145,7 +145,7 @@ class OperatorClient:
                                 advice="another tool or person is editing the resource; retry in a moment")
 
     # --- list ---------------------------------------------------------------------------------------------------
-    def list_offsets(self, with_ops=None) -> OffsetsDocument:
+    def list_offsets(self, with_ops: Callable[[Mapping[str, Any]], list] | None = None) -> OffsetsDocument:
         """Ask the operator to list (setting listOffsets if it is absent) and read the ConfigMap it writes.
         ``with_ops(resource)``: more ops for the request's patch (the flow's journal step).
 
