@@ -45,7 +45,10 @@ build_etcd() {
     go build -trimpath -ldflags "-s -w" -o "$dest/etcd" go.etcd.io/etcd/server/v3
   )
   rm -rf "$work"
-  "$dest/etcd" --version | head -1 >&2
+  # Not `| head -1`: under pipefail, head closing the pipe early can kill etcd with SIGPIPE (exit 141), which failed
+  # a fresh machine's first provisioning after a successful build.
+  local version; version=$("$dest/etcd" --version)
+  printf '%s\n' "${version%%$'\n'*}" >&2
   touch "$dest/.complete"
 }
 
