@@ -110,6 +110,9 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
         _check_one_commit_on_top(repo, branch, request.remote, lease, base)
     commit, created = _successor(repo, plan, commit, base, ahead)
     result = Published(branch, commit, created)
+    if ahead is not None and created:
+        result.notes.append(f"{branch} held an earlier change of {plan.target.display} made by kubectl-offsets: the "
+                            f"new commit goes on top of {ahead[1][:12]} and supersedes it")
     if branch in protected:
         result.notes.append(f"{branch} is a protected branch; --allow-default-branch adds one commit on top of it")
     if pushing:  # before the local branch moves: a refused push leaves the repository as it was

@@ -213,6 +213,26 @@ def test_a_rerun_with_new_offsets_goes_on_top_of_our_local_branch(repos):
     assert git(work, "rev-parse", "offsets") == second
 
 
+def test_a_rerun_after_main_moved_merges_the_new_base_into_our_branch(repos):
+    """--branch NAME re-run from a newer main: the branch keeps our earlier commit and gains main's new one, so the
+    update is a fast-forward of the branch and the pull request shows only the change."""
+    work, _ = repos
+    assert cli(*ALTER, "--repo", str(work), "--branch", "offsets", "--commit").exit_code == 0
+    first = git(work, "rev-parse", "offsets")
+    (work / "README.md").write_text("deploy repo\n")
+    newer_main = commit_all(work, "readme")
+
+    again = cli("gitops", "alter", "orders-sink", "--set", "orders:0=43", "--repo", str(work), "--branch", "offsets",
+                "--commit")
+
+    assert again.exit_code == 0, again.stderr
+    assert f"goes on top of {first[:12]}" in again.stderr
+    second = git(work, "rev-parse", "offsets")
+    assert git(work, "rev-list", "--parents", "-n", "1", second).split()[1:] == [first, newer_main]
+    changed = git(work, "diff", "--name-only", newer_main, second).splitlines()
+    assert changed[0] == "deploy/connect/connectors.yaml" and len(changed) == 2, changed
+
+
 def test_a_colleagues_amended_commit_on_our_pr_branch_is_not_dropped_by_a_rerun(repos, tmp_path):
     """The deterministic branch: a colleague amended our commit on the pull request's branch (the trailer stays) and
     force-pushed it. Re-running the same command must not push our old commit back over theirs."""

@@ -82,8 +82,9 @@ def test_the_push_lease_is_the_remote_commit_seen_before_building(repos, tmp_pat
                     f"git -C {other} push --quiet origin HEAD:refs/heads/feature\n")
     hook.chmod(0o755)
     result = cli(*ALTER, "--repo", str(work), "--branch", "feature", "--push")
-    assert result.exit_code != 0
+    assert result.exit_code == 5 and "nothing was pushed" in result.stderr, result.stderr
     assert _branches(remote)["feature"] == theirs
+    assert git(work, "branch", "--list", "feature") == ""  # the local branch is only made after the push
 
 
 def test_pushing_to_the_default_branch_needs_allow_default_branch(repos):
