@@ -25,12 +25,15 @@ class GitError(OffsetsError):
     """A git command failed."""
 
 
-def _run(args: list[str], cwd: Path, *, check: bool = True, env: dict[str, str] | None = None) -> str:
+def _completed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     try:
-        result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                                env={**os.environ, **(env or {})})
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})})
     except FileNotFoundError:
         raise GitError("git is not installed", advice="install git, or drop --commit/--branch/--push/--pr") from None
+
+
+def _run(args: list[str], cwd: Path, *, check: bool = True, env: dict[str, str] | None = None) -> str:
+    result = _completed(args, cwd, env)
     if check and result.returncode != 0:
         raise GitError(f"git {args[0]} failed: {result.stderr.strip() or result.stdout.strip()}",
                        advice="run the git command yourself in the repository to see why")
@@ -177,9 +180,59 @@ class GitRepo:
     def push(self, remote: str, branch: str, lease: str | None, source: str) -> None:
         """Push ``source`` (a commit) to the remote's ``branch``, replacing the remote's version only if it still
         is ``lease`` (the commit seen when the branch was made; None = the remote must not have the branch)."""
-        _run(["push", "--quiet", f"--force-with-lease=refs/heads/{branch}:{lease or ''}", "--", remote,
-              f"{source}:refs/heads/{branch}"], self.root)
+        args = ["push", "--quiet", f"--force-with-lease=refs/heads/{branch}:{lease or ''}", "--", remote,
+                f"{source}:refs/heads/{branch}"]
+        result = _completed(args, self.root)
+        if result.returncode != 0 and "(stale info)" in result.stderr:
+            raise PreconditionError(f"{branch} on {remote} changed while the commit was being made (someone pushed "
+                                    "to it): nothing was pushed", advice=f"git fetch {remote}, look at what "
+                                    "arrived, bring your branch up to date (git pull --ff-only) and run again")
+        if result.returncode != 0:
+            raise GitError(f"git push failed: {result.stderr.strip() or result.stdout.strip()}",
+                           advice="run the git command yourself in the repository to see why")
 
     def remote_branch_commit(self, remote: str, branch: str) -> str | None:
+        """The remote's ``branch`` as it is now (``git ls-remote``)."""
         out = _run(["ls-remote", "--heads", "--", remote, f"refs/heads/{branch}"], self.root)
         return out.split()[0] if out else None
+
+    def fetched_branch_commit(self, remote: str, branch: str) -> str | None:
+        """The remote's ``branch`` as last fetched (``refs/remotes/REMOTE/BRANCH``), or None if never fetched."""
+        out = _run(["rev-parse", "--verify", "--quiet", f"refs/remotes/{remote}/{branch}"], self.root, check=False)
+        return out or None
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """True if ``descendant`` has ``ancestor`` in its history (or is it): moving a branch from ``ancestor`` to
+        ``descendant`` loses nothing."""
+        result = _completed(["merge-base", "--is-ancestor", ancestor, descendant], self.root)
+        if result.returncode not in (0, 1):
+            raise GitError(f"git merge-base failed: {result.stderr.strip()}",
+                           advice="run the git command yourself in the repository to see why")
+        return result.returncode == 0
+
+    def commits_only_in(self, tip: str, base: str) -> list[str]:
+        """The commits ``tip`` has and ``base`` does not, newest first (what moving a branch from ``tip`` to a
+        descendant of ``base`` alone would drop)."""
+        return _run(["rev-list", tip, "--not", base, "--"], self.root).split()
+
+    def commits_only_in_without(self, tip: str, base: str, key: str, value: str) -> list[str]:
+        """Of the commits ``tip`` has and ``base`` does not, those whose trailer ``key`` is not ``value`` (one git
+        call however long the branch is)."""
+        out = _run(["log", f"--format=%H%x1f%(trailers:key={key},valueonly,separator=%x1f)%x1e", tip, "--not", base,
+                    "--"], self.root)
+        records = [r.strip("\n").split("\x1f") for r in out.split("\x1e") if r.strip()]
+        return [sha for sha, *values in records if [v.strip() for v in values if v.strip()] != [value]]
+
+    def describe_commit(self, commit: str) -> str:
+        """Short hash and subject, the way a user recognises a commit: ``1a2b3c4 "add monitoring"``."""
+        short, _, subject = _run(["show", "-s", "--format=%h %s", commit], self.root).partition(" ")
+        return f'{short} "{subject}"'
+
+    def commit_on_top(self, commit: str, parents: list[str]) -> str:
+        """A commit with ``commit``'s tree and message but ``parents`` as its parents: the same change, recorded
+        as a successor of what a branch already holds so that moving the branch to it is a fast-forward."""
+        message = _run(["show", "-s", "--format=%B", commit], self.root)
+        args = ["commit-tree", self.tree_of(commit)]
+        for parent in parents:
+            args += ["-p", parent]
+        return _run([*args, "-m", message], self.root)

@@ -45,7 +45,7 @@ git_options = group(
                                                        "checked out in --repo; required when HEAD is detached)."),
     click.option("--allow-default-branch", is_flag=True,
                  help="Allow --branch to name the remote's default branch or --pr-base (a direct push that bypasses "
-                      "review; only as a fast-forward)."),
+                      "review; only as one commit on top of what the remote has: pull first)."),
     click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
     click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
                  help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),

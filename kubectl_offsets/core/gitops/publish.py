@@ -23,8 +23,10 @@ from . import output
 from .plan import FileChange, Plan
 
 Planner = Callable[[Path, str], Plan]  # (worktree root, base commit) -> plan
-# The trailer on every commit we make: a branch whose tip has none is someone else's and is never moved.
+# The trailers on every commit we make. A branch's commits without them are someone else's and are never dropped;
+# the target's lets a re-run tell this connector's earlier change (superseded) from another connector's (kept).
 TRAILER_OPERATION = "Offsets-Operation"
+TRAILER_TARGET = "Offsets-Target"
 
 
 def repository_at(root: Path) -> GitRepo | None:
@@ -69,11 +71,17 @@ def branch_name(plan: Plan) -> str:
            f"-phase{plan.phase}"
 
 
+def target_key(plan: Plan) -> str:
+    """The connector a commit changes, as its Offsets-Target trailer names it."""
+    target = plan.target
+    return f"{target.kind}/{target.namespace}/{target.resource_name}/{target.connector_name}"
+
+
 def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: PublishRequest
             ) -> tuple[Plan, Published]:
-    """Validate every name first, build and commit in a temporary worktree, then move the branch (only ours, or a
-    fast-forward of the default branch with --allow-default-branch), push with the lease seen before, and open the
-    request. Nothing on a branch or remote changes before every check has passed."""
+    """Validate every name first, build and commit in a temporary worktree, check that the branch only moves
+    forward (locally, on the remote as last fetched and as it is now), push with the lease seen before, move the
+    local branch, and open the request. Nothing on a branch or remote changes before every check has passed."""
     pushing = request.push or request.pull_request
     _check_request(repo, request, pushing)
     base = repo.rev(request.base_ref)
@@ -92,22 +100,28 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
     branch = request.branch or branch_name(plan)
     repo.check_branch_name(branch, "--branch")
     protected = _protected_branches(repo, request, pr_base) if pushing else set()
+    _check_protected(branch, protected, request)
     existing = repo.branch_commit(branch)
     lease = early_lease if request.branch else repo.remote_branch_commit(request.remote, branch) if pushing else None
-    fast_forward = _check_ours(repo, branch, existing, lease, base, protected, request)
-    created = True
-    if existing and repo.parent_of(existing) == base and repo.tree_of(existing) == repo.tree_of(commit):
-        commit, created = existing, False  # same input: keep the commit we made before
-    elif branch != repo.current_branch():
+    fetched = repo.fetched_branch_commit(request.remote, branch) if pushing else None
+    tips = _tips(branch, request.remote, existing, fetched, lease)
+    ahead = _check_forward(repo, branch, tips, base, protected)
+    if branch in protected and lease is not None:
+        _check_one_commit_on_top(repo, branch, request.remote, lease, base)
+    commit, created = _successor(repo, plan, commit, base, ahead)
+    result = Published(branch, commit, created)
+    if ahead is not None and created:
+        result.notes.append(f"{branch} held an earlier change of {plan.target.display} made by kubectl-offsets: the "
+                            f"new commit goes on top of {ahead[1][:12]} and supersedes it")
+    if branch in protected:
+        result.notes.append(f"{branch} is a protected branch; --allow-default-branch adds one commit on top of it")
+    if pushing:  # before the local branch moves: a refused push leaves the repository as it was
+        repo.push(request.remote, branch, lease, source=commit)
+        result.pushed = lease != commit
+    if commit != existing and branch != repo.current_branch():
         repo.point_branch(branch, commit, existing)
     # else: the branch checked out in --repo (a fast-forward of it, allowed above) stays where it is locally, or
     # the user's working tree would silently fall behind it; the commit is pushed directly.
-    result = Published(branch, commit, created)
-    if fast_forward:
-        result.notes.append(f"{branch} is a protected branch; --allow-default-branch adds one commit on top of it")
-    if pushing:
-        repo.push(request.remote, branch, lease, source=commit)
-        result.pushed = lease != commit
     if request.pull_request:
         assert pr_base is not None  # found above whenever a pull request is asked for
         _pull_request(repo, plan, request, result, pr_base)
@@ -145,30 +159,109 @@ def _protected_branches(repo: GitRepo, request: PublishRequest, pr_base: str | N
     return {n for n in names if n}
 
 
-def _check_ours(repo: GitRepo, branch: str, existing: str | None, remote: str | None, base: str,
-                protected: set[str], request: PublishRequest) -> bool:
-    """Refuse to move a branch kubectl-offsets did not make (its tip carries no Offsets-Operation trailer), here
-    or on the remote. With --allow-default-branch the default/base branch may only be fast-forwarded: our commit
-    goes on top of its tip, nothing is lost. Returns True for such a fast-forward."""
+def _check_protected(branch: str, protected: set[str], request: PublishRequest) -> None:
     if branch in protected and not request.allow_default_branch:
         raise PreconditionError(f"--branch {branch} is the remote's default branch or the pull request's base: "
                                 "pushing there would bypass review",
                                 advice="drop --branch (a kubectl-offsets/... branch is made), or add "
                                        "--allow-default-branch if this repository takes direct pushes")
-    allowed_ff = branch in protected and request.allow_default_branch
-    for where, tip in (("", existing), (f" on {request.remote}", remote)):
-        if tip is None or tip == existing and where:
-            continue
-        if allowed_ff and tip == base:
-            continue
-        if repo.has_commit(tip) and repo.trailer(tip, TRAILER_OPERATION):
-            continue
-        raise PreconditionError(f"branch {branch}{where} exists and its last commit was not made by "
-                                "kubectl-offsets: refusing to overwrite it",
-                                advice="choose another --branch, or drop --branch for a kubectl-offsets/... branch"
-                                + (f"; to add on top of {branch}, build on it: --base {branch}" if allowed_ff
-                                   else ""))
-    return allowed_ff and (existing == base or remote == base)
+
+
+def _tips(branch: str, remote: str, local: str | None, fetched: str | None, lease: str | None
+          ) -> list[tuple[str, str]]:
+    """Every commit the branch is known to be at, each with where it was seen: the local branch, the remote's as
+    last fetched, the remote's now (the push lease). The new commit must have each of them in its history."""
+    seen = [(f"the local branch {branch}", local), (f"{remote}/{branch} (as last fetched)", fetched),
+            (f"{branch} on {remote}", lease)]
+    tips: list[tuple[str, str]] = []
+    for where, tip in seen:
+        if tip is not None and tip not in (known for _, known in tips):
+            tips.append((where, tip))
+    return tips
+
+
+def _check_forward(repo: GitRepo, branch: str, tips: list[tuple[str, str]], base: str, protected: set[str]
+                   ) -> tuple[str, str] | None:
+    """Refuse any branch update that would drop a commit, wherever the branch is known to be: the trailer says who
+    made a commit, not that replacing it loses nothing. Returns the newest tip (where it was seen, commit) when
+    --base does not already hold it; the default branch (with --allow-default-branch) has no such tip, it may only
+    gain our commit on top of --base."""
+    for where, tip in tips:
+        if not repo.has_commit(tip):
+            raise PreconditionError(f"{where} is at {tip[:12]}, a commit this repository has not fetched: refusing "
+                                    "to update it without knowing what it holds",
+                                    advice="git fetch, then run again")
+    newest = _newest(repo, branch, tips)
+    if newest is None or repo.is_ancestor(newest[1], base):
+        return None
+    where, tip = newest
+    if branch in protected:
+        raise PreconditionError(f"updating {branch} would drop {_commits(repo, tip, base)} from {where}: only a "
+                                "fast-forward of it is allowed",
+                                advice=f"bring your {branch} up to date (git pull --ff-only, or git rebase) and run "
+                                       "again, or choose another --branch")
+    return newest
+
+
+def _check_one_commit_on_top(repo: GitRepo, branch: str, remote: str, lease: str, base: str) -> None:
+    """--allow-default-branch adds our one commit to the remote's default branch, nothing else: unpushed commits
+    of --base would otherwise reach it unreviewed along with ours."""
+    if lease != base:  # an ancestor of base here: _check_forward refused anything that would be dropped
+        raise PreconditionError(f"--base has {_commits(repo, base, lease)} that {branch} on {remote} does not: "
+                                "--allow-default-branch only adds the one kubectl-offsets commit on top of it",
+                                advice=f"push those first, or build on what {remote} has: git fetch {remote}, "
+                                       f"then --base {remote}/{branch}")
+
+
+def _newest(repo: GitRepo, branch: str, tips: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The tip that has every other in its history; the tips disagreeing (a diverged local branch, an amended
+    commit on the remote) is refused, naming what the other side would lose."""
+    if not tips:
+        return None
+    newest = tips[0]
+    for where, tip in tips[1:]:
+        if repo.is_ancestor(newest[1], tip):
+            newest = (where, tip)
+        elif not repo.is_ancestor(tip, newest[1]):
+            raise PreconditionError(f"{where} and {newest[0]} have diverged: updating {branch} would drop "
+                                    f"{_commits(repo, tip, newest[1])} from {where}",
+                                    advice=f"reconcile them first (git fetch, then git pull or git rebase on "
+                                           f"{branch}), or choose another --branch")
+    return newest
+
+
+def _successor(repo: GitRepo, plan: Plan, commit: str, base: str, ahead: tuple[str, str] | None
+               ) -> tuple[str, bool]:
+    """The commit the branch moves to, and whether it is new. A tip holding the same change (same operation, same
+    tree) is kept: re-running with the same input commits and pushes nothing new. Otherwise a branch ahead of
+    --base may only hold this connector's earlier kubectl-offsets change, which the new commit supersedes: it goes
+    on top of it (--base becomes a second parent when the branch does not have it yet), so the branch and its pull
+    request move forward. Anything else there (someone's commit, another connector's change, an amended commit) is
+    named and refused."""
+    if ahead is None:
+        return commit, True
+    where, tip = ahead
+    if repo.tree_of(tip) == repo.tree_of(commit) and repo.trailer(tip, TRAILER_OPERATION) == plan.operation_id:
+        return tip, False  # same input: keep the commit we made before
+    foreign = repo.commits_only_in_without(tip, base, TRAILER_TARGET, target_key(plan))
+    if foreign:
+        raise PreconditionError(f"{where} has {_listed(repo, foreign)} not made by kubectl-offsets for "
+                                f"{plan.target.display}: refusing to overwrite or drop them",
+                                advice="choose another --branch, or drop --branch for a kubectl-offsets/... branch "
+                                       "(review those commits first; delete the branch only if they are not wanted)")
+    parents = [tip] if repo.is_ancestor(base, tip) else [tip, base]
+    return repo.commit_on_top(commit, parents), True
+
+
+def _commits(repo: GitRepo, tip: str, base: str) -> str:
+    return _listed(repo, repo.commits_only_in(tip, base))
+
+
+def _listed(repo: GitRepo, commits: list[str], limit: int = 5) -> str:
+    """``1a2b3c4 "subject"``, newest first; a long list is cut with its count."""
+    shown = ", ".join(repo.describe_commit(c) for c in commits[:limit])
+    more = f" and {len(commits) - limit} more" if len(commits) > limit else ""
+    return f"{len(commits)} commit{'s' if len(commits) != 1 else ''} ({shown}{more})"
 
 
 def _pull_request(repo: GitRepo, plan: Plan, request: PublishRequest, result: Published, pr_base: str) -> None:
@@ -217,7 +310,8 @@ def commit_message(plan: Plan, reason: str) -> str:
     else:
         body = (f"Why: {why}.\n\nPhase 2 restores the previous spec.state and removes alterOffsets"
                 + (", the ConfigMap" if plan.configmap else "") + " and the kubectl-offsets record.")
-    trailers = f"{TRAILER_OPERATION}: {plan.operation_id}\nOffsets-Phase: {plan.phase}"
+    trailers = f"{TRAILER_TARGET}: {target_key(plan)}\n{TRAILER_OPERATION}: {plan.operation_id}\n" \
+               f"Offsets-Phase: {plan.phase}"
     return f"{pr_title(plan)}\n\n{body}\n\n{trailers}\n"
 
 

@@ -61,7 +61,10 @@ def test_rerunning_on_our_own_branch_updates_it(repos):
     result = cli("gitops", "alter", "orders-sink", "--set", "orders:0=43", "--repo", str(work), "--branch", "feature",
                  "--push")
     assert result.exit_code == 0, result.stderr
-    assert _branches(remote)["feature"] != first
+    second = _branches(remote)["feature"]
+    assert second != first
+    # a fast-forward: the first run's commit is still in the branch's history (the pull request keeps it)
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", first, second], cwd=remote).returncode == 0
 
 
 def test_the_push_lease_is_the_remote_commit_seen_before_building(repos, tmp_path):
@@ -79,8 +82,9 @@ def test_the_push_lease_is_the_remote_commit_seen_before_building(repos, tmp_pat
                     f"git -C {other} push --quiet origin HEAD:refs/heads/feature\n")
     hook.chmod(0o755)
     result = cli(*ALTER, "--repo", str(work), "--branch", "feature", "--push")
-    assert result.exit_code != 0
+    assert result.exit_code == 5 and "nothing was pushed" in result.stderr, result.stderr
     assert _branches(remote)["feature"] == theirs
+    assert git(work, "branch", "--list", "feature") == ""  # the local branch is only made after the push
 
 
 def test_pushing_to_the_default_branch_needs_allow_default_branch(repos):

@@ -87,6 +87,8 @@ def test_branch_name_and_commit_message_say_what_and_why():
     assert title == "offsets: stop east->west.MirrorSourceConnector and alter its offsets (phase 1 of 2)"
     assert "Why: skip a poison record." in body and "NOT committed" in body
     assert body.rstrip().endswith("Offsets-Operation: 0123456789abcdef\nOffsets-Phase: 1")
+    # which connector the commit changes: a re-run tells this connector's earlier commit from another one's
+    assert "\nOffsets-Target: KafkaMirrorMaker2/" in body and "/east->west.MirrorSourceConnector\n" in body
 
 
 @pytest.mark.parametrize("url,expected", [
