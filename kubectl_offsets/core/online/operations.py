@@ -1,4 +1,4 @@
-"""The library's front door: list, alter, reset, undo, recover and trigger, usable from Python.
+"""The library's front door: list, alter (also by time), reset, undo, recover and check, usable from Python.
 
     from kubectl_offsets.core.online import operations
     from kubectl_offsets.core.online.targets import TargetSpec
@@ -6,7 +6,9 @@
     result = operations.list_offsets(kube, TargetSpec("my-sink"))
 
 Each function validates everything it can before the first change; the step machine in ``steps.py`` does the
-changing. Confirmation is a callback, so the CLI can ask on a terminal and Python callers can decide in code.
+changing. The modules it calls (``timetravel``, ``mm2_check``, ``mm2_full_reset``, ...) never import it: their own
+entry points live here, so the imports only go down. Confirmation is a callback, so the CLI can ask on a terminal
+and Python callers can decide in code.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
+    from .timetravel import Resolved, TimeTravel
     from .timetravel import TimeTravelRequest  # answers what an AlterRequest answers, from the broker
 
 
@@ -276,6 +279,71 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
                      crash_after=crash_after)
     return flow.run(operation, plan, OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
+
+
+# --- alter by time, check a mirror: the front doors of timetravel.py and mm2_check.py ---------------------------------
+
+
+def alter_by_time(kube: Kube, spec: TargetSpec, travel: TimeTravel, *, namespace: str | None = None,
+                  options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
+                  report: Callable[[list[Resolved]], None] | None = None) -> Outcome | Preview:
+    """``alter`` with a time-travel question: resolve the offsets from the broker (``timetravel``), then the normal
+    alter flow."""
+    from .timetravel import TimeTravelRequest, open_broker
+
+    options, progress = options or Options(), progress or SilentProgress()
+    travel.check_combination()
+    at_ms = travel.at_ms()
+    broker = open_broker(kube, spec, travel, namespace, progress)
+    request = TimeTravelRequest(travel, broker, at_ms, report or (lambda positions: None))
+    return alter_offsets(kube, spec, request, namespace=namespace, options=options, confirm=confirm,
+                         progress=progress)
+
+
+def check_resource(kube: Kube, text: str, connector: str | None, source_cluster: str | None, *, options: Options,
+                   progress: Progress) -> dict[str, Any]:
+    """``kubectl offsets check``: list the offsets of the named MirrorSourceConnector (default: every one of the
+    resource) through Strimzi and check them (``mm2_check``). Returns the report document
+    (schemas/mm2-check.schema.json)."""
+    from .mm2_check import Mm2Settings, check_document, check_offsets
+
+    kind, name = strimzi.parse_target(text)
+    if kind != strimzi.KIND_MM2:
+        raise InputError(f"check compares MirrorMaker 2 source offsets with the source topics; '{text}' is a "
+                         "KafkaConnector", advice="use kafkamirrormaker2/NAME (or kmm2/NAME)")
+    namespace = kube.namespace
+    if connector is None:
+        try:
+            resource = kube.get(kind, name, namespace)
+        except NotFoundError:
+            raise NotFoundError(f"kafkamirrormaker2/{name} not found in namespace {namespace}",
+                                advice="check -n/--namespace and --context") from None
+        names = [t.connector_name for t in strimzi.mm2_targets(resource)
+                 if t.mm2_type == strimzi.MM2_TYPES["source"][1]
+                 and (source_cluster is None or t.source_alias == source_cluster)]
+        if not names:
+            raise InputError(f"kafkamirrormaker2/{name} has no MirrorSourceConnector"
+                             + (f" replicating from '{source_cluster}'" if source_cluster else ""))
+        specs = [TargetSpec(text, connector=n) for n in names]
+    else:
+        specs = [TargetSpec(text, connector=connector, source_cluster=source_cluster)]
+    settings = options.mm2 or Mm2Settings()
+    lives = [resolve(kube, spec) for spec in specs]
+    for live in lives:  # everything that can be refused is refused before the first list (which writes)
+        if live.kind is not ConnectorKind.MIRROR_SOURCE:
+            raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: only a "
+                             "MirrorSourceConnector's offsets point into the source topics",
+                             advice="use --connector source (or a full '<src>-><tgt>.MirrorSourceConnector' name)")
+        check_offsets(live.resource, live.target, None, settings)  # the broker answers (or PreconditionError)
+    reports = []
+    for live, spec in zip(lives, specs):
+        listed = list_offsets(kube, spec, options=options, progress=progress)
+        progress.step(f"checking the offsets of '{listed.target.connector_name}' against the source topics")
+        reports.append(check_offsets(live.resource, listed.target, listed.offsets, settings))
+    document = {"resource": name, "namespace": namespace,
+                "ok": all(r.skipped is None and not r.problems for r in reports),
+                "connectors": [r.to_json() for r in reports]}
+    return check_document(document)
 
 
 # --- dry run -------------------------------------------------------------------------------------------------------
