@@ -68,6 +68,9 @@ class Preview:
     unverified: list[tuple[str, int]] = field(default_factory=list)
     check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
     extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
+    # Dry run: ``before`` is the connector's last list (a dry run lists nothing: a list writes to the cluster), and
+    # this is when the operator wrote it (UTC, RFC 3339), None when unknown
+    listed_at: str | None = None
 
     def unverified_note(self) -> str:
         return (f"partitions not among the current offsets, whose existence could not be checked: "
@@ -129,10 +132,9 @@ def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTrav
     early = None if request.needs_current else _build(request, facts, None)
     partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
-        before = peek_listed(kube, live)
-        change = early if early is not None else _build(request, facts, before)
-        return _dry_run_preview(Operation.ALTER, live, before, change, options, progress,
-                                unverified=partitions.check(change, before))
+        return _dry_run_with_last_list(Operation.ALTER, kube, live,
+                                       lambda before: early if early is not None else _build(request, facts, before),
+                                       options, progress, unverified_for=partitions.check)
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
@@ -161,7 +163,7 @@ def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None,
     live = _prepare(kube, spec, namespace, options, progress)
     full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
-        preview = _dry_run_preview(Operation.RESET, live, peek_listed(kube, live), None, options, progress)
+        preview = _dry_run_with_last_list(Operation.RESET, kube, live, lambda before: None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
@@ -205,8 +207,8 @@ def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: 
     if len(saved) or changed:  # an empty backup of a reset is restored by a reset, which writes no ConfigMap
         configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
-        before = peek_listed(kube, live)
-        return _dry_run_preview(Operation.UNDO, live, before, restoring_change(saved, before, changed), options, progress)
+        return _dry_run_with_last_list(Operation.UNDO, kube, live,
+                                       lambda before: restoring_change(saved, before, changed), options, progress)
     before = list_for_preview(kube, live, options, progress)
     change = restoring_change(saved, before, changed)
     if change is not None:
@@ -351,13 +353,38 @@ def check_resource(kube: Kube, text: str, connector: str | None, source_cluster:
 
 def peek_listed(kube: Kube, live: LiveTarget) -> OffsetsDocument | None:
     """The offsets from the last list, if its ConfigMap exists; read-only (a dry run must not annotate)."""
+    return peek_last_list(kube, live)[0]
+
+
+def peek_last_list(kube: Kube, live: LiveTarget) -> tuple[OffsetsDocument | None, str | None]:
+    """The offsets from the last list and when they were written (the ConfigMap's last write), if its ConfigMap
+    exists; read-only (a dry run must not annotate)."""
     stanza = live.target.stanza(live.resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
     name = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name") or offsets_configmap_name(
         live.target.resource_name)
     found = kube.find_configmap(name, live.target.namespace)
     if found is None or live.target.configmap_key not in (found.get("data") or {}):
-        return None
-    return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
+        return None, None
+    return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}"), _last_write(found)
+
+
+def _last_write(resource: dict[str, Any]) -> str | None:
+    """When an object was last written: the newest time in its managedFields (the API server records one per
+    writer and operation), else its creation. RFC 3339 timestamps of one format compare as strings."""
+    metadata = resource.get("metadata") or {}
+    times = [entry.get("time") for entry in metadata.get("managedFields") or ()]
+    return max((t for t in times if t), default=None) or metadata.get("creationTimestamp")
+
+
+def _dry_run_with_last_list(operation: str, kube: Kube, live: LiveTarget, change_for, options: Options,
+                            progress: Progress, unverified_for=None) -> Preview:
+    """The dry run's preview against the last list (``change_for(before)`` builds the change from it)."""
+    before, listed_at = peek_last_list(kube, live)
+    change = change_for(before)
+    unverified = unverified_for(change, before) if unverified_for is not None else ()
+    preview = _dry_run_preview(operation, live, before, change, options, progress, unverified=unverified)
+    preview.listed_at = listed_at
+    return preview
 
 
 def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:
