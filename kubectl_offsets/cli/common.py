@@ -162,17 +162,21 @@ def print_dry_run(preview) -> None:
     click.echo("\n---\n".join(documents))
     listed_at = getattr(preview, "listed_at", None)
     if preview.before is not None:
-        when = f", written {listed_at} ({_age(listed_at)} ago)" if listed_at else ""
+        age = _age(listed_at) if listed_at else None
+        when = f", written {listed_at}" + (f" ({age} ago)" if age else "") if listed_at else ""
         click.echo(f"BEFORE is the connector's last list{when}, not listed anew; a real run lists again and "
                    "computes the change from that", err=True)
     click.echo(f"not shown: {DRY_RUN_LEAVES_OUT}", err=True)
     click.echo("dry run: nothing was changed", err=True)
 
 
-def _age(rfc3339: str) -> str:
+def _age(rfc3339: str) -> str | None:
     import datetime as dt
 
-    written = dt.datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
+    try:
+        written = dt.datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
+    except ValueError:  # the API server writes RFC 3339; anything else is shown as it is, without an age
+        return None
     seconds = max(0, int((dt.datetime.now(dt.timezone.utc) - written).total_seconds()))
     hours, minutes = divmod(seconds // 60, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds % 60:02d}s"

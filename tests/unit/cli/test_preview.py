@@ -54,3 +54,12 @@ def test_a_dry_run_of_a_never_listed_connector_says_so(capsys):
     print_dry_run(preview)
     err = capsys.readouterr().err
     assert "current offsets unknown (never listed)" in err and "last list, written" not in err
+
+
+def test_a_last_list_time_that_is_not_rfc3339_is_shown_without_an_age(capsys):
+    from kubectl_offsets.cli.common import print_dry_run
+
+    preview = _preview(False)
+    preview.listed_at = "yesterday"
+    print_dry_run(preview)
+    assert "last list, written yesterday, not listed anew" in capsys.readouterr().err
