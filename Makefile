@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
 
-.PHONY: demo test test-eras unit lint setup provision clean-env
+.PHONY: demo test test-eras unit lint setup provision clean-env krew-install
 
 demo: setup provision  ## set everything up and run the demo on real components
 	$(PY) examples/demo.py
@@ -25,6 +25,9 @@ unit: setup  ## the fast loop: no real components
 lint: setup  ## ruff and mypy as configured in pyproject.toml (tests/suite.py runs them first, too)
 	$(PY) -m ruff check kubectl_offsets
 	$(PY) -m mypy
+
+krew-install: setup  ## build the self-contained binary for this machine and install it with your krew (before any release)
+	$(PY) packaging/krew_install.py
 
 setup: $(STAMP)
 

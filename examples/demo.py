@@ -143,7 +143,7 @@ def demo(environment) -> None:
                        "--skip-poison", "--invalid", "json", "--current", str(_current(env, workdir)),
                        "--for", "sink", "-o", "json", env=env)
         offsets.write_text(computed)
-        banner("Apply the computed document: kubectl offsets alter -f (the dry run shows the exact patches first)")
+        banner("Apply the computed document: kubectl offsets alter -f (the dry run shows the patches first)")
         run(PLUGIN, "alter", "orders-sink", "-n", NS, "-f", str(offsets), "--dry-run", env=env)
         run(PLUGIN, "alter", "orders-sink", "-n", NS, "-f", str(offsets), "--yes", env=env)
     else:

@@ -134,11 +134,11 @@ def gitops_configmap_name(resource_name: str, operation_id: str) -> str:
 
 
 class Trigger(StrEnum):
-    """How phase 2 of a GitOps operation is fired (``gitops ... --trigger``; docs/gitops.md). Stored in the GitOps
+    """How the operation of a synced GitOps phase 1 is fired (``gitops ... --trigger``; docs/gitops.md). Stored in the GitOps
     record: never rename a value."""
 
     COMMAND = "command"  # someone runs `kubectl offsets trigger` after the sync
-    JOB = "job"  # a one-shot Job committed with phase 2 (core/gitops/trigger_job.py)
+    JOB = "job"  # a one-shot Job committed with phase 1 (core/gitops/trigger_job.py)
     ARGOCD = "argocd"  # the same Job as an Argo CD PostSync hook
 
 

@@ -461,6 +461,33 @@ OPERATOR_POD_SELECTOR = "strimzi.io/kind=cluster-operator"
 LEGACY_API_VERSION = "v1beta2"
 
 
+# The installed CRDs tell a release apart where no operator pod can be seen (most users may not list pods in the
+# operator's namespace). The API server publishes each served version's schemas at OPENAPI_V1_PATH, readable by
+# every authenticated user (Kubernetes' system:discovery ClusterRole); the one of kafka.strimzi.io/v1 (1.0.0+)
+# tells 1.2.0 and newer by a field first in its KafkaConnect: spec.template.pod.templatedVolumes (in 1.2.0's
+# 041-Crd-kafkaconnect.yaml; absent from the pod template of 0.51.0 and, as far as we know, 1.1.0). CRDs are
+# upgraded with the operator, so the CRDs' release stands for the operator's.
+OPENAPI_V1_PATH = f"/openapi/v3/apis/{GROUP}/v1"
+INITIAL_STATE_SCHEMA_MARK = (KIND_CONNECT, ("spec", "template", "pod"), "templatedVolumes")
+
+
+def creates_stopped_by_schema(openapi: Mapping[str, Any] | None) -> bool | None:
+    """From the OpenAPI v3 document of kafka.strimzi.io/v1: True when the KafkaConnect schema has 1.2.0's field
+    (CRDs of 1.2.0 or newer), False when its pod template lacks it (older CRDs), None when the document does not
+    describe that pod template (not Strimzi's full CRDs, or nothing published): then it tells nothing."""
+    kind, path, mark = INITIAL_STATE_SCHEMA_MARK
+    for schema in ((openapi or {}).get("components") or {}).get("schemas", {}).values():
+        kinds = schema.get("x-kubernetes-group-version-kind") or []
+        if not any(k.get("group") == GROUP and k.get("kind") == kind for k in kinds):
+            continue
+        node = schema
+        for step in path:
+            node = ((node or {}).get("properties") or {}).get(step)
+        fields = (node or {}).get("properties")
+        return None if not fields else mark in fields
+    return None
+
+
 def operator_version_from_image(image: str | None) -> tuple[int, int, int] | None:
     """``quay.io/strimzi/operator:1.2.0`` (or ``...:0.45.1@sha256:...``) -> (1, 2, 0); None when not a version."""
     match = re.search(r":(\d+)\.(\d+)\.(\d+)(?:[-@][^:/]*)?$", image or "")

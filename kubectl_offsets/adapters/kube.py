@@ -217,6 +217,12 @@ class Kube:
         """Every served version of the Strimzi group (for ``version``); empty when the group is absent."""
         return list(self._served_group_versions())
 
+    @_guard(lambda path: path)
+    def openapi_document(self, path: str) -> Resource:
+        """An OpenAPI v3 document the API server publishes (``/openapi/v3/apis/GROUP/VERSION``: the schemas of that
+        version's kinds, from the installed CRDs). Every authenticated user may read it (system:discovery)."""
+        return self._json("GET", path)
+
     @_guard(_cr)
     def get(self, kind: str, name: str, namespace: str) -> Resource:
         return self.custom.get_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],

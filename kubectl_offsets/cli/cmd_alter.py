@@ -125,7 +125,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         print_result(result, dry_run, output)
 
     def _time_travel(travel, other_inputs: bool, mm2):
-        from ..core.online import timetravel
+        from ..core.online import operations
         from ..errors import InputError
 
         if other_inputs:
@@ -134,7 +134,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         travel.check_combination()
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)
-        result = timetravel.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,
+        result = operations.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,
                                           options=options, confirm=confirm_on_terminal, progress=progress,
                                           report=print_positions)
         print_result(result, dry_run, output)

@@ -33,13 +33,13 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
       kubectl offsets check kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o json
     """
     def work():
-        from ..core.online import mm2_check
+        from ..core.online import operations
         from ..errors import CheckFailedError
 
         broker_flags["require_check"] = True  # check has nothing to do without the broker
         settings = mm2_settings(broker_flags)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=settings)
-        document = mm2_check.check_resource(kube, target, connector, source_cluster, options=options,
+        document = operations.check_resource(kube, target, connector, source_cluster, options=options,
                                             progress=progress)
         progress.done()
         click.echo(_render(document, output))

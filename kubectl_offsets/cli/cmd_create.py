@@ -48,7 +48,8 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
 
     Strimzi 1.2+ creates a stopped connector stopped (initial_state): no record is processed before its offsets
     are set. Older operators create it running and stop it in the same reconcile; create detects the version (the
-    cluster operator pod's image, the served API versions) and then requires --accept-start-window.
+    cluster operator pod's image, else the served API versions and the installed CRDs' schema) and requires
+    --accept-start-window for an older or unknown one.
 
     \b
     Examples:

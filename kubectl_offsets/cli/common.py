@@ -146,14 +146,40 @@ def _mm2_lines(preview) -> str:
     return "".join(f"\n{line}" for line in lines)
 
 
+# What a real alter/reset/undo writes that a dry run neither does nor shows (--dry-run's help and docs/online.md
+# say the same).
+DRY_RUN_LEAVES_OUT = ("the listOffsets stanza and annotation of the lists before and after the change, the backup "
+                      "ConfigMap and local backup file, and the journal annotation that goes with every patch")
+
+
 def print_dry_run(preview) -> None:
-    """The preview, then the exact patches and ConfigMap, as YAML documents on stdout."""
+    """The preview, then the patches and ConfigMap that change the connector, as YAML documents on stdout; then
+    where BEFORE came from and what a real run writes besides."""
     from ..output.render import to_yaml
 
     click.echo(render_preview(preview), err=True)
     documents = [f"# {description}\n{to_yaml(body)}" for description, body in preview.patches]
     click.echo("\n---\n".join(documents))
+    listed_at = getattr(preview, "listed_at", None)
+    if preview.before is not None:
+        age = _age(listed_at) if listed_at else None
+        when = f", written {listed_at}" + (f" ({age} ago)" if age else "") if listed_at else ""
+        click.echo(f"BEFORE is the connector's last list{when}, not listed anew; a real run lists again and "
+                   "computes the change from that", err=True)
+    click.echo(f"not shown: {DRY_RUN_LEAVES_OUT}", err=True)
     click.echo("dry run: nothing was changed", err=True)
+
+
+def _age(rfc3339: str) -> str | None:
+    import datetime as dt
+
+    try:
+        written = dt.datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
+    except ValueError:  # the API server writes RFC 3339; anything else is shown as it is, without an age
+        return None
+    seconds = max(0, int((dt.datetime.now(dt.timezone.utc) - written).total_seconds()))
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds % 60:02d}s"
 
 
 def print_result(result, dry_run: bool, fmt: str) -> None:

@@ -113,7 +113,9 @@ quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on 
 mutation_options = group(
     click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation (required without a terminal)."),
     click.option("--dry-run", is_flag=True,
-                 help="Print the preview and the exact patches and ConfigMap; change nothing."),
+                 help="Change nothing; print the preview (BEFORE from the connector's last list, not listed anew) "
+                      "and the patches and ConfigMap that stop, change and restore it. Not shown: the lists, "
+                      "backups and journal a real run also writes."),
 )
 
 

@@ -1,4 +1,5 @@
-"""The root command group. Subcommands are loaded by name, on demand (see ``COMMANDS``)."""
+"""The root command group. Subcommands are loaded by name, on demand (see ``COMMANDS``): ``kubectl offsets --help``
+and ``kubectl offsets <TAB>`` list them from ``SUMMARIES`` and import none of their modules."""
 
 from __future__ import annotations
 
@@ -32,12 +33,52 @@ COMMANDS = {
     "version": "cmd_version:version_command",
 }
 
+# name -> the first paragraph of that command's help: what the root help and subcommand completion show. Written
+# here so that neither imports the 16 command modules (and what they import), which was most of what --help cost.
+# tests/unit/test_startup.py checks each against its command's own help, so they cannot drift apart.
+SUMMARIES = {
+    "list": "Show a connector's offsets, as Strimzi lists them; or many connectors' with -l, --all or -A.",
+    "alter": "Change a connector's offsets, safely.",
+    "reset": "Wipe a connector's offsets, so it starts from scratch.",
+    "undo": "Put back the offsets of a backup taken by alter, reset or undo.",
+    "export": "Write the offsets of every selected connector to one fleet document, for import elsewhere.",
+    "import": "Apply a fleet document: each entry's offsets to the connector of the same name, through the normal "
+              "alter flow (backup, stop, alter, verify, resume).",
+    "recover": "Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.",
+    "create": "Create a KafkaConnector that starts at chosen offsets.",
+    "delete": "Delete a KafkaConnector, and with --reset-offsets the offsets Connect would otherwise keep.",
+    "trigger": "Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.",
+    "gitops": "Change offsets through a GitOps repository (Argo CD, Flux): reviewable, and never re-firing.",
+    "compute": "Compute the offsets a connector should resume at, from topic data (live or archived), with PySpark.",
+    "lag": "Replication or consumption lag per partition: end offset minus where the connector resumes.",
+    "check": "Check a MirrorMaker 2 mirror's stored source offsets against its source topics.",
+    "completion": "Print a shell completion script for SHELL (bash, zsh or fish).",
+    "version": "Print the plugin version, the Strimzi API versions the cluster serves and the Kafka Connect version.",
+}
+
 
 class LazyGroup(click.Group):
-    """Import a subcommand's module only when that subcommand (or the root help) needs it."""
+    """Import a subcommand's module only when that subcommand runs or shows its own help."""
 
     def list_commands(self, ctx):
         return [name for name in COMMANDS if self._available(name)]
+
+    def format_commands(self, ctx, formatter):
+        """click's own layout (the same limit and shortening as ``Command.get_short_help_str``), from SUMMARIES."""
+        names = self.list_commands(ctx)
+        if names:
+            limit = formatter.width - 6 - max(len(name) for name in names)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, self._short_help(name, limit)) for name in names])
+
+    def shell_complete(self, ctx, incomplete):
+        """Subcommand names with their summaries (what click's Group offers, without loading each command), then
+        the root's own options."""
+        from click.shell_completion import CompletionItem
+
+        commands = [CompletionItem(name, help=self._short_help(name))
+                    for name in self.list_commands(ctx) if name.startswith(incomplete)]
+        return commands + click.Command.shell_complete(self, ctx, incomplete)
 
     def get_command(self, ctx, name):
         if name not in COMMANDS or not self._available(name):
@@ -51,6 +92,11 @@ class LazyGroup(click.Group):
 
         with exit_on_error():
             return super().invoke(ctx)
+
+    @staticmethod
+    def _short_help(name: str, limit: int = 45) -> str:
+        """SUMMARIES[name] shortened by click's own rule (first sentence, or words up to ``limit``)."""
+        return click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)
 
     @staticmethod
     def _available(name: str) -> bool:

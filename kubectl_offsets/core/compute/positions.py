@@ -221,7 +221,8 @@ def _scan(request: ComputeRequest, session: Any, live: Mapping[str, list[int]], 
     source = request.source
     if request.operation is Operation.SKIP_POISON and isinstance(source, LiveTopics) and not request.count_all:
         with TaskMonitor(session, lambda text: progress.waiting(f"Spark: {text}")):
-            scan = poison_in_windows(request, session, live, client, starts, _needed_columns(request))
+            scan = poison_in_windows(source, request.poison, session, live, client, starts, _needed_columns(request),
+                                     report_limit=request.report_limit, first_window=request.poison_window)
         result = _result(request, _poison_positions(scan), "scan")
         result.poison = scan
         progress.done()

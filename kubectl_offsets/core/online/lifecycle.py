@@ -259,10 +259,14 @@ def _check_operator(kube: Kube, namespace: str, accept_start_window: bool, progr
     window = ("creates a new connector running and stops it only in the same reconcile, so its tasks may process "
               "a few records before the offsets are set")
     if not accept_start_window:
-        what = "Strimzi before 1.2" if operator.creates_stopped is False else "an operator older than 1.2 may"
-        raise InputError(f"{operator.describe()}: {what} {window}",
-                         advice="pass --accept-start-window to accept that (nothing was changed), or upgrade to "
-                         "Strimzi 1.2+, which creates it stopped (initial_state)")
+        if operator.creates_stopped is False:
+            raise InputError(f"{operator.describe()}: Strimzi before 1.2 {window}",
+                             advice="pass --accept-start-window to accept that (nothing was changed), or upgrade to "
+                             "Strimzi 1.2+, which creates it stopped (initial_state)")
+        raise InputError(f"{operator.describe()}: if it is Strimzi before 1.2, it {window}",
+                         advice="pass --accept-start-window to accept that risk (nothing was changed); with permission "
+                         f"to list pods labelled {strimzi.OPERATOR_POD_SELECTOR} in the operator's namespace "
+                         "create can see its version")
     progress.warn(f"{operator.describe()}: the connector is created running and stopped right after; a few records "
                   "may be processed before its offsets are set (--accept-start-window)")
     return operator

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ... import mirrormaker, schemas, strimzi
 from ...connect import ConnectorKind
-from ...errors import InputError, MissingExtraError, NotFoundError, OffsetsError, PreconditionError
+from ...errors import InputError, MissingExtraError, OffsetsError, PreconditionError
 from ...model import OffsetsDocument
 
 if TYPE_CHECKING:
-    from ...adapters.kube import Kube
+    pass
 
 BrokerFactory = Callable[[str, tuple[tuple[str, str], ...], float], Any]
 DEFAULT_CHECK_TIMEOUT = 5.0  # an address only reachable in-cluster must not hold a command up long
@@ -179,49 +179,3 @@ def preflight(live, after: OffsetsDocument | None, settings: Mm2Settings | None)
     except OffsetsError as problem:  # never let the advisory check break the operation itself
         report = CheckReport(live.target.connector_name, live.target.source_alias, None)
         return _skip(report, problem.message, settings or Mm2Settings())
-
-
-def check_resource(kube: Kube, text: str, connector: str | None, source_cluster: str | None, *, options,
-                   progress) -> dict[str, Any]:
-    """``kubectl offsets check``: list the offsets of the named MirrorSourceConnector (default: every one of the
-    resource) through Strimzi and check them. Returns the report document (schemas/mm2-check.schema.json)."""
-    from . import operations
-    from .targets import TargetSpec, resolve
-
-    kind, name = strimzi.parse_target(text)
-    if kind != strimzi.KIND_MM2:
-        raise InputError(f"check compares MirrorMaker 2 source offsets with the source topics; '{text}' is a "
-                         "KafkaConnector", advice="use kafkamirrormaker2/NAME (or kmm2/NAME)")
-    namespace = kube.namespace
-    if connector is None:
-        try:
-            resource = kube.get(kind, name, namespace)
-        except NotFoundError:
-            raise NotFoundError(f"kafkamirrormaker2/{name} not found in namespace {namespace}",
-                                advice="check -n/--namespace and --context") from None
-        names = [t.connector_name for t in strimzi.mm2_targets(resource)
-                 if t.mm2_type == strimzi.MM2_TYPES["source"][1]
-                 and (source_cluster is None or t.source_alias == source_cluster)]
-        if not names:
-            raise InputError(f"kafkamirrormaker2/{name} has no MirrorSourceConnector"
-                             + (f" replicating from '{source_cluster}'" if source_cluster else ""))
-        specs = [TargetSpec(text, connector=n) for n in names]
-    else:
-        specs = [TargetSpec(text, connector=connector, source_cluster=source_cluster)]
-    settings = options.mm2 or Mm2Settings()
-    lives = [resolve(kube, spec) for spec in specs]
-    for live in lives:  # everything that can be refused is refused before the first list (which writes)
-        if live.kind is not ConnectorKind.MIRROR_SOURCE:
-            raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: only a "
-                             "MirrorSourceConnector's offsets point into the source topics",
-                             advice="use --connector source (or a full '<src>-><tgt>.MirrorSourceConnector' name)")
-        check_offsets(live.resource, live.target, None, settings)  # the broker answers (or PreconditionError)
-    reports = []
-    for live, spec in zip(lives, specs):
-        listed = operations.list_offsets(kube, spec, options=options, progress=progress)
-        progress.step(f"checking the offsets of '{listed.target.connector_name}' against the source topics")
-        reports.append(check_offsets(live.resource, listed.target, listed.offsets, settings))
-    document = {"resource": name, "namespace": namespace,
-                "ok": all(r.skipped is None and not r.problems for r in reports),
-                "connectors": [r.to_json() for r in reports]}
-    return check_document(document)

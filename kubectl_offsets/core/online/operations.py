@@ -1,4 +1,4 @@
-"""The library's front door: list, alter, reset, undo, recover and trigger, usable from Python.
+"""The library's front door: list, alter (also by time), reset, undo, recover and check, usable from Python.
 
     from kubectl_offsets.core.online import operations
     from kubectl_offsets.core.online.targets import TargetSpec
@@ -6,7 +6,9 @@
     result = operations.list_offsets(kube, TargetSpec("my-sink"))
 
 Each function validates everything it can before the first change; the step machine in ``steps.py`` does the
-changing. Confirmation is a callback, so the CLI can ask on a terminal and Python callers can decide in code.
+changing. The modules it calls (``timetravel``, ``mm2_check``, ``mm2_full_reset``, ...) never import it: their own
+entry points live here, so the imports only go down. Confirmation is a callback, so the CLI can ask on a terminal
+and Python callers can decide in code.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
+    from .timetravel import Resolved, TimeTravel
     from .timetravel import TimeTravelRequest  # answers what an AlterRequest answers, from the broker
 
 
@@ -65,6 +68,9 @@ class Preview:
     unverified: list[tuple[str, int]] = field(default_factory=list)
     check: Any = None  # mm2_check.CheckReport: the MirrorMaker 2 pre-flight, None for other connectors
     extra_steps: list[str] = field(default_factory=list)  # steps beyond the usual ones (MirrorMaker 2 full reset)
+    # Dry run: ``before`` is the connector's last list (a dry run lists nothing: a list writes to the cluster), and
+    # this is when the operator wrote it (UTC, RFC 3339), None when unknown
+    listed_at: str | None = None
 
     def unverified_note(self) -> str:
         return (f"partitions not among the current offsets, whose existence could not be checked: "
@@ -126,10 +132,9 @@ def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTrav
     early = None if request.needs_current else _build(request, facts, None)
     partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
-        before = peek_listed(kube, live)
-        change = early if early is not None else _build(request, facts, before)
-        return _dry_run_preview(Operation.ALTER, live, before, change, options, progress,
-                                unverified=partitions.check(change, before))
+        return _dry_run_with_last_list(Operation.ALTER, kube, live,
+                                       lambda before: early if early is not None else _build(request, facts, before),
+                                       options, progress, unverified_for=partitions.check)
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
@@ -158,7 +163,7 @@ def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None,
     live = _prepare(kube, spec, namespace, options, progress)
     full = _full_reset_plan(kube, live, options, progress)
     if options.dry_run:
-        preview = _dry_run_preview(Operation.RESET, live, peek_listed(kube, live), None, options, progress)
+        preview = _dry_run_with_last_list(Operation.RESET, kube, live, lambda before: None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
@@ -202,8 +207,8 @@ def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: 
     if len(saved) or changed:  # an empty backup of a reset is restored by a reset, which writes no ConfigMap
         configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
-        before = peek_listed(kube, live)
-        return _dry_run_preview(Operation.UNDO, live, before, restoring_change(saved, before, changed), options, progress)
+        return _dry_run_with_last_list(Operation.UNDO, kube, live,
+                                       lambda before: restoring_change(saved, before, changed), options, progress)
     before = list_for_preview(kube, live, options, progress)
     change = restoring_change(saved, before, changed)
     if change is not None:
@@ -278,18 +283,108 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
     return flow.run(operation, plan, OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
 
 
+# --- alter by time, check a mirror: the front doors of timetravel.py and mm2_check.py ---------------------------------
+
+
+def alter_by_time(kube: Kube, spec: TargetSpec, travel: TimeTravel, *, namespace: str | None = None,
+                  options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
+                  report: Callable[[list[Resolved]], None] | None = None) -> Outcome | Preview:
+    """``alter`` with a time-travel question: resolve the offsets from the broker (``timetravel``), then the normal
+    alter flow."""
+    from .timetravel import TimeTravelRequest, open_broker
+
+    options, progress = options or Options(), progress or SilentProgress()
+    travel.check_combination()
+    at_ms = travel.at_ms()
+    broker = open_broker(kube, spec, travel, namespace, progress)
+    request = TimeTravelRequest(travel, broker, at_ms, report or (lambda positions: None))
+    return alter_offsets(kube, spec, request, namespace=namespace, options=options, confirm=confirm,
+                         progress=progress)
+
+
+def check_resource(kube: Kube, text: str, connector: str | None, source_cluster: str | None, *, options: Options,
+                   progress: Progress) -> dict[str, Any]:
+    """``kubectl offsets check``: list the offsets of the named MirrorSourceConnector (default: every one of the
+    resource) through Strimzi and check them (``mm2_check``). Returns the report document
+    (schemas/mm2-check.schema.json)."""
+    from .mm2_check import Mm2Settings, check_document, check_offsets
+
+    kind, name = strimzi.parse_target(text)
+    if kind != strimzi.KIND_MM2:
+        raise InputError(f"check compares MirrorMaker 2 source offsets with the source topics; '{text}' is a "
+                         "KafkaConnector", advice="use kafkamirrormaker2/NAME (or kmm2/NAME)")
+    namespace = kube.namespace
+    if connector is None:
+        try:
+            resource = kube.get(kind, name, namespace)
+        except NotFoundError:
+            raise NotFoundError(f"kafkamirrormaker2/{name} not found in namespace {namespace}",
+                                advice="check -n/--namespace and --context") from None
+        names = [t.connector_name for t in strimzi.mm2_targets(resource)
+                 if t.mm2_type == strimzi.MM2_TYPES["source"][1]
+                 and (source_cluster is None or t.source_alias == source_cluster)]
+        if not names:
+            raise InputError(f"kafkamirrormaker2/{name} has no MirrorSourceConnector"
+                             + (f" replicating from '{source_cluster}'" if source_cluster else ""))
+        specs = [TargetSpec(text, connector=n) for n in names]
+    else:
+        specs = [TargetSpec(text, connector=connector, source_cluster=source_cluster)]
+    settings = options.mm2 or Mm2Settings()
+    lives = [resolve(kube, spec) for spec in specs]
+    for live in lives:  # everything that can be refused is refused before the first list (which writes)
+        if live.kind is not ConnectorKind.MIRROR_SOURCE:
+            raise InputError(f"'{live.target.connector_name}' is a {live.kind.value} connector: only a "
+                             "MirrorSourceConnector's offsets point into the source topics",
+                             advice="use --connector source (or a full '<src>-><tgt>.MirrorSourceConnector' name)")
+        check_offsets(live.resource, live.target, None, settings)  # the broker answers (or PreconditionError)
+    reports = []
+    for live, spec in zip(lives, specs):
+        listed = list_offsets(kube, spec, options=options, progress=progress)
+        progress.step(f"checking the offsets of '{listed.target.connector_name}' against the source topics")
+        reports.append(check_offsets(live.resource, listed.target, listed.offsets, settings))
+    document = {"resource": name, "namespace": namespace,
+                "ok": all(r.skipped is None and not r.problems for r in reports),
+                "connectors": [r.to_json() for r in reports]}
+    return check_document(document)
+
+
 # --- dry run -------------------------------------------------------------------------------------------------------
 
 
 def peek_listed(kube: Kube, live: LiveTarget) -> OffsetsDocument | None:
     """The offsets from the last list, if its ConfigMap exists; read-only (a dry run must not annotate)."""
+    return peek_last_list(kube, live)[0]
+
+
+def peek_last_list(kube: Kube, live: LiveTarget) -> tuple[OffsetsDocument | None, str | None]:
+    """The offsets from the last list and when they were written (the ConfigMap's last write), if its ConfigMap
+    exists; read-only (a dry run must not annotate)."""
     stanza = live.target.stanza(live.resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
     name = (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name") or offsets_configmap_name(
         live.target.resource_name)
     found = kube.find_configmap(name, live.target.namespace)
     if found is None or live.target.configmap_key not in (found.get("data") or {}):
-        return None
-    return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}")
+        return None, None
+    return configmaps.parse_document(found, live.target.configmap_key, f"configmap/{name}"), _last_write(found)
+
+
+def _last_write(resource: dict[str, Any]) -> str | None:
+    """When an object was last written: the newest time in its managedFields (the API server records one per
+    writer and operation), else its creation. RFC 3339 timestamps of one format compare as strings."""
+    metadata = resource.get("metadata") or {}
+    times = [entry.get("time") for entry in metadata.get("managedFields") or ()]
+    return max((t for t in times if t), default=None) or metadata.get("creationTimestamp")
+
+
+def _dry_run_with_last_list(operation: str, kube: Kube, live: LiveTarget, change_for, options: Options,
+                            progress: Progress, unverified_for=None) -> Preview:
+    """The dry run's preview against the last list (``change_for(before)`` builds the change from it)."""
+    before, listed_at = peek_last_list(kube, live)
+    change = change_for(before)
+    unverified = unverified_for(change, before) if unverified_for is not None else ()
+    preview = _dry_run_preview(operation, live, before, change, options, progress, unverified=unverified)
+    preview.listed_at = listed_at
+    return preview
 
 
 def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:

@@ -156,7 +156,7 @@ class AlterFlow:
         flow lists twice (backup, verify); with the stanza in place neither list changes the spec, which saves the
         operator a reconcile per list and us the wait for it to observe the removal (under one KafkaConnect's lock,
         every reconcile of every connector of that cluster queues behind the others: fleet operations). The
-        journal records it, and the resume (or make-safe) removes it. Not for GitOps phase 2 (``run_prepared``):
+        journal records it, and the resume (or make-safe) removes it. Not for ``trigger`` (``run_prepared``):
         the spec there is what git holds, and a self-healing controller would revert the stanza mid-operation.
 
         Preflight saw no journal, but another kubectl-offsets may have started since (two people, or a retry while

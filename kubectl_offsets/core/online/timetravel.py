@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from ... import strimzi
 from ...connect import ConnectorKind, entry_for, stored_offset_to_resume_at, topic_partition_of
 from ...errors import InputError, NotFoundError
-from ...model import OffsetsDocument, Options
-from ...progress import Progress, SilentProgress
+from ...model import OffsetsDocument
+from ...progress import Progress
 from ..inputs import ConnectorFacts, validate_change
 from .targets import TargetSpec, resolve
 
@@ -224,18 +224,3 @@ def _unreachable_advice(where: str) -> str:
         "nothing was changed; check --bootstrap-server (reachable from here, e.g. through kubectl port-forward) "
         "and --kafka-option for TLS/SASL")
     return advice
-
-
-def alter_by_time(kube: Kube, spec: TargetSpec, travel: TimeTravel, *, namespace: str | None = None,
-                  options: Options | None = None, confirm=None, progress: Progress | None = None,
-                  report: Callable[[list[Resolved]], None] | None = None):
-    """``alter`` with a time-travel question: resolve the offsets from the broker, then the normal alter flow."""
-    from . import operations
-
-    options, progress = options or Options(), progress or SilentProgress()
-    travel.check_combination()
-    at_ms = travel.at_ms()
-    broker = open_broker(kube, spec, travel, namespace, progress)
-    request = TimeTravelRequest(travel, broker, at_ms, report or (lambda positions: None))
-    return operations.alter_offsets(kube, spec, request, namespace=namespace, options=options, confirm=confirm,
-                                    progress=progress)

@@ -33,12 +33,15 @@ class ApiVersion(NamedTuple):
     mm2_layouts: tuple        # "legacy" (clusters/connectCluster/sourceCluster/...) and/or "v1" (target/source)
     connector_version: bool   # connector `version` (plugin version), added in 0.49
     spec_required: bool       # v1: `required: [spec]`
+    # KafkaConnect spec.template.pod.templatedVolumes, first in 1.2.0's 041-Crd-kafkaconnect.yaml (0.51.0's pod
+    # template lacks it): what tells `create` the release when no operator pod is visible (strimzi.py)
+    templated_volumes: bool = False
 
 
 V1BETA2_045 = ApiVersion("v1beta2", True, True, ("legacy",), False, False)
 V1BETA2_051 = ApiVersion("v1beta2", True, True, ("legacy", "v1"), True, False)
 V1_051 = ApiVersion("v1", False, False, ("v1",), True, True)
-V1_12 = ApiVersion("v1", True, False, ("v1",), True, True)
+V1_12 = ApiVersion("v1", True, False, ("v1",), True, True, templated_volumes=True)
 # Must agree with tests/env/emulator/profiles.py (tests/unit/env/test_crds.py checks it).
 ERAS = {"0.45": [V1BETA2_045], "0.51": [V1BETA2_051, V1_051], "1.2": [V1_12]}
 
@@ -175,16 +178,19 @@ def root(spec, status, spec_required):
 # ---------------------------------------------------------------------------------------------- KafkaConnect
 
 def kafka_connect(era):
-    # Only what the emulator reads (replicas: §2.9 "has 0 replicas"); everything else is preserved as-is.
-    spec = {
-        "type": "object",
-        "x-kubernetes-preserve-unknown-fields": True,
-        "properties": {
+    # Only what the emulator reads (replicas: §2.9 "has 0 replicas") and the pod template field that marks 1.2.0's
+    # CRDs; everything else is preserved as-is.
+    def spec(v):
+        properties = {
             "replicas": {"type": "integer"},
             "bootstrapServers": {"type": "string"},
             "config": PRESERVE,
-        },
-    }
+        }
+        if v.templated_volumes:
+            volume = {**PRESERVE, "properties": {"name": {"type": "string"}}}
+            pod = {**PRESERVE, "properties": {"templatedVolumes": {"type": "array", "items": volume}}}
+            properties["template"] = {**PRESERVE, "properties": {"pod": pod}}
+        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "properties": properties}
     status = {
         "type": "object",
         "x-kubernetes-preserve-unknown-fields": True,
@@ -204,7 +210,7 @@ def kafka_connect(era):
     sub = {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
                                    "labelSelectorPath": ".status.labelSelector"}}
     return crd("KafkaConnect", "kafkaconnects", ["kc"], [
-        version(v.name, v.storage, root(spec, status, v.spec_required), columns) for v in era], sub)
+        version(v.name, v.storage, root(spec(v), status, v.spec_required), columns) for v in era], sub)
 
 
 # ---------------------------------------------------------------------------------------------- KafkaConnector

@@ -6,8 +6,9 @@ import hashlib
 import re
 import stat
 import subprocess
+import sys
 
-from .krewtools import fill_manifest, krew_environment, serve_directory
+from .krewtools import ROOT, fill_manifest, krew_environment, serve_directory
 from ruamel.yaml import YAML
 
 from kubectl_offsets import __version__, schemas
@@ -110,3 +111,29 @@ def test_install_from_a_custom_index_then_uninstall(tmp_path, krew_binary, relea
     assert result.returncode == 0, result.stderr
     assert own.run("kubectl", "offsets", "--help").returncode != 0
     assert not (own.root / "store" / "offsets").exists()
+
+
+def test_make_krew_install_installs_from_a_checkout_and_reinstalls(tmp_path, krew_binary, release_archive, kubectl):
+    """`make krew-install` (packaging/krew_install.py), the README's first install line: the checkout's archive
+    installed by the real krew with a manifest written for it, no download; run again, it replaces that install
+    (krew alone refuses to install over it)."""
+    own = krew_environment(tmp_path, krew_binary)
+    # A user's krew has its default index (krew's installer fetches it; uninstall needs one): an empty one here.
+    index = tmp_path / "index"
+    (index / "plugins").mkdir(parents=True)
+    (index / "plugins" / ".keep").write_text("")
+    for git in (["git", "init", "-q"], ["git", "add", "."],
+                ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "index"]):
+        subprocess.run(git, cwd=index, check=True, capture_output=True)
+    added = own.run("kubectl", "krew", "index", "add", "default", str(index))
+    assert added.returncode == 0, added.stderr
+    command = [sys.executable, str(ROOT / "packaging" / "krew_install.py"), "--archive", str(release_archive),
+               "--dist", str(tmp_path / "dist")]
+    first = own.run(*command)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "Installed plugin: offsets" in first.stdout + first.stderr
+    again = own.run(*command)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "removing the earlier install" in again.stderr and "Installed plugin: offsets" in again.stdout + again.stderr
+    assert own.run("kubectl", "krew", "list").stdout.split() == ["detached/offsets"]  # krew: from a manifest
+    assert own.run("kubectl", "offsets", "version", "--client").stdout.startswith(f"Plugin Version: v{__version__}")

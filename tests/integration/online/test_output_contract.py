@@ -3,6 +3,7 @@ the offsets as they were); structured output on stdout only, progress on stderr;
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -95,6 +96,11 @@ def test_dry_run_prints_the_plan_and_changes_nothing(lab, cli, paused_sink):
     assert restore == [{"op": "add", "path": "/spec/state", "value": "paused"}]
     assert "dry run: nothing was changed" in result.stderr
     assert "changed" in result.stderr and "BEFORE" in result.stderr  # the before -> after preview
+    # BEFORE is the last list, not a new one: the dry run says when the operator wrote it (the API server's
+    # managedFields) and names the writes of a real run that it does not show.
+    assert re.search(r"BEFORE is the connector's last list, written \d{4}-\d\d-\d\dT[\d:]+Z \(\d+m\d\ds ago\)",
+                     result.stderr), result.stderr
+    assert "not shown:" in result.stderr and "journal annotation" in result.stderr
     assert_unchanged(lab.cluster, conn, before)
 
     for argv in (["reset", conn.name], ["undo", conn.name]):

@@ -1,4 +1,4 @@
-"""The preview says when its 'before' was listed while the connector ran (issue 10, defect 1)."""
+"""The preview says when its 'before' was listed while the connector ran, and a dry run how old its 'before' is."""
 from __future__ import annotations
 
 from kubectl_offsets import strimzi
@@ -26,3 +26,40 @@ def test_a_preview_listed_while_running_says_the_offsets_may_move():
 
 def test_a_paused_connector_s_preview_has_no_such_note():
     assert "listed while the connector runs" not in render_preview(_preview(False))
+
+
+def test_a_dry_run_says_how_old_its_before_is_and_what_it_does_not_show(capsys):
+    """--dry-run lists nothing (a list writes to the cluster): BEFORE is the connector's last list, which may be
+    hours old, and a real run also writes the list, the backups and the journal. The dry run says both."""
+    import datetime as dt
+
+    from kubectl_offsets.cli.common import print_dry_run
+
+    preview = _preview(False)
+    written = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=2, minutes=5)
+    preview.listed_at = written.strftime("%Y-%m-%dT%H:%M:%SZ")
+    print_dry_run(preview)
+    err = capsys.readouterr().err
+    assert f"last list, written {preview.listed_at} (2h05m ago)" in err
+    for left_out in ("listOffsets", "backup ConfigMap", "local backup file", "journal annotation"):
+        assert left_out in err
+    assert "dry run: nothing was changed" in err
+
+
+def test_a_dry_run_of_a_never_listed_connector_says_so(capsys):
+    from kubectl_offsets.cli.common import print_dry_run
+
+    preview = _preview(False)
+    preview.before = None
+    print_dry_run(preview)
+    err = capsys.readouterr().err
+    assert "current offsets unknown (never listed)" in err and "last list, written" not in err
+
+
+def test_a_last_list_time_that_is_not_rfc3339_is_shown_without_an_age(capsys):
+    from kubectl_offsets.cli.common import print_dry_run
+
+    preview = _preview(False)
+    preview.listed_at = "yesterday"
+    print_dry_run(preview)
+    assert "last list, written yesterday, not listed anew" in capsys.readouterr().err

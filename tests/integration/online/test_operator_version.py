@@ -1,0 +1,83 @@
+"""`create` tells which Strimzi runs without seeing the cluster operator's pod, as most users cannot.
+
+A user bound to the documented Role (examples/online/rbac.yaml) in the connectors' namespace may list pods there,
+but the operator runs elsewhere; here no cluster-operator pod exists at all. What every authenticated user can read
+is discovery and the OpenAPI v3 document of kafka.strimzi.io/v1 (the system:discovery ClusterRole): the served
+versions tell a release before 1.0 (v1beta2 served), and the installed KafkaConnect schema tells 1.2.0 and newer
+(spec.template.pod.templatedVolumes). The emulator creates connectors the way the profile's release does.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+
+from tests.env.clients import create_topic, unique_name
+from tests.env.emulator import profiles
+
+from .conftest import CONNECT, FILE_SINK, GROUP, STRING, VERSION, Connector, eventually
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "online"
+RECORDS_TIMEOUT = 120.0  # records written after a start: the sink's consumer group joins first
+
+
+def sink_manifest(lab, tmp_path: Path, name: str, topic: str) -> tuple[Path, Connector]:
+    out = lab.workdir / f"{name}.out"
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
+            "metadata": {"name": name, "labels": {"strimzi.io/cluster": CONNECT}},
+            "spec": {"class": FILE_SINK, "tasksMax": 1, "config": {"key.converter": STRING, "value.converter": STRING,
+                                                                   "file": str(out), "topics": topic}}}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(json.dumps(body))
+    return path, Connector(lab.ns, name, topic, out)
+
+
+def exists(lab, name: str) -> bool:
+    try:
+        lab.cluster.get(lab.ns, name)
+        return True
+    except k8s.ApiException as error:
+        assert error.status == 404
+        return False
+
+
+@pytest.fixture(scope="module")
+def documented_user(env, lab, cluster):
+    """limited-user (token auth, no groups) bound to the documented Role in the lab namespace and to nothing else:
+    it may list pods there, where no operator pod is, and nowhere else."""
+    role = yaml.safe_load((EXAMPLES / "rbac.yaml").read_text())
+    role["metadata"]["namespace"] = lab.ns
+    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
+    rbac.create_namespaced_role(lab.ns, role)
+    rbac.create_namespaced_role_binding(lab.ns, {
+        "metadata": {"name": "offsets-documented"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]},
+        "subjects": [{"kind": "User", "name": "limited-user", "apiGroup": "rbac.authorization.k8s.io"}]})
+    assert not cluster.core.list_namespaced_pod(lab.ns, label_selector="strimzi.io/kind=cluster-operator").items
+    return env.limited_kubeconfig
+
+
+def test_create_knows_the_strimzi_release_without_seeing_the_operator_pod(lab, cli, env, tmp_path, documented_user):
+    name, topic = unique_name("nopod"), unique_name("nopod-topic")
+    create_topic(lab.admin, topic)
+    lab.produce(topic, [f"r{i}" for i in range(4)])
+    path, conn = sink_manifest(lab, tmp_path, name, topic)
+
+    result = cli("create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=2", "--yes",
+                 kubeconfig=documented_user)
+
+    assert "unknown" not in result.stderr, str(result)
+    if profiles.selected().creates_with_initial_state:  # 1.2: served v1 only; its CRDs carry 1.2.0's mark
+        assert result.exit_code == 0, str(result)
+        assert "Strimzi 1.2.0 or newer" in result.stderr and "templatedVolumes" in result.stderr
+        assert "creates the connector stopped" in result.stderr
+        assert f"connector {name}: does not exist -> POST /connectors (initial_state=STOPPED)" in Path(env.emulator_log).read_text()
+        eventually("r2, r3 written", lambda: conn.file_lines() == ["r2", "r3"] or None, timeout=RECORDS_TIMEOUT)
+    else:  # 0.45 and 0.51 serve v1beta2: a release before 1.0, so the start window is real and said so
+        assert result.exit_code == 2, str(result)
+        assert "Strimzi before 1.0" in result.stderr and "--accept-start-window" in result.stderr
+        assert "upgrade to Strimzi 1.2+" in result.stderr
+        assert not exists(lab, name)
