@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, cast
 from ... import mirrormaker, strimzi
 from ...connect import ConnectorKind
 from ...conventions import Operation
-from ...errors import InputError, OffsetsError, PreconditionError, VerificationError
+from ...errors import ForbiddenError, InputError, OffsetsError, PreconditionError, VerificationError
 from ...model import OffsetsDocument
+from ...progress import Progress, SilentProgress
 from ...strimzi import OffsetsAction
 from . import backups
 from .journal import Step
@@ -88,7 +89,8 @@ class FullResetPlan:
 # --- planning (read-only) ----------------------------------------------------------------------------------------
 
 
-def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broker=None) -> FullResetPlan:
+def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broker=None,
+         progress: Progress | None = None) -> FullResetPlan:
     target, resource = live.target, live.resource
     if target.kind != strimzi.KIND_MM2 or live.kind is not ConnectorKind.MIRROR_SOURCE:
         raise InputError("--with-offset-syncs is the full reset of a MirrorMaker 2 mirror: it applies to its "
@@ -109,7 +111,7 @@ def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False,
     # a port-forward to the same cluster).
     source, target_cluster = strimzi.mm2_clusters(resource, target)
     side = source if syncs.location == mirrormaker.LOCATION_SOURCE else target_cluster
-    result.sharing = sharing_pairs(kube, live, syncs, side.get("bootstrapServers") or bootstrap)
+    result.sharing = sharing_pairs(kube, live, syncs, side.get("bootstrapServers") or bootstrap, progress)
     if result.sharing and not allow_shared:
         raise InputError(f"the offset-syncs {syncs.describe()} at {bootstrap} is shared: it also holds the syncs of "
                          f"{', '.join(result.sharing)}. Truncating it would make their checkpoint connectors lose "
@@ -176,18 +178,18 @@ def syncs_bootstrap(resource, target, syncs: mirrormaker.OffsetSyncsTopic, setti
     return found
 
 
-def _cluster_key(bootstrap: str | None) -> frozenset[str]:
-    return frozenset(a.strip().lower() for a in (bootstrap or "").split(",") if a.strip())
-
-
-def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: str) -> list[str]:
-    """Every other MirrorSourceConnector (in the KafkaMirrorMaker2 resources of this namespace) whose offset syncs
-    go to the same topic on the same cluster, as ``kafkamirrormaker2/NAME 'src->tgt'``."""
+def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: str,
+                  progress: Progress | None = None) -> list[str]:
+    """Every other MirrorSourceConnector, in the KafkaMirrorMaker2 resources of every namespace the user may list,
+    whose offset syncs go to the same topic on the same cluster (one address in common, Strimzi's Service names
+    compared as such: ``strimzi.kafka_cluster_keys``), as ``kafkamirrormaker2/NAME [-n NS] 'src->tgt'``."""
     mine = live.target
+    ours = strimzi.kafka_cluster_keys(bootstrap, mine.namespace)
     found = []
-    for resource in kube.list(strimzi.KIND_MM2, mine.namespace):
+    for resource in _mirrors_in_reach(kube, mine.namespace, progress or SilentProgress()):
+        namespace = (resource.get("metadata") or {}).get("namespace") or mine.namespace
         for other in strimzi.mm2_targets(resource):
-            if other.mm2_type != strimzi.MM2_TYPES["source"][1] or (
+            if other.mm2_type != strimzi.MM2_TYPES["source"][1] or (namespace == mine.namespace and
                     other.resource_name == mine.resource_name and other.connector_name == mine.connector_name):
                 continue
             try:
@@ -196,10 +198,23 @@ def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstr
                 continue  # a policy we cannot predict cannot be named; it is not ours to judge
             source, target = strimzi.mm2_clusters(resource, other)
             where = source if topic.location == mirrormaker.LOCATION_SOURCE else target
-            if topic.name == syncs.name and _cluster_key(where.get("bootstrapServers")) == _cluster_key(bootstrap):
-                found.append(f"kafkamirrormaker2/{other.resource_name} "
+            if topic.name == syncs.name and strimzi.kafka_cluster_keys(where.get("bootstrapServers"), namespace) & ours:
+                elsewhere = f" -n {namespace}" if namespace != mine.namespace else ""
+                found.append(f"kafkamirrormaker2/{other.resource_name}{elsewhere} "
                              f"'{other.source_alias}->{other.target_alias}'")
     return found
+
+
+def _mirrors_in_reach(kube: Kube, namespace: str, progress: Progress) -> list:
+    """The KafkaMirrorMaker2 resources of all namespaces; of ``namespace`` alone (said in a warning) when the user
+    may not list them cluster-wide."""
+    try:
+        return kube.list_selected(strimzi.KIND_MM2, None)
+    except ForbiddenError:
+        progress.warn(f"not allowed to list KafkaMirrorMaker2 resources in all namespaces: only those of namespace "
+                      f"{namespace} are compared with this mirror (the offset-syncs topic's records are still "
+                      "checked for other mirrors)")
+        return kube.list(strimzi.KIND_MM2, namespace)
 
 
 def _broker(bootstrap: str, settings: Mm2Settings):

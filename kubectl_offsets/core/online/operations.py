@@ -176,7 +176,8 @@ def _full_reset_plan(kube: Kube, live: LiveTarget, options: Options, progress: P
             progress.warn("only the Connect offsets are reset; the offset-syncs topic keeps the old syncs that "
                           "checkpoints translate with (add --with-offset-syncs for a full reset)")
         return None
-    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
+    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs,
+                               progress=progress)
 
 
 def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
