@@ -35,6 +35,13 @@ DEFAULT_POLICIES = ("org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
 
 CLEANUP_POLICY = "cleanup.policy"
 CLEANUP_DELETE = "delete"
+# What truncating the topic asks of the broker, by the ACL operation each request needs on the topic (Kafka's
+# authorizer; the values are the names kafka-acls.sh --operation takes): reading cleanup.policy (DescribeConfigs),
+# adding 'delete' and putting it back (IncrementalAlterConfigs), and DeleteRecords.
+TRUNCATION_ACL_OPERATIONS = {"DESCRIBE_CONFIGS": "DescribeConfigs", "ALTER_CONFIGS": "AlterConfigs",
+                             "DELETE": "Delete"}
+TRUNCATION_REQUESTS = {"DESCRIBE_CONFIGS": "DescribeConfigs", "ALTER_CONFIGS": "AlterConfigs",
+                       "DELETE": "DeleteRecords"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,15 @@ def with_delete_policy(policy: str | None) -> str:
     """The cleanup.policy that lets DeleteRecords run: the given one plus ``delete``."""
     parts = [p.strip() for p in (policy or "").split(",") if p.strip()]
     return ",".join(parts if CLEANUP_DELETE in parts else [*parts, CLEANUP_DELETE])
+
+
+def restore_policy_command(bootstrap: str, topic: str, value: str | None, explicit: bool) -> str:
+    """The kafka-configs.sh command (Kafka's bin/, also in every Strimzi broker pod) that puts a topic's
+    cleanup.policy back: the value set on the topic, or removed from it when it was inherited (``explicit`` False).
+    A list value goes in brackets, as kafka-configs parses them."""
+    change = f"--add-config {CLEANUP_POLICY}={f'[{value}]' if ',' in (value or '') else value}" \
+        if explicit and value is not None else f"--delete-config {CLEANUP_POLICY}"
+    return f"kafka-configs.sh --bootstrap-server {bootstrap} --entity-type topics --entity-name {topic} --alter {change}"
 
 
 # --- where a stored offset points ----------------------------------------------------------------------------------

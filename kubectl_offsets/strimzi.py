@@ -630,6 +630,28 @@ def kafka_cluster_of_bootstrap(bootstrap_servers: str | None) -> tuple[str, str 
     return None
 
 
+# KafkaResources.brokersServiceName: the headless Service C-kafka-brokers, also reached through one broker pod's name
+# (C-kafka-N, or C-POOL-N with node pools) in front of it.
+_BROKERS = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)?(?P<cluster>[a-z0-9]([-a-z0-9]*[a-z0-9])?)-kafka-brokers"
+                      r"(\.(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?))?(\.svc(\.[a-z0-9.-]+)?)?(:\d+)?$")
+
+
+def kafka_cluster_keys(bootstrap_servers: str | None, namespace: str) -> frozenset[str]:
+    """One key per address of ``bootstrap_servers`` as written in a resource of ``namespace``, equal for two
+    spellings of the same Strimzi cluster: its Services (C-kafka-bootstrap, the headless C-kafka-brokers and the
+    pod names behind it), short (the resource's own namespace) or qualified (.NS, .NS.svc, .NS.svc.<cluster
+    domain>), on whichever listener port, all become ``strimzi:NS/C``. Any other address is host:port, lowercased
+    (nothing tells whether another port of the same host is another cluster)."""
+    keys = set()
+    for address in (bootstrap_servers or "").split(","):
+        address = address.strip().lower()
+        if not address:
+            continue
+        match = _BOOTSTRAP.match(address) or _BROKERS.match(address)
+        keys.add(f"strimzi:{match.group('namespace') or namespace}/{match.group('cluster')}" if match else address)
+    return frozenset(keys)
+
+
 def kafkatopic_partitions(kafkatopic: Mapping[str, Any]) -> tuple[str, int | None]:
     """(topic name, its partition count) as a KafkaTopic states it; the count is None when the Topic Operator has
     not confirmed the current spec (not Ready, or an older generation observed: e.g. a refused decrease leaves more

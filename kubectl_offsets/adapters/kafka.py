@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable, Mapping
 
-from ..errors import ClusterError, InputError, MissingExtraError
+from ..errors import ClusterError, InputError, MissingExtraError, OffsetsError
 
 TopicPartition = tuple[str, int]
 DEFAULT_TIMEOUT = 15.0
@@ -166,7 +166,7 @@ class Broker:
         try:
             entries = self._admin.describe_configs([resource], request_timeout=self.timeout)[resource].result()
         except kafka.KafkaException as e:
-            raise self._unreachable(e) from None
+            raise self._failed(f"describing the configs of topic '{topic}'", e) from None
         entry = entries.get(name)
         if entry is None:
             return None, False
@@ -182,7 +182,26 @@ class Broker:
         try:
             self._admin.incremental_alter_configs([resource], request_timeout=self.timeout)[resource].result()
         except kafka.KafkaException as e:
-            raise self._refused(f"changing {name} of topic '{topic}'", e) from None
+            raise self._failed(f"changing {name} of topic '{topic}'", e) from None
+
+    def topic_operations(self, topic: str) -> set[str] | None:
+        """The ACL operations (Kafka's names: DELETE, ALTER_CONFIGS, ...) this client may perform on the topic, as
+        the broker's authorizer answers them (Metadata with include_topic_authorized_operations, KIP-430): asked
+        before a change, so a missing permission refuses before anything is touched. None when the broker does
+        not say (or the topic does not exist); an empty set when the client may not even describe the topic."""
+        kafka = _library()
+        try:
+            future = self._admin.describe_topics(kafka.TopicCollection([topic]), request_timeout=self.timeout,
+                                                 include_authorized_operations=True)[topic]
+            description = future.result()
+        except kafka.KafkaException as e:
+            if _error_code(e) in _authorization_codes(kafka):
+                return set()
+            if _error_code(e) == kafka.KafkaError.UNKNOWN_TOPIC_OR_PART:
+                return None
+            raise self._failed(f"describing topic '{topic}'", e) from None
+        operations = description.authorized_operations
+        return None if operations is None else {op.name for op in operations}
 
     def delete_records(self, before: Mapping[TopicPartition, int], *, settle: float = 0.0
                        ) -> dict[TopicPartition, int]:
@@ -203,9 +222,8 @@ class Broker:
                 futures = self._admin.delete_records(request, request_timeout=self.timeout)
                 return {(tp.topic, tp.partition): int(f.result().low_watermark) for tp, f in futures.items()}
             except kafka.KafkaException as e:
-                code = e.args[0].code() if e.args and hasattr(e.args[0], "code") else None
-                if code != kafka.KafkaError.POLICY_VIOLATION or time.monotonic() >= deadline:
-                    raise self._refused("deleting records", e) from None
+                if _error_code(e) != kafka.KafkaError.POLICY_VIOLATION or time.monotonic() >= deadline:
+                    raise self._failed("deleting records", e) from None
             time.sleep(0.25)
 
     def records_at_time(self, partitions: Iterable[TopicPartition], ts_ms: int
@@ -235,6 +253,14 @@ class Broker:
         except kafka.KafkaException as e:
             raise self._unreachable(e) from None
 
+    def _failed(self, what: str, error: Exception) -> OffsetsError:
+        """The broker's answer (an error code of the protocol: ACLs, policy, ...) as a refusal; librdkafka's own
+        errors (negative codes: transport, timeout, resolution) as a broker out of reach."""
+        code = _error_code(error)
+        if isinstance(code, int) and code < 0:
+            return self._unreachable(error)
+        return self._refused(what, error)
+
     def _refused(self, what: str, error: Exception) -> ClusterError:
         return ClusterError(f"the Kafka broker at {self.bootstrap_servers} refused {what}: {_reason(error)}",
                             advice="check the client's ACLs (DeleteRecords and AlterConfigs on the topic) and "
@@ -244,6 +270,14 @@ class Broker:
         return InputError(f"cannot get answers from the Kafka broker at {self.bootstrap_servers}: {_reason(error)}",
                           advice="check --bootstrap-server (host:port, reachable from here) and the security "
                                  "settings (--kafka-option security.protocol=...)")
+
+
+def _error_code(error: Exception) -> Any:
+    return error.args[0].code() if error.args and hasattr(error.args[0], "code") else None
+
+
+def _authorization_codes(kafka: Any) -> tuple[Any, ...]:
+    return (kafka.KafkaError.TOPIC_AUTHORIZATION_FAILED, kafka.KafkaError.CLUSTER_AUTHORIZATION_FAILED)
 
 
 def _reason(error: Exception) -> str:

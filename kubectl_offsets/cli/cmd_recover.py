@@ -3,7 +3,7 @@
 import click
 
 from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
-from .options import cluster_options, quiet_option
+from .options import cluster_options, kafka_option, quiet_option
 
 
 @click.command("recover")
@@ -15,12 +15,15 @@ from .options import cluster_options, quiet_option
 @click.option("--force", is_flag=True,
               help="Take over even though the operation's owner was seen recently (its heartbeat is fresh): only "
                    "when you know that process is gone.")
-@click.option("--kafka-option", "kafka_options", multiple=True, metavar="KEY=VALUE",
-              help="MirrorMaker 2 full reset: Kafka client setting for the offset-syncs truncation (repeatable).")
+@click.option("--bootstrap-server", "bootstrap_server", metavar="HOST:PORT",
+              help="MirrorMaker 2 full reset: the cluster that holds the offset-syncs topic, instead of the address "
+                   "the interrupted run recorded (e.g. a port-forward that is gone).")
+@kafka_option("MirrorMaker 2 full reset: Kafka client setting for the offset-syncs topic's requests (librdkafka "
+              "names, e.g. security.protocol=SSL; repeatable).")
 @cluster_options
 @quiet_option
-def recover_command(target, connector, source_cluster, rollback, force, kafka_options, namespace, context, kubeconfig,
-                    timeout, quiet):
+def recover_command(target, connector, source_cluster, rollback, force, bootstrap_server, kafka_options, namespace,
+                    context, kubeconfig, timeout, quiet):
     """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
 
     Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
@@ -33,14 +36,17 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
       kubectl offsets recover my-sink -n kafka
       kubectl offsets recover kmm2/mirror --connector source --rollback
       kubectl offsets recover my-sink -n kafka --force    # its process was killed a moment ago
+      kubectl offsets recover kmm2/mirror --connector source --rollback --bootstrap-server localhost:9092
+
+    A MirrorMaker 2 full reset (reset --with-offset-syncs) may have added 'delete' to its offset-syncs topic's
+    cleanup.policy: recover puts the recorded policy back first, and keeps the journal (and both connectors
+    stopped) while it cannot, naming the command that does it.
     """
     def work():
         from ..core.online import operations
 
-        from .options import key_value_pairs
-
-        flags = {"kafka_options": key_value_pairs(None, None, kafka_options)}
-        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2_settings(flags))
+        mm2 = mm2_settings({"kafka_options": kafka_options}, offset_syncs_bootstrap=bootstrap_server)
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2)
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, options=options, progress=progress)
         click.echo(summary)

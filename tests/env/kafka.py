@@ -119,6 +119,10 @@ def broker_config(run_dir: Path) -> tuple[Path, str]:
         "share.coordinator.state.topic.min.isr": 1,
         "group.initial.rebalance.delay.ms": 0,
         "auto.create.topics.enable": "true",
+        # ACLs work (the full reset's permission pre-flight is tested with DENY ACLs), and a resource without any
+        # ACL stays open to everyone, so nothing else changes. No super users: they would bypass the DENY ACLs.
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "allow.everyone.if.no.acl.found": "true",
     }
     return _write_properties(run_dir / "config" / "server.properties", props), f"{HOST}:{broker_port}"
 

@@ -51,3 +51,12 @@ def test_offset_sync_keys_decode_as_kafka_writes_them():
     assert mm.offset_sync_key(key) == ("orders", 3)
     assert mm.offset_sync_key(key + b"x") is None and mm.offset_sync_key(None) is None
     assert mm.offset_sync_key(b"\x00\x10short") is None
+
+
+def test_the_policy_is_put_back_with_the_exact_kafka_configs_command():
+    head = "kafka-configs.sh --bootstrap-server b:9092 --entity-type topics --entity-name t --alter "
+    assert mm.restore_policy_command("b:9092", "t", "compact", True) == head + "--add-config cleanup.policy=compact"
+    assert mm.restore_policy_command("b:9092", "t", "compact,foo", True) == \
+        head + "--add-config cleanup.policy=[compact,foo]"
+    # Inherited from the broker: removed from the topic, so it inherits again.
+    assert mm.restore_policy_command("b:9092", "t", "delete", False) == head + "--delete-config cleanup.policy"

@@ -38,6 +38,9 @@ class Mm2Settings:
     require_check: bool = False
     with_offset_syncs: bool = False  # reset: the full reset
     allow_shared_offset_syncs: bool = False  # full reset: truncate even when other mirrors use the topic
+    # recover --bootstrap-server: the cluster holding the offset-syncs topic, instead of the address the full reset
+    # recorded in its journal (often a port-forward that is gone)
+    offset_syncs_bootstrap: str | None = None
     timeout: float = DEFAULT_CHECK_TIMEOUT
 
 

@@ -14,8 +14,16 @@ topic stays). MirrorMaker 2 creates that topic compacted and Kafka refuses Delet
 policy back. The journal field ``offset_syncs`` says what was planned and whether the truncation happened, so
 ``recover`` finishes exactly the part that is missing (every part is idempotent) or rolls back.
 
-A topic that other mirrors also write into (same name on the same cluster) is refused unless the user accepts,
-with the exact pairs it would affect: their checkpoints would lose their translation history too.
+Left with 'delete', the topic loses its syncs to retention. So every way out (a failed step, a rollback) first puts
+the recorded policy back, and while it cannot (the broker out of reach: the recorded address is often a
+port-forward), the journal, the only record of the original policy, stays and both connectors stay stopped; the
+message names the kafka-configs.sh command and ``recover --bootstrap-server``. The permissions the truncation needs
+(DescribeConfigs, AlterConfigs, DeleteRecords on the topic) are asked of the broker's authorizer in the pre-flight,
+before anything changes, and again just before the policy changes.
+
+A topic that other mirrors also write into (same name on the same cluster, in any namespace the user may list) is
+refused unless the user accepts, with the exact pairs it would affect: their checkpoints would lose their
+translation history too.
 """
 
 from __future__ import annotations
@@ -27,8 +35,9 @@ from typing import TYPE_CHECKING, Any, cast
 from ... import mirrormaker, strimzi
 from ...connect import ConnectorKind
 from ...conventions import Operation
-from ...errors import InputError, OffsetsError, PreconditionError, VerificationError
+from ...errors import ForbiddenError, InputError, OffsetsError, PreconditionError, VerificationError
 from ...model import OffsetsDocument
+from ...progress import Progress, SilentProgress
 from ...strimzi import OffsetsAction
 from . import backups
 from .journal import Step
@@ -52,6 +61,7 @@ class FullResetPlan:
     starts: dict[int, int] = field(default_factory=dict)  # per partition of the topic; empty: topic absent
     ends: dict[int, int] = field(default_factory=dict)
     sharing: list[str] = field(default_factory=list)  # the other pairs that use the same topic
+    policy: str | None = None  # the topic's cleanup.policy now
 
     @property
     def records(self) -> int:
@@ -67,7 +77,8 @@ class FullResetPlan:
                                 self.starts[p] else f"partition {p} empty" for p in sorted(self.ends)) + ")"
                     if self.ends else f"truncate {where}: the topic does not exist yet, nothing to delete")
         if self.ends:
-            truncate += "; cleanup.policy gets 'delete' for the moment of the DeleteRecords, then is put back"
+            truncate += (f"; cleanup.policy (now '{self.policy}') gets 'delete' for the moment of the DeleteRecords, "
+                         "then is put back")
         return [f"stop '{self.source.connector_name}' and {checkpoint}, and back up their offsets",
                 f"reset the offsets of '{self.source.connector_name}' through Strimzi and verify",
                 f"reset the offsets of {checkpoint} through Strimzi and verify" if self.checkpoint else
@@ -88,7 +99,8 @@ class FullResetPlan:
 # --- planning (read-only) ----------------------------------------------------------------------------------------
 
 
-def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broker=None) -> FullResetPlan:
+def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False, broker=None,
+         progress: Progress | None = None) -> FullResetPlan:
     target, resource = live.target, live.resource
     if target.kind != strimzi.KIND_MM2 or live.kind is not ConnectorKind.MIRROR_SOURCE:
         raise InputError("--with-offset-syncs is the full reset of a MirrorMaker 2 mirror: it applies to its "
@@ -109,7 +121,7 @@ def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False,
     # a port-forward to the same cluster).
     source, target_cluster = strimzi.mm2_clusters(resource, target)
     side = source if syncs.location == mirrormaker.LOCATION_SOURCE else target_cluster
-    result.sharing = sharing_pairs(kube, live, syncs, side.get("bootstrapServers") or bootstrap)
+    result.sharing = sharing_pairs(kube, live, syncs, side.get("bootstrapServers") or bootstrap, progress)
     if result.sharing and not allow_shared:
         raise InputError(f"the offset-syncs {syncs.describe()} at {bootstrap} is shared: it also holds the syncs of "
                          f"{', '.join(result.sharing)}. Truncating it would make their checkpoint connectors lose "
@@ -127,6 +139,9 @@ def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False,
             result.ends = {tp[1]: o for tp, o in client.end(tps).items()}
             foreign = foreign_topics(live, client.keys(
                 {(syncs.name, p): (result.starts[p], result.ends[p]) for p in partitions}))
+        check_permissions(client, syncs.name)
+        if partitions:
+            result.policy = client.topic_config(syncs.name, mirrormaker.CLEANUP_POLICY)[0]
     except InputError as problem:
         raise PreconditionError(f"the full reset needs the cluster holding {syncs.name}: {problem.message}",
                                 advice=problem.advice) from None
@@ -139,6 +154,26 @@ def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False,
                          advice="find that mirror and give it its own target alias or offset-syncs location, or "
                                 "accept the effect with --allow-shared-offset-syncs")
     return result
+
+
+def check_permissions(client, topic: str) -> None:
+    """Refuse, before anything changes, when the broker's authorizer denies this client a request the truncation
+    needs on ``topic`` (``mirrormaker.TRUNCATION_ACL_OPERATIONS``). A broker that does not say (or a topic that
+    does not exist yet) is not judged here; its first refusal is then handled like any failure of the step."""
+    allowed = client.topic_operations(topic)
+    if allowed is None:
+        return
+    missing = [op for op in mirrormaker.TRUNCATION_ACL_OPERATIONS if op not in allowed]
+    if not missing:
+        return
+    requests = ", ".join(mirrormaker.TRUNCATION_REQUESTS[op] for op in missing)
+    operations = " ".join(f"--operation {mirrormaker.TRUNCATION_ACL_OPERATIONS[op]}" for op in missing)
+    raise ForbiddenError(
+        f"the Kafka broker at {client.bootstrap_servers} denies this client {requests} on topic '{topic}' (ACL "
+        f"operation(s) {', '.join(missing)}), which the full reset needs to truncate it: nothing was changed",
+        advice=f"grant them to the client's principal (and remove any DENY ACL for them), e.g. kafka-acls.sh "
+               f"--bootstrap-server {client.bootstrap_servers} --add --allow-principal User:NAME {operations} "
+               f"--topic {topic}; or pass --kafka-option settings of a principal that has them")
 
 
 def foreign_topics(live, keys) -> list[str]:
@@ -176,18 +211,18 @@ def syncs_bootstrap(resource, target, syncs: mirrormaker.OffsetSyncsTopic, setti
     return found
 
 
-def _cluster_key(bootstrap: str | None) -> frozenset[str]:
-    return frozenset(a.strip().lower() for a in (bootstrap or "").split(",") if a.strip())
-
-
-def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: str) -> list[str]:
-    """Every other MirrorSourceConnector (in the KafkaMirrorMaker2 resources of this namespace) whose offset syncs
-    go to the same topic on the same cluster, as ``kafkamirrormaker2/NAME 'src->tgt'``."""
+def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstrap: str,
+                  progress: Progress | None = None) -> list[str]:
+    """Every other MirrorSourceConnector, in the KafkaMirrorMaker2 resources of every namespace the user may list,
+    whose offset syncs go to the same topic on the same cluster (one address in common, Strimzi's Service names
+    compared as such: ``strimzi.kafka_cluster_keys``), as ``kafkamirrormaker2/NAME [-n NS] 'src->tgt'``."""
     mine = live.target
+    ours = strimzi.kafka_cluster_keys(bootstrap, mine.namespace)
     found = []
-    for resource in kube.list(strimzi.KIND_MM2, mine.namespace):
+    for resource in _mirrors_in_reach(kube, mine.namespace, progress or SilentProgress()):
+        namespace = (resource.get("metadata") or {}).get("namespace") or mine.namespace
         for other in strimzi.mm2_targets(resource):
-            if other.mm2_type != strimzi.MM2_TYPES["source"][1] or (
+            if other.mm2_type != strimzi.MM2_TYPES["source"][1] or (namespace == mine.namespace and
                     other.resource_name == mine.resource_name and other.connector_name == mine.connector_name):
                 continue
             try:
@@ -196,10 +231,23 @@ def sharing_pairs(kube: Kube, live, syncs: mirrormaker.OffsetSyncsTopic, bootstr
                 continue  # a policy we cannot predict cannot be named; it is not ours to judge
             source, target = strimzi.mm2_clusters(resource, other)
             where = source if topic.location == mirrormaker.LOCATION_SOURCE else target
-            if topic.name == syncs.name and _cluster_key(where.get("bootstrapServers")) == _cluster_key(bootstrap):
-                found.append(f"kafkamirrormaker2/{other.resource_name} "
+            if topic.name == syncs.name and strimzi.kafka_cluster_keys(where.get("bootstrapServers"), namespace) & ours:
+                elsewhere = f" -n {namespace}" if namespace != mine.namespace else ""
+                found.append(f"kafkamirrormaker2/{other.resource_name}{elsewhere} "
                              f"'{other.source_alias}->{other.target_alias}'")
     return found
+
+
+def _mirrors_in_reach(kube: Kube, namespace: str, progress: Progress) -> list:
+    """The KafkaMirrorMaker2 resources of all namespaces; of ``namespace`` alone (said in a warning) when the user
+    may not list them cluster-wide."""
+    try:
+        return kube.list_selected(strimzi.KIND_MM2, None)
+    except ForbiddenError:
+        progress.warn(f"not allowed to list KafkaMirrorMaker2 resources in all namespaces: only those of namespace "
+                      f"{namespace} are compared with this mirror (the offset-syncs topic's records are still "
+                      "checked for other mirrors)")
+        return kube.list(strimzi.KIND_MM2, namespace)
 
 
 def _broker(bootstrap: str, settings: Mm2Settings):
@@ -220,6 +268,7 @@ class FullResetFlow(AlterFlow):
         self.plan, self.settings = plan, settings
         self.companion: OperatorClient | None = None
         self._keep_stopped = False
+        self._rollback = False  # recover --rollback: the command printed when the policy cannot be put back
         if plan.checkpoint is not None:
             self.companion = OperatorClient(kube, plan.checkpoint, kwargs["wait"], kwargs["progress"])
 
@@ -307,7 +356,7 @@ class FullResetFlow(AlterFlow):
         if syncs["truncated"]:
             return
         topic = syncs["topic"]
-        client = _broker(syncs["bootstrap"], self.settings)
+        client = self._client()
         if syncs["truncate_to"] is None:  # both connectors are stopped now: no new syncs can appear
             partitions = client.existing_partitions([topic]).get(topic) or []
             ends = client.end([(topic, p) for p in partitions])
@@ -321,7 +370,9 @@ class FullResetFlow(AlterFlow):
         if not ends:
             self.progress.step(f"the offset-syncs topic {topic} does not exist: nothing to truncate")
         else:
-            self.progress.step(f"truncating {topic} at {syncs['bootstrap']}: deleting the records below "
+            # Again here: recover may come much later, with other credentials (--kafka-option).
+            check_permissions(client, topic)
+            self.progress.step(f"truncating {topic} at {client.bootstrap_servers}: deleting the records below "
                                + ", ".join(f"offset {o} of partition {p}" for p, o in sorted(ends.items())))
             needed = mirrormaker.with_delete_policy(syncs["cleanup_policy"]["value"])
             if needed != (syncs["cleanup_policy"]["value"] or ""):
@@ -333,14 +384,50 @@ class FullResetFlow(AlterFlow):
         self._record(Step.TRUNCATE_OFFSET_SYNCS)  # the journal now says the truncation happened
         self._done(Step.TRUNCATE_OFFSET_SYNCS)
 
-    def _restore_policy(self, client) -> None:
+    # --- the topic's cleanup.policy ----------------------------------------------------------------------------
+    @property
+    def _bootstrap(self) -> str:
+        """Where the offset-syncs topic is reached: recover's --bootstrap-server, else the address the journal
+        recorded (often a port-forward, gone by the time someone recovers)."""
+        return self.settings.offset_syncs_bootstrap or self._syncs["bootstrap"]
+
+    def _client(self):
+        return _broker(self._bootstrap, self.settings)
+
+    def _restore_policy(self, client) -> bool:
+        """Put cleanup.policy back as the journal recorded it (the value set on the topic, or none: inherited);
+        True when it had to be changed."""
         original = self._syncs.get("cleanup_policy")
         if original is None:
-            return
-        current, _ = client.topic_config(self._syncs["topic"], mirrormaker.CLEANUP_POLICY)
-        if current != original["value"] or not original["explicit"]:
-            client.set_topic_config(self._syncs["topic"], mirrormaker.CLEANUP_POLICY,
-                                    original["value"] if original["explicit"] else None)
+            return False
+        topic = self._syncs["topic"]
+        if client.topic_config(topic, mirrormaker.CLEANUP_POLICY) == (original["value"], original["explicit"]):
+            return False
+        client.set_topic_config(topic, mirrormaker.CLEANUP_POLICY, original["value"] if original["explicit"] else None)
+        return True
+
+    def _put_policy_back(self) -> PolicyReport | None:
+        """On every way out short of a finished truncation: make sure the topic's cleanup.policy is the recorded one
+        again. With 'delete' left in it, the broker's retention would delete the offset syncs the connectors need
+        (after a rollback). None when the policy was never touched (or was put back before the truncation was
+        recorded as done)."""
+        original = self._syncs.get("cleanup_policy")
+        if original is None or self._syncs.get("truncated"):
+            return None
+        topic, was = self._syncs["topic"], _policy_text(original)
+        try:
+            changed = self._restore_policy(self._client())
+        except OffsetsError as problem:
+            command = mirrormaker.restore_policy_command(self._bootstrap, topic, original["value"], original["explicit"])
+            options = " and the same --kafka-option flags" if self.settings.kafka_options else ""
+            return PolicyReport(False, (
+                f"cleanup.policy of {topic} could not be checked or put back ({problem.message}); it may still "
+                f"include 'delete' (it was {was}), and then the broker's retention deletes offset syncs. Put it "
+                f"back with: {command} -- or run the command below with an address of that cluster that is "
+                f"reachable from here{options}"),
+                f"{self.claimed.recover_command(self.target.namespace)}{' --rollback' if self._rollback else ''} "
+                f"--bootstrap-server {self._bootstrap}")
+        return PolicyReport(True, f"cleanup.policy of {topic} {'put back to' if changed else 'unchanged:'} {was}")
 
     # --- failure and recover ---------------------------------------------------------------------------------
     def _fail(self, failure):
@@ -352,24 +439,38 @@ class FullResetFlow(AlterFlow):
     def make_safe(self, *, keep_stopped: bool = False) -> SafeOutcome:
         if self.companion is not None:
             self.companion.withdraw_request(OffsetsAction.RESET)
-        if keep_stopped or self._keep_stopped:
-            return SafeOutcome(True, "Both connectors are left STOPPED and the journal kept")
-        if self._syncs.get("cleanup_policy") is not None and not self._syncs.get("truncated"):
-            try:
-                self._restore_policy(_broker(self._syncs["bootstrap"], self.settings))
-            except OffsetsError as problem:
-                self.progress.warn(f"could not put back cleanup.policy of {self._syncs['topic']}: {problem.message}")
+        policy = self._put_policy_back()
+        said = f"; {policy.text}" if policy else ""
+        if keep_stopped or self._keep_stopped or (policy is not None and not policy.restored):
+            # The journal stays until the policy is known to be back: it is the only record of the original one.
+            super().make_safe(keep_stopped=True)  # withdraws a pending request of the source; nothing else
+            return SafeOutcome(True, f"Both connectors are left STOPPED and the journal kept{said}",
+                               next_command=policy.next_command if policy is not None else None)
         if self.companion is not None:
             self.companion.patch(self.companion.stanza_ops(self._checkpoint_stanza()))
         outcome = super().make_safe()
         truncated = "offset-syncs truncated" if self._syncs.get("truncated") else "offset-syncs NOT truncated"
-        return SafeOutcome(outcome.journal_kept, f"{outcome.summary}; {truncated}")
+        return SafeOutcome(outcome.journal_kept, f"{outcome.summary}; {truncated}{said}")
 
     def recover(self, journal, *, rollback: bool = False, force: bool = False) -> str:
+        self._rollback = rollback
         summary = super().recover(journal, rollback=rollback, force=force)
         if rollback or not journal.past_point_of_no_return:
             return summary
         return summary.replace("offsets verified", "offsets verified, offset-syncs truncated")
+
+
+@dataclass(frozen=True)
+class PolicyReport:
+    """What became of the offset-syncs topic's cleanup.policy on a way out."""
+
+    restored: bool
+    text: str
+    next_command: str | None = None  # when not restored: recover with an address of the cluster
+
+
+def _policy_text(original: dict[str, Any]) -> str:
+    return f"'{original['value']}'" + ("" if original["explicit"] else " (inherited from the broker)")
 
 
 def _now():

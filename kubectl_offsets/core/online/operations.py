@@ -181,7 +181,8 @@ def _full_reset_plan(kube: Kube, live: LiveTarget, options: Options, progress: P
             progress.warn("only the Connect offsets are reset; the offset-syncs topic keeps the old syncs that "
                           "checkpoints translate with (add --with-offset-syncs for a full reset)")
         return None
-    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs)
+    return mm2_full_reset.plan(kube, live, settings, allow_shared=settings.allow_shared_offset_syncs,
+                               progress=progress)
 
 
 def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
@@ -442,6 +443,12 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
                                 next_command=journal.recover_command(live.target.namespace))
     from . import mm2_full_reset
 
-    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
-        AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
+    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress)
+    if flow is None:
+        if options.mm2 is not None and options.mm2.offset_syncs_bootstrap:
+            raise InputError("--bootstrap-server is for the recover of a MirrorMaker 2 full reset (its offset-syncs "
+                             f"topic); the interrupted operation on {live.target.display} is a {journal.operation}",
+                             advice="run recover without it",
+                             next_command=journal.recover_command(live.target.namespace))
+        flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback, force=force)

@@ -399,7 +399,7 @@ class AlterFlow:
                                  f"({as_offsets_error(second).message}); its journal is kept", recover)
         if outcome.journal_kept:
             self._release()
-            return replace_error(error, f"{error.message}. {outcome.summary}", recover)
+            return replace_error(error, f"{error.message}. {outcome.summary}", outcome.next_command or recover)
         return replace_error(error, f"{error.message}. {outcome.summary}", error.next_command)
 
     def _lost(self, lost: OwnershipLostError) -> OffsetsError:
@@ -469,17 +469,29 @@ class AlterFlow:
         with self._made_safe_on_failure():
             if rollback or not journal.past_point_of_no_return:
                 self.progress.step(f"rolling back {journal.describe()}")
-                return self.make_safe().summary
-            self.progress.step(f"finishing {journal.describe()}")
-            before = backups.load_configmap(self.kube, self.target, journal.backup)
-            change = None if journal.resets else self._requested_document()
-            if self.target.pending_annotations(self.operator.read()):
-                self.operator.remember_warnings()
-                self.operator.wait_until_done(OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
-            self._step_verify(expected_after(before, change))
-            self._steps_after_verify()
-            final_state = self._step_resume()
-            self._step_cleanup()
+                outcome = self.make_safe()
+                if not outcome.journal_kept:
+                    return outcome.summary
+            else:
+                return self._finish(journal)
+        # make_safe kept the journal (something it must restore could not be): the rollback is not done
+        self._release()
+        raise PreconditionError(f"the rollback of {journal.describe()} is not complete: {outcome.summary}",
+                                next_command=outcome.next_command or
+                                f"{journal.recover_command(self.target.namespace)} --rollback")
+
+    def _finish(self, journal: Journal) -> str:
+        """Finish the operation from where its journal says it stopped: wait, verify, the extra steps, resume."""
+        self.progress.step(f"finishing {journal.describe()}")
+        before = backups.load_configmap(self.kube, self.target, journal.backup)
+        change = None if journal.resets else self._requested_document()
+        if self.target.pending_annotations(self.operator.read()):
+            self.operator.remember_warnings()
+            self.operator.wait_until_done(OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
+        self._step_verify(expected_after(before, change))
+        self._steps_after_verify()
+        final_state = self._step_resume()
+        self._step_cleanup()
         return f"finished: offsets verified, connector {final_state}"
 
     def _take_over(self) -> None:
@@ -507,6 +519,7 @@ class AlterFlow:
 class SafeOutcome:
     journal_kept: bool
     summary: str
+    next_command: str | None = None  # with the journal kept: what to run, when more than the plain recover command
 
 
 def expected_after(before: OffsetsDocument, change: OffsetsDocument | None) -> OffsetsDocument:

@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from kubectl_offsets import schemas
+from kubectl_offsets import schemas, strimzi
 from tests.env.clients import create_topic, kafka_conf, produce
 
 from tests.env.kind.shared import cluster_bootstrap
@@ -393,10 +393,24 @@ def test_the_offset_syncs_example_is_accepted_and_names_the_topic_its_comments_s
         assert (topic.name, topic.location) == ("mm2-offset-syncs.east.internal", "target")
 
 
+def _untied_spelling(env, core) -> str:
+    """Another address of the broker that names nothing the plugin can tie to the mirror's own (no shared address,
+    no Strimzi Service name): the test's stand-in for a MirrorMaker 2 outside Kubernetes."""
+    address = cluster_bootstrap(env)
+    host, _, port = address.rpartition(":")
+    if host == "127.0.0.1":
+        return f"localhost:{port}"
+    cluster, namespace = strimzi.kafka_cluster_of_bootstrap(address) or (None, None)
+    assert cluster and namespace, f"no other spelling known for {address}"
+    service = core.read_namespaced_service(f"{cluster}-kafka-bootstrap", namespace)
+    return f"{service.spec.cluster_ip}:{port}"
+
+
 def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged, cli, env, kafka_admin):
-    """A MirrorMaker 2 in another namespace (as good as outside Kubernetes for this check) replicates from the same
-    source cluster to a target with the same alias: its syncs land in our offset-syncs topic. Only the topic's
-    content shows it; the full reset refuses, naming its topic."""
+    """A MirrorMaker 2 we cannot tie to this mirror's cluster (in another namespace, with an address of the same
+    cluster that no rule relates to ours: as good as outside Kubernetes) replicates from the same source cluster to
+    a target with the same alias: its syncs land in our offset-syncs topic. Only the topic's content shows it; the
+    full reset refuses, naming its topic."""
     from kubernetes import client
 
     d, m = damaged, damaged.m
@@ -410,7 +424,7 @@ def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged,
     produce(Producer(kafka_conf(env.bootstrap_servers)), topic, ["f0", "f1"])
     _, end_before = _watermarks(env.bootstrap_servers, d.syncs_topic)
     m.custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, _mirror_resource(
-        LAYOUT, ns, name, cluster_bootstrap(env), south, m.tgt, f"^{topic}$", checkpoint=False))
+        LAYOUT, ns, name, _untied_spelling(env, m.core), south, m.tgt, f"^{topic}$", checkpoint=False))
     try:
         topic_values(env.bootstrap_servers, f"{south}.{topic}", 2, timeout=90)
         wait_for("the foreign mirror's offset syncs",

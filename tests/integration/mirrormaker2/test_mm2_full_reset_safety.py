@@ -1,0 +1,276 @@
+"""The MirrorMaker 2 full reset and the offset-syncs topic's cleanup.policy, against the real broker (with Kafka's
+StandardAuthorizer: tests/env/kafka.py) and a real mirror.
+
+To truncate the compacted offset-syncs topic the full reset adds 'delete' to its cleanup.policy for a moment. Left
+there, the broker's retention deletes the offset syncs the checkpoint connector needs. So: a missing permission
+refuses before anything changes; a refused DeleteRecords puts the policy back and says so; a run killed with
+'delete' added cannot be rolled back (journal removed, connectors resumed) without the policy being put back, and
+recover reaches the brokers through --bootstrap-server when the recorded address (a port-forward) is gone.
+
+The ACLs are on this module's own offset-syncs topic only, for User:ANONYMOUS (every client here): an ALLOW of
+every operation (any ACL on a resource denies what no ACL allows, and the mirror must keep writing) plus the DENY
+ACLs under test, which win over it.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from kubectl_offsets.adapters.kafka import Broker
+from tests.env.clients import create_topic, kafka_conf, produce
+from tests.env.kind.shared import cluster_bootstrap
+from tests.env.tcpproxy import TcpProxy
+
+from .conftest import GROUP, JOURNAL, PLURAL, READ_VERSION, Mirror, topic_values, wait_for
+from .test_mm2_integrity import LAYOUT, _connectors_of, _mirror_resource, _watermarks
+
+PRINCIPAL = "User:ANONYMOUS"
+
+
+class Subject:
+    def __init__(self, mirror: Mirror, topic: str):
+        self.m, self.topic = mirror, topic
+
+    @property
+    def source(self) -> str:
+        return self.m.connector()
+
+    @property
+    def checkpoint(self) -> str:
+        return self.m.connector("MirrorCheckpointConnector")
+
+    @property
+    def syncs_topic(self) -> str:
+        return f"mm2-offset-syncs.{self.m.tgt}.internal"  # MirrorSourceConfig#offsetSyncsTopic, location=source
+
+    def recover_args(self, *more: str) -> tuple[str, ...]:
+        return ("recover", self.m.target_arg, "-n", self.m.ns, "--connector", "source", *more)
+
+    def recover_command(self) -> str:
+        return f"kubectl offsets recover kafkamirrormaker2/{self.m.name} --connector '{self.source}' -n {self.m.ns}"
+
+
+@pytest.fixture(scope="module")
+def subject(env, kube_api, kafka_admin):
+    from confluent_kafka import Producer
+    from kubernetes import client
+
+    tag = uuid.uuid4().hex[:6]
+    ns, name, src, tgt, topic = f"mm2-safety-{tag}", f"mirror-{tag}", f"east{tag}", f"west{tag}", f"orders-{tag}"
+    core, custom = client.CoreV1Api(kube_api), client.CustomObjectsApi(kube_api)
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
+        name=ns, labels={"kubectl-offsets-test": "true"})))
+    create_topic(kafka_admin, topic)
+    produce(Producer(kafka_conf(env.bootstrap_servers)), topic, [f"r{i}" for i in range(5)])
+    m = Mirror(LAYOUT, ns, name, src, f"unused{tag}", tgt, topic, "", "", custom, core, env.bootstrap_servers)
+    custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, _mirror_resource(
+        LAYOUT, ns, name, cluster_bootstrap(env), src, tgt, f"^{topic}$"))
+    s = Subject(m, topic)
+    try:
+        wait_for("both connectors RUNNING", lambda: m.live_state(s.source) == "RUNNING" and m.live_state(
+            s.checkpoint) == "RUNNING", timeout=180)
+        topic_values(env.bootstrap_servers, f"{src}.{topic}", 5, timeout=120)
+        wait_for("offset syncs", lambda: _watermarks(env.bootstrap_servers, s.syncs_topic)[1] > 0, timeout=60)
+        assert _policy(kafka_admin, s.syncs_topic) == "compact", "MirrorMaker 2 creates it compacted"
+        yield s
+    finally:
+        _remove_acls(kafka_admin, s.syncs_topic)
+        try:
+            custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
+            wait_for("the mirror's connectors deleted from Connect", lambda: not _connectors_of(env, src), 60)
+        finally:
+            core.delete_namespace(ns)
+
+
+# --- helpers: the topic's policy, ACLs, the full reset in-process ---------------------------------------------------
+
+def _policy(admin, topic: str) -> str:
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    resource = ConfigResource(ResourceType.TOPIC, topic)
+    return admin.describe_configs([resource])[resource].result(timeout=30)["cleanup.policy"].value
+
+
+def _allowed_operations(admin, topic: str) -> set[str]:
+    from confluent_kafka import TopicCollection
+
+    future = admin.describe_topics(TopicCollection([topic]), include_authorized_operations=True)[topic]
+    return {op.name for op in future.result(timeout=30).authorized_operations or ()}
+
+
+def _binding(topic: str, operation: str, permission: str):
+    from confluent_kafka.admin import AclBinding, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+
+    return AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, PRINCIPAL, "*",
+                      AclOperation[operation], AclPermissionType[permission])
+
+
+def _deny(admin, topic: str, operations: tuple[str, ...]) -> None:
+    """ALLOW everything on the topic, DENY ``operations``; returns once the broker applies them (KRaft: the ACLs
+    reach the authorizer when the broker replays the metadata, a moment after the controller acknowledged them)."""
+    from confluent_kafka import KafkaException
+
+    bindings = [_binding(topic, "ALL", "ALLOW")] + [_binding(topic, op, "DENY") for op in operations]
+    try:
+        for future in admin.create_acls(bindings).values():
+            future.result(timeout=30)
+    except KafkaException as error:
+        pytest.fail(f"the broker takes no ACLs ({error}): tests/env/kafka.py must configure the StandardAuthorizer")
+    wait_for(f"{operations} denied on {topic}",
+             lambda: not set(operations) & _allowed_operations(admin, topic), timeout=30)
+
+
+def _remove_acls(admin, topic: str) -> None:
+    from confluent_kafka.admin import AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+
+    selector = AclBindingFilter(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, None, None, AclOperation.ANY,
+                                AclPermissionType.ANY)
+    admin.delete_acls([selector])[selector].result(timeout=30)
+    wait_for(f"every operation allowed on {topic} again",
+             lambda: {"DELETE", "ALTER_CONFIGS"} <= _allowed_operations(admin, topic), timeout=30)
+
+
+def _full_reset(env, s: Subject, bootstrap: str):
+    """reset --with-offset-syncs, in-process (so a test can stand between the policy change and the deletion)."""
+    from kubectl_offsets.core.online import operations
+    from kubectl_offsets.core.online.mm2_check import Mm2Settings
+    from kubectl_offsets.core.online.targets import TargetSpec
+    from kubectl_offsets.model import ClusterConfig, Options
+
+    kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=s.m.ns))
+    options = Options(yes=True, mm2=Mm2Settings(source_bootstrap=bootstrap, with_offset_syncs=True))
+    return operations.reset_offsets(kube, TargetSpec(s.m.target_arg, connector="source"), options=options)
+
+
+def _journal(s: Subject) -> dict | None:
+    text = (s.m.get()["metadata"].get("annotations") or {}).get(JOURNAL)
+    return json.loads(text) if text else None
+
+
+def _assert_both_stopped(s: Subject) -> None:
+    mirror = s.m.get()["spec"]["mirrors"][0]
+    assert mirror["sourceConnector"].get("state") == "stopped"
+    assert mirror["checkpointConnector"].get("state") == "stopped"
+    assert s.m.live_state(s.source) == "STOPPED" and s.m.live_state(s.checkpoint) == "STOPPED"
+
+
+def _assert_both_resumed(s: Subject) -> None:
+    mirror = s.m.get()["spec"]["mirrors"][0]
+    assert "state" not in mirror["sourceConnector"] and "state" not in mirror["checkpointConnector"]
+    s.m.wait_state(s.source, "RUNNING")
+    s.m.wait_state(s.checkpoint, "RUNNING")
+
+
+# --- the tests, in file order ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("denied, request_name", [(("DELETE",), "DeleteRecords"),
+                                                  (("ALTER_CONFIGS",), "AlterConfigs")])
+def test_a_missing_permission_refuses_before_anything_changes(subject, cli, env, kafka_admin, denied, request_name):
+    s = subject
+    _deny(kafka_admin, s.syncs_topic, denied)
+    try:
+        before = s.m.wait_steady()
+        start, _ = _watermarks(env.bootstrap_servers, s.syncs_topic)
+        run = cli("reset", s.m.target_arg, "-n", s.m.ns, "--connector", "source", "--with-offset-syncs", "--yes",
+                  "--source-bootstrap-server", env.bootstrap_servers)
+        run.refused(f"denies this client {request_name} on topic '{s.syncs_topic}'", "nothing was changed",
+                    "kafka-acls.sh")
+        assert run.code == 4, run.err
+        assert s.m.snapshot() == before, "the refusal changed the resource or a ConfigMap"
+        assert _policy(kafka_admin, s.syncs_topic) == "compact"
+        assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "records were deleted"
+        assert s.m.live_state(s.source) == "RUNNING" and s.m.live_state(s.checkpoint) == "RUNNING"
+    finally:
+        _remove_acls(kafka_admin, s.syncs_topic)
+
+
+def test_a_refused_deletion_puts_the_policy_back_and_says_so(subject, cli, env, kafka_admin, monkeypatch):
+    """The permission is revoked between the pre-flight and the DeleteRecords (the broker really refuses it):
+    'delete' was added to the policy by then. The failure keeps both connectors stopped and the journal, puts the
+    policy back and says so; once allowed again, recover finishes the truncation."""
+    from kubectl_offsets.errors import OffsetsError
+
+    s = subject
+    real = Broker.delete_records
+
+    def revoked_first(broker, before, **kwargs):
+        assert _policy(kafka_admin, s.syncs_topic) == "compact,delete"
+        _deny(kafka_admin, s.syncs_topic, ("DELETE",))
+        return real(broker, before, **kwargs)
+
+    monkeypatch.setattr(Broker, "delete_records", revoked_first)
+    start, end = _watermarks(env.bootstrap_servers, s.syncs_topic)
+    try:
+        with pytest.raises(OffsetsError) as failed:
+            _full_reset(env, s, env.bootstrap_servers)
+        monkeypatch.undo()
+        message = failed.value.message
+        assert "refused deleting records" in message, message
+        assert "Both connectors are left STOPPED and the journal kept" in message, message
+        assert f"cleanup.policy of {s.syncs_topic} put back to 'compact'" in message, message
+        assert failed.value.next_command == s.recover_command()
+        assert _policy(kafka_admin, s.syncs_topic) == "compact"
+        journal = _journal(s)
+        assert journal["step"] == "truncate-offset-syncs" and journal["offset_syncs"]["truncated"] is False
+        _assert_both_stopped(s)
+        assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "nothing deleted"
+    finally:
+        _remove_acls(kafka_admin, s.syncs_topic)
+    done = cli(*s.recover_args()).ok()  # the failure ended its lease: no --force
+    assert "offset-syncs truncated" in done.out
+    assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] >= end
+    assert _policy(kafka_admin, s.syncs_topic) == "compact"
+    assert _journal(s) is None
+    _assert_both_resumed(s)
+
+
+def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, env, kafka_admin, monkeypatch):
+    """The run reached the brokers through a port-forward (here a proxy) and was killed right after adding
+    'delete' to the policy; then the port-forward is gone. recover --rollback must not remove the journal (the only
+    record of the original policy) nor resume the connectors as if all were well: it refuses, says why and names
+    the commands. With --bootstrap-server it reaches the brokers another way and rolls back, policy included."""
+    from kubectl_offsets.core.online.steps import SimulatedCrash
+
+    s = subject
+    wait_for("new offset syncs since the last truncation",
+             lambda: (lambda w: w[1] > w[0])(_watermarks(env.bootstrap_servers, s.syncs_topic)), timeout=90)
+    start, _ = _watermarks(env.bootstrap_servers, s.syncs_topic)
+    host, port = env.bootstrap_servers.rsplit(":", 1)
+    proxy = TcpProxy(host, int(port))
+    forwarded = f"127.0.0.1:{proxy.port}"
+
+    def killed(broker, before, **kwargs):
+        raise SimulatedCrash("killed after the policy change, before the deletion")
+
+    monkeypatch.setattr(Broker, "delete_records", killed)
+    try:
+        with pytest.raises(SimulatedCrash):
+            _full_reset(env, s, forwarded)
+    finally:
+        proxy.close()
+        monkeypatch.undo()
+    journal = _journal(s)
+    assert journal["offset_syncs"]["bootstrap"] == forwarded
+    assert journal["offset_syncs"]["cleanup_policy"] == {"value": "compact", "explicit": True}
+    assert _policy(kafka_admin, s.syncs_topic) == "compact,delete"
+
+    refused = cli(*s.recover_args("--rollback", "--force"))  # --force: the killed run's lease is still fresh
+    command = (f"kafka-configs.sh --bootstrap-server {forwarded} --entity-type topics --entity-name {s.syncs_topic} "
+               "--alter --add-config cleanup.policy=compact")
+    refused.refused("is not complete", "Both connectors are left STOPPED and the journal kept",
+                    f"cleanup.policy of {s.syncs_topic} could not be checked or put back", forwarded, command,
+                    f"next: {s.recover_command()} --rollback --bootstrap-server {forwarded}")
+    assert refused.code == 5, refused.err
+    assert _journal(s) is not None, "the journal holding the original policy was removed"
+    _assert_both_stopped(s)
+    assert _policy(kafka_admin, s.syncs_topic) == "compact,delete"
+
+    done = cli(*s.recover_args("--rollback", "--bootstrap-server", env.bootstrap_servers)).ok()
+    assert f"cleanup.policy of {s.syncs_topic} put back to 'compact'" in done.out, done.out
+    assert "offset-syncs NOT truncated" in done.out
+    assert _policy(kafka_admin, s.syncs_topic) == "compact"
+    assert _journal(s) is None
+    _assert_both_resumed(s)
+    assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "a rollback deletes nothing"
