@@ -45,7 +45,8 @@ build_etcd() {
     go build -trimpath -ldflags "-s -w" -o "$dest/etcd" go.etcd.io/etcd/server/v3
   )
   rm -rf "$work"
-  "$dest/etcd" --version | head -1 >&2
+  # sed reads the whole banner: `| head -1` would close the pipe early and, under pipefail, fail with 141 (SIGPIPE).
+  "$dest/etcd" --version | sed -n 1p >&2
   touch "$dest/.complete"
 }
 
