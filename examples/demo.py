@@ -5,12 +5,13 @@ Kafka, Kafka Connect and the Strimzi operator's connector handling, from tests/e
     .venv/bin/python examples/demo.py [--keep] [--strimzi 0.45|0.51|1.2]
 
 What it shows, in the API version and resource layout the cluster serves:
-1. a sink: a FileStreamSink KafkaConnector copies topic `orders` (10 records; offset 4 is not JSON) into a file;
-   `list` shows where it stands, `alter --skip-record orders:0:4` makes it resume just past the poison record (it
-   writes records 5..9 again), `compute` finds that same offset with PySpark, and `undo` puts the offsets back;
+1. a sink: a FileStreamSink KafkaConnector (JsonConverter) writes topic `orders` to a file and gets stuck on order 4,
+   which is not JSON (its task FAILED). `list` shows where it stands; `compute` finds the poison record with PySpark
+   and the offset just past it; `alter -f` applies that and the sink goes on; `undo` puts the offsets back (stuck
+   again); `alter --skip-record orders:0:4` does the same by hand (orders 5..9 are written again);
 2. MirrorMaker 2: a KafkaMirrorMaker2 replicates `orders` to `east.orders`; `list kmm2/mirror --connector source`
-   shows the last record replicated, and `alter --to-offset 7` makes it replicate records 7..9 again;
-3. GitOps: phase 1 of the same kind of change as a diff of a copy of examples/gitops/repo, no cluster needed.
+   shows the last record replicated, and `alter --to-offset 7` makes it replicate orders 7..9 again;
+3. GitOps: phase 1 of a change as a diff of a copy of examples/gitops/repo (no cluster needed).
 
 Each step prints the commands it runs and their output. When a step fails, the command's own error is printed and
 the demo exits 1 naming the step. The environment is stopped at the end, also on failure or Ctrl-C (and by a
