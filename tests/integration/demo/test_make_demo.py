@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -44,8 +45,6 @@ def _run_make_demo() -> tuple[int, str]:
 
 @pytest.mark.slow
 def test_make_demo_shows_the_sink_replayed_the_mirror_rewound_and_the_gitops_diff():
-    pointer_before = _pointer()
-
     code, out = _run_make_demo()
 
     assert code == 0, f"make demo exited {code}:\n{out[-8000:]}"
@@ -66,12 +65,17 @@ def test_make_demo_shows_the_sink_replayed_the_mirror_rewound_and_the_gitops_dif
     assert "strimzi.io/connector-offsets" not in gitops, gitops
     assert "Done in" in out
 
-    # its own environment, stopped at the end; the shared pointer untouched
+    # its own environment, stopped at the end; the shared pointer never pointing at it
     run_dir = re.search(r"run dir (\S+)", out).group(1)
-    assert Path(run_dir).parent == POINTER.parent and _pointer() == pointer_before
+    # (others on the machine move the shared pointer as they start environments: it must just never be the demo's)
+    assert Path(run_dir).parent == POINTER.parent and not str(_pointer()).startswith(run_dir), _pointer()
     recorded = Env.load(Path(run_dir) / "env.json")
     assert recorded.processes == {}, f"the demo left components running: {recorded.processes}"
-    assert not _processes_mentioning(run_dir), "components of the demo's environment still run"
+    # (its watchdog, which names the run dir too, notices within a second that there is nothing left to guard)
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(run_dir) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _processes_mentioning(run_dir), f"the demo's environment still runs: {_processes_mentioning(run_dir)}"
 
 
 def _processes_mentioning(text: str) -> list[str]:
