@@ -353,17 +353,20 @@ class Demo:
 
 
 def _short_diff(diff: str) -> str:
-    """The diff with each new file's body (the ConfigMap with the offsets document) summed up in one line."""
+    """The diff, short: the first file (the connector's edit) whole; of the others only the changed lines, and a new
+    file (the ConfigMap with the offsets document) as one line."""
     out: list[str] = []
-    new_file = False
+    files, new_file = 0, False
     for line in diff.splitlines():
         if line.startswith("--- "):
-            new_file = line == "--- /dev/null"
-        if new_file and line.startswith("+") and not line.startswith("+++"):
-            continue
-        out.append(line)
-        if new_file and line.startswith("@@"):
-            out.append("+ ... (a new file: the ConfigMap with offsets.json, for Strimzi's alterOffsets)")
+            files, new_file = files + 1, line == "--- /dev/null"
+        if files <= 1 or line.startswith(("--- ", "+++ ")):
+            out.append(line)
+        elif new_file:
+            if line.startswith("@@"):
+                out.append("+ ... (a new file: the ConfigMap with offsets.json, for Strimzi's alterOffsets)")
+        elif line.startswith(("+", "-")):
+            out.append(line)
     return "\n".join(out)
 
 

@@ -55,3 +55,18 @@ def test_any_error_inside_a_step_is_that_steps_failure(capsys):
             raise TimeoutError("no lines after 120s")
     assert failure.value.step == "Wait for the sink"
     assert "TimeoutError: no lines after 120s" in failure.value.detail
+
+
+def test_the_gitops_diff_is_shortened_to_the_connector_edit_and_the_changed_lines():
+    demo = load_demo()
+    diff = (DEMO.parent / "gitops" / "phase1-prod.diff").read_text()
+
+    short = demo._short_diff(diff).splitlines()
+
+    connector_hunk = diff[:diff.index("--- a/overlays/prod/kustomization.yaml")].splitlines()
+    assert short[:len(connector_hunk)] == connector_hunk  # the connector's edit, whole
+    assert short[len(connector_hunk):] == [
+        "--- a/overlays/prod/kustomization.yaml", "+++ b/overlays/prod/kustomization.yaml",
+        "+  - orders-sink-offsets-946a3d73.yaml",
+        "--- /dev/null", "+++ b/overlays/prod/orders-sink-offsets-946a3d73.yaml",
+        "+ ... (a new file: the ConfigMap with offsets.json, for Strimzi's alterOffsets)"]
