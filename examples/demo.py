@@ -286,7 +286,7 @@ class Demo:
         argv = self.offsets("compute", "--target", SINK, "-n", NS, "--bootstrap-server",
                             self.environment.bootstrap_servers, "--topic", TOPIC, "--skip-poison", "--invalid",
                             "json", "--master", "local[1]", "-o", "json")
-        show(argv + ["> past-poison.json"])
+        print("$ " + " ".join(shlex.quote(a) for a in argv) + " > past-poison.json", flush=True)
         result = subprocess.run(argv, env=self.shell, text=True, capture_output=True)
         if result.returncode:
             print((result.stdout + result.stderr).rstrip(), flush=True)
