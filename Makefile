@@ -9,8 +9,9 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256s
 
 .PHONY: demo test test-eras unit lint setup provision clean-env krew-install
 
-demo: setup provision  ## set everything up and run the demo on real components
-	$(PY) examples/demo.py
+DEMO_ARGS ?=
+demo: setup provision  ## set everything up and run the demo on real components (DEMO_ARGS=--keep leaves it running)
+	$(PY) examples/demo.py $(DEMO_ARGS)
 
 test: setup provision  ## lint, then the whole suite on real components (parallel, one environment), and the Strimzi era matrix
 	$(PY) -m tests.suite
