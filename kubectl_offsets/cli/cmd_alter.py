@@ -103,7 +103,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                                 or to_offset is not None, mm2)
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
-        request.check_combination()
+        request.check_locally()
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
             if bootstrap_server or kafka_options:
                 raise InputError("--bootstrap-server checks the partitions of one connector",

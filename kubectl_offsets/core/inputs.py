@@ -68,6 +68,26 @@ class AlterRequest:
         if self.to_offset is not None and self.to_offset < 0:
             raise InputError(f"--to-offset must not be negative (got {self.to_offset})")
 
+    def check_locally(self) -> None:
+        """Everything that can be checked without the connector: the combination, the forms of --set,
+        --skip-record and --topic, and that a -f file exists and parses. Runs before any cluster or repository is
+        asked, so a typo is reported at once (exit 2), also when the cluster is unreachable. What needs the
+        connector's kind (its schema, its topics) is checked again by build_change."""
+        self.check_combination()
+        for text in self.sets:
+            topic, partition, offset = _match(_SET, text, "--set", "TOPIC:PARTITION=OFFSET")
+            _non_negative(offset, f"--set {text}: offset")
+            check_kafka_limits(topic, partition, offset, f"--set {_short(text)}")
+        for text in self.skip_records:
+            topic, partition, offset = _match(_SKIP, text, "--skip-record", "TOPIC:PARTITION:OFFSET")
+            _non_negative(offset, f"--skip-record {text}: offset")
+            check_kafka_limits(topic, partition, offset + 1, f"--skip-record {_short(text)}")
+        for text in self.topics:
+            if not _TOPIC.match(text):
+                raise InputError(f"--topic '{text}' is not of the form TOPIC or TOPIC:P1,P2")
+        if self.file and self.file != "-":  # standard input can be read once only: build_change reads it
+            check_offsets_file(self.file)
+
 
 @dataclass(frozen=True)
 class ConnectorFacts:
@@ -136,6 +156,16 @@ def read_offsets_file(path: str, facts: ConnectorFacts, *, stdin: io.TextIOBase 
     _refuse_duplicates([(f"{where} entry {i}", OffsetEntry(e["partition"], e.get("offset")))
                         for i, e in enumerate(document["offsets"], start=1)])
     return OffsetsDocument.from_json(document)
+
+
+def check_offsets_file(path: str) -> None:
+    """The file exists, is UTF-8 text and parses (JSON/YAML: as an offsets document); CSV rows are checked
+    later, when the connector's kind says what they mean."""
+    text = _read_text(path, None).removeprefix("\ufeff").strip()
+    if not text:
+        raise InputError(f"{path} is empty")
+    if not _looks_like_csv(text):
+        schemas.validate("offsets", _parse_json_or_yaml(text, path), what=f"the offsets document in {path}")
 
 
 def _read_text(path: str, stdin: io.TextIOBase | None) -> str:

@@ -1,0 +1,57 @@
+"""What a kubectl user expects from the command line (issue 23 section 4), through the root command and click's
+CliRunner: input checked before any cluster is asked, kubectl's flag forms, one error style."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kubectl_offsets.cli.root import root
+
+
+@pytest.fixture
+def unreachable_kubeconfig(tmp_path):
+    """A kubeconfig whose API server is a closed port: any command that asks the cluster fails (exit 1)."""
+    path = tmp_path / "kubeconfig"
+    path.write_text("""apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster: {server: "https://127.0.0.1:9"}
+users:
+- name: me
+  user: {token: not-a-secret}
+contexts:
+- name: nowhere
+  context: {cluster: nowhere, user: me, namespace: kafka}
+current-context: nowhere
+""")
+    return str(path)
+
+
+def invoke(*args: str, kubeconfig: str | None = None, input: str | None = None):
+    env = {"KUBECONFIG": kubeconfig} if kubeconfig else {}
+    return CliRunner().invoke(root, list(args), env=env, input=input, catch_exceptions=False)
+
+
+# --- row 1: input checked locally first ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["--set", "orders0=5"], "--set 'orders0=5' is not of the form"),
+    (["--skip-record", "orders:x:1"], "--skip-record 'orders:x:1' is not of the form"),
+    (["--set", "orders:0=-1"], "must not be negative"),
+    (["-f", "/nonexistent/offsets.json"], "no such file: /nonexistent/offsets.json"),
+    (["--to-offset", "3", "--topic", "orders:a"], "--topic 'orders:a' is not of the form"),
+])
+def test_alter_checks_its_input_before_asking_the_cluster(unreachable_kubeconfig, args, words):
+    result = invoke("alter", "x", *args, "--yes", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+
+
+def test_alter_checks_a_broken_file_before_asking_the_cluster(unreachable_kubeconfig, tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"offsets": [}')
+    result = invoke("alter", "x", "-f", str(broken), "--yes", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 2, result.output
+    assert f"{broken} is not valid JSON" in result.output
