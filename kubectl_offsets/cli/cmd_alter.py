@@ -122,7 +122,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
                                           options=options, confirm=confirm_on_terminal, progress=progress,
                                           bootstrap_servers=bootstrap_server, kafka_options=kafka_options)
-        print_result(result, dry_run, output)
+        print_result(result, dry_run, output, kube)
 
     def _time_travel(travel, other_inputs: bool, mm2):
         from ..core.online import timetravel
@@ -137,7 +137,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         result = timetravel.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,
                                           options=options, confirm=confirm_on_terminal, progress=progress,
                                           report=print_positions)
-        print_result(result, dry_run, output)
+        print_result(result, dry_run, output, kube)
 
     work()
 

@@ -110,10 +110,45 @@ def output_option(default: str = "table", formats: tuple[str, ...] = OUTPUT_FORM
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr; only the result on stdout.")
 
+DRY_RUN_MODES = ("none", "client", "server")
+
+
+def _dry_run_value(ctx, param, value) -> bool:
+    """kubectl's --dry-run[=none|client|server]: the command sees a bool (dry run or not); the mode is kept in
+    ctx.meta for the commands where the server side applies (see dry_run_mode)."""
+    mode = value or "none"
+    ctx.meta["kubectl_offsets.dry_run_mode"] = mode
+    return mode != "none"
+
+
+def dry_run_mode() -> str:
+    """none, client or server: what --dry-run asked for in the running command."""
+    return click.get_current_context().meta.get("kubectl_offsets.dry_run_mode", "none")
+
+
+def dry_run_option(help: str) -> Callable:
+    """--dry-run, --dry-run=client (the same) or --dry-run=server (the API server judges the writes without storing
+    them), as kubectl takes it. Only the '=' form carries a value, so '--dry-run NAME' keeps NAME as the argument
+    (normalize_args rewrites a bare --dry-run before click parses)."""
+    return click.option("--dry-run", type=click.Choice(DRY_RUN_MODES), is_flag=False, flag_value="client",
+                        default="none", callback=_dry_run_value, metavar="[=client|server]", help=help)
+
+
+def normalize_args(args: list[str]) -> list[str]:
+    """A bare --dry-run means --dry-run=client, as for kubectl; written out so that click never takes the next
+    word (a connector name) as its value. Arguments after '--' are left alone."""
+    out: list[str] = []
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return out + args[index:]
+        out.append("--dry-run=client" if arg == "--dry-run" else arg)
+    return out
+
+
 mutation_options = group(
     click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation (required without a terminal)."),
-    click.option("--dry-run", is_flag=True,
-                 help="Print the preview and the exact patches and ConfigMap; change nothing."),
+    dry_run_option("Print the preview and the exact writes (patches, ConfigMap); change nothing. --dry-run=server "
+                   "also sends them to the API server as a server-side dry run (admission, RBAC, schema)."),
 )
 
 

@@ -45,6 +45,11 @@ class LazyGroup(click.Group):
         module, attribute = COMMANDS[name].split(":")
         return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
 
+    def parse_args(self, ctx, args):
+        from .options import normalize_args  # kubectl's --dry-run forms, for every subcommand below
+
+        return super().parse_args(ctx, normalize_args(args))
+
     def invoke(self, ctx):
         """Every subcommand runs here: errors become exit codes in this one place (cli/exits.py)."""
         from .exits import exit_on_error

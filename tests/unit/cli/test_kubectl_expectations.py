@@ -55,3 +55,19 @@ def test_alter_checks_a_broken_file_before_asking_the_cluster(unreachable_kubeco
     result = invoke("alter", "x", "-f", str(broken), "--yes", kubeconfig=unreachable_kubeconfig)
     assert result.exit_code == 2, result.output
     assert f"{broken} is not valid JSON" in result.output
+
+
+# --- row 2: kubectl's --dry-run forms -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("form", ["--dry-run=client", "--dry-run=server", "--dry-run=none", "--dry-run"])
+def test_alter_takes_kubectls_dry_run_forms(unreachable_kubeconfig, form):
+    """Parsed as kubectl does (the bad --set then fails the local check, exit 2), also before the name."""
+    result = invoke("alter", form, "x", "--set", "orders0=5", "--yes", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 2, result.output
+    assert "--set 'orders0=5' is not of the form" in result.output
+
+
+def test_an_unknown_dry_run_mode_is_refused():
+    result = invoke("alter", "x", "--dry-run=maybe", "--set", "orders:0=5")
+    assert result.exit_code == 2
+    assert "'maybe' is not one of 'none', 'client', 'server'" in result.output
