@@ -134,15 +134,60 @@ def dry_run_option(help: str) -> Callable:
                         default="none", callback=_dry_run_value, metavar="[=client|server]", help=help)
 
 
+# kubectl's global flags, which kubectl users also put before the subcommand (kubectl -n kafka get pods): there they
+# are moved behind the subcommand, where each command declares them. All of them take a value.
+GLOBAL_FLAGS = ("-n", "--namespace", "--context", "--kubeconfig", "--timeout")
+VERBOSITY_FLAGS = ("-v", "--v")  # kubectl's -v=N: taken by the root command, wherever it is written
+
+
 def normalize_args(args: list[str]) -> list[str]:
-    """A bare --dry-run means --dry-run=client, as for kubectl; written out so that click never takes the next
-    word (a connector name) as its value. Arguments after '--' are left alone."""
-    out: list[str] = []
-    for index, arg in enumerate(args):
-        if arg == "--":
-            return out + args[index:]
-        out.append("--dry-run=client" if arg == "--dry-run" else arg)
-    return out
+    """The command line as kubectl users write it, made into what click parses. Arguments after '--' are left
+    alone.
+
+    - -n/--namespace, --context, --kubeconfig, --timeout before the subcommand move behind it;
+    - -v N / -v=N / --v=N anywhere move in front (the root command takes it);
+    - a bare --dry-run means --dry-run=client, as for kubectl; written out so that click never takes the next word
+      (a connector name) as its value."""
+    cut = args.index("--") if "--" in args else len(args)
+    head, tail = args[:cut], args[cut:]
+    verbosity, head = _take_verbosity(head)
+    leading, head = _take_leading_globals(head)
+    head = ["--dry-run=client" if arg == "--dry-run" else arg for arg in head]
+    return verbosity + head + leading + tail
+
+
+def _take_verbosity(args: list[str]) -> tuple[list[str], list[str]]:
+    taken: list[str] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name, eq, value = arg.partition("=")
+        if name in VERBOSITY_FLAGS and eq and value.isdigit():
+            taken.append(f"--v={value}")
+        elif arg in VERBOSITY_FLAGS and index + 1 < len(args) and args[index + 1].isdigit():
+            taken.append(f"--v={args[index + 1]}")
+            index += 1
+        elif arg.startswith("-v") and arg[2:].isdigit():
+            taken.append(f"--v={arg[2:]}")
+        else:
+            rest.append(arg)
+        index += 1
+    return taken, rest
+
+
+def _take_leading_globals(args: list[str]) -> tuple[list[str], list[str]]:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name = arg.partition("=")[0]
+        if (name in GLOBAL_FLAGS and "=" in arg) or (arg.startswith("-n") and len(arg) > 2 and arg[1] != "-"):
+            index += 1
+        elif arg in GLOBAL_FLAGS and index + 1 < len(args):
+            index += 2
+        else:
+            break
+    return args[:index], args[index:]
 
 
 mutation_options = group(
@@ -150,6 +195,17 @@ mutation_options = group(
     dry_run_option("Print the preview and the exact writes (patches, ConfigMap); change nothing. --dry-run=server "
                    "also sends them to the API server as a server-side dry run (admission, RBAC, schema)."),
 )
+
+
+def set_verbosity(level: int) -> None:
+    """kubectl's -v=N on stderr: 4+ the plugin's debug log, 6+ also the HTTP client's (urllib3: each request)."""
+    import logging
+
+    logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
+    if level >= 4:
+        logging.getLogger("kubectl_offsets").setLevel(logging.DEBUG)
+    if level >= 6:
+        logging.getLogger("urllib3").setLevel(logging.DEBUG)
 
 
 def cluster_config(namespace: str | None, context: str | None, kubeconfig: str | None) -> ClusterConfig:

@@ -66,7 +66,10 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
-def root() -> None:
+@click.option("--v", "-v", "verbosity", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Log verbosity, as kubectl's -v=N (before or after the subcommand): 4 and up logs the plugin's "
+                   "own debug lines on stderr, 6 and up also every HTTP request.")
+def root(verbosity: int) -> None:
     """Look at, move and wipe the offsets of Kafka Connect and MirrorMaker 2 connectors managed by Strimzi.
 
     \b
@@ -86,7 +89,12 @@ def root() -> None:
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
     Compute offsets from topic data (needs the 'spark' extra):
       kubectl offsets compute --data ./archive --format parquet --to-datetime 2026-11-21T09:00:00Z
+    Global flags (-n, --context, --kubeconfig, --timeout, -v) go before or after the subcommand, as in kubectl.
     """
+    if verbosity:
+        from .options import set_verbosity
+
+        set_verbosity(verbosity)
 
 
 def run(argv: list[str]) -> int:

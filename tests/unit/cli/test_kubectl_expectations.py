@@ -71,3 +71,25 @@ def test_an_unknown_dry_run_mode_is_refused():
     result = invoke("alter", "x", "--dry-run=maybe", "--set", "orders:0=5")
     assert result.exit_code == 2
     assert "'maybe' is not one of 'none', 'client', 'server'" in result.output
+
+
+# --- row 5: global flags before the subcommand, as kubectl -----------------------------------------------------
+
+@pytest.mark.parametrize("before", [
+    ["-n", "kafka"], ["-nkafka"], ["--namespace=kafka"], ["--context", "nowhere"], ["--timeout", "30s"],
+    ["-v", "6"], ["-v=2"], ["--v=4"],
+])
+def test_global_flags_go_before_the_subcommand(unreachable_kubeconfig, before):
+    result = invoke(*before, "--kubeconfig", unreachable_kubeconfig, "list", "x")
+    assert result.exit_code == 1, result.output  # it got as far as asking the cluster, with that kubeconfig
+    assert "cannot reach the API server at https://127.0.0.1:9" in result.output
+
+
+def test_global_flags_reach_a_nested_subcommand(unreachable_kubeconfig):
+    result = invoke("-n", "kafka", "alter", "x", "--set", "orders0=5", "--yes", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 2 and "--set 'orders0=5' is not of the form" in result.output, result.output
+
+
+def test_verbosity_also_after_the_subcommand(unreachable_kubeconfig):
+    result = invoke("list", "x", "-v=6", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
