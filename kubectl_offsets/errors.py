@@ -74,6 +74,11 @@ class NotFoundError(OffsetsError):
     exit_status = ExitStatus.NOT_FOUND
 
 
+class ApiNotServedError(NotFoundError):
+    """The API server does not serve Strimzi's API group (or the kind asked for): its CRDs are not installed there.
+    Kept apart from a missing resource so that no "check -n" hint hides it."""
+
+
 class ForbiddenError(OffsetsError):
     exit_status = ExitStatus.FORBIDDEN
 
