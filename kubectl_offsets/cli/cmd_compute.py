@@ -13,7 +13,8 @@ from typing import Any
 import click
 
 from .common import connector_flags, with_connector_options
-from .options import cluster_options, group, kafka_option, key_value_pairs, output_option, quiet_option
+from .options import (check_output_path, cluster_options, group, kafka_option, key_value_pairs, output_option,
+                      quiet_option)
 
 source_options = group(
     click.option("--bootstrap-server", metavar="HOST:PORT", help="Read a live topic from this Kafka cluster."),
@@ -109,6 +110,7 @@ def _run_compute(flags: dict[str, Any]) -> None:
     from ..output.progress import StderrProgress
     from ..output.render import render_offsets
 
+    check_output_path(flags["report"], "--report")
     progress = StderrProgress(quiet=flags["quiet"])
     request = ComputeFlags(source=source_flags(flags), connector=connector_flags(flags),
                            **_pick(flags, ComputeFlags, "source", "connector")).request(progress)

@@ -197,6 +197,25 @@ mutation_options = group(
 )
 
 
+def check_output_path(path: str | None, flag: str) -> None:
+    """A file the command will write: checked before any work (a scan can take hours), so that a typo in the
+    directory fails at once, exit 2, instead of after the work is done."""
+    if not path or path == "-":
+        return
+    import os
+
+    from ..errors import InputError
+
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"{flag} {path}: is a directory", advice="name a file in it")
+    if not os.path.isdir(directory):
+        raise InputError(f"{flag} {path}: the directory {directory} does not exist",
+                         advice="create it first, or name a file in an existing directory")
+    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InputError(f"{flag} {path}: not writable", advice="name a file you may write")
+
+
 def set_verbosity(level: int) -> None:
     """kubectl's -v=N on stderr: 4+ the plugin's debug log, 6+ also the HTTP client's (urllib3: each request)."""
     import logging

@@ -93,3 +93,22 @@ def test_global_flags_reach_a_nested_subcommand(unreachable_kubeconfig):
 def test_verbosity_also_after_the_subcommand(unreachable_kubeconfig):
     result = invoke("list", "x", "-v=6", kubeconfig=unreachable_kubeconfig)
     assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
+
+
+# --- row 8: output paths checked before the scan -------------------------------------------------------------
+
+@pytest.mark.parametrize("report, words", [
+    ("/nonexistent/x.csv", "--report /nonexistent/x.csv: the directory /nonexistent does not exist"),
+    ("{tmp}", "--report {tmp}: is a directory"),
+])
+def test_compute_checks_the_report_path_before_the_scan(monkeypatch, tmp_path, report, words):
+    def scan_started(*args, **kwargs):
+        raise AssertionError("the scan ran before the --report path was checked")
+    monkeypatch.setattr("kubectl_offsets.core.compute.positions.compute", scan_started)
+    data = tmp_path / "data.json"
+    data.write_text("{}\n")
+    report = report.format(tmp=tmp_path)
+    result = invoke("compute", "--data", str(data), "--format", "json", "--skip-poison", "--invalid", "json",
+                    "--report", report)
+    assert result.exit_code == 2, result.output
+    assert words.format(tmp=tmp_path) in result.output
