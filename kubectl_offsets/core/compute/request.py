@@ -166,7 +166,8 @@ class ComputeFlags:
         if flags.target:
             kind, alias, current = from_cluster(flags, progress)
         elif flags.current:
-            current = read_current(flags.current)
+            current = read_current(flags.current, ConnectorKind(self.for_kind) if self.for_kind else None,
+                                   self.source_alias)
             kind, alias = kind_of_document(current), alias_of_document(current)
         if self.for_kind:
             wanted = ConnectorKind(self.for_kind)
@@ -193,10 +194,16 @@ def _read_schema(path: str) -> dict[str, Any]:
     return schema
 
 
-def read_current(path: str) -> OffsetsDocument:
+def read_current(path: str, kind: ConnectorKind | None = None, source_alias: str | None = None) -> OffsetsDocument:
+    """A --current file: the {"offsets": [...]} document (it says its kind), or the topic,partition,offset CSV
+    that list -o csv prints (next record to read), which means what ``kind`` makes of it (default: a sink)."""
     from ..inputs import ConnectorFacts, read_offsets_file
 
-    return read_offsets_file(path, ConnectorFacts(kind=ConnectorKind.SOURCE))
+    try:
+        return read_offsets_file(path, ConnectorFacts(kind=kind or ConnectorKind.SINK, source_alias=source_alias))
+    except ValueError:  # CSV rows for a MirrorSourceConnector, whose partitions name the source cluster
+        raise InputError(f"--current {path}: CSV rows do not say the mirror's source cluster",
+                         advice="add --source-alias ALIAS, or give the JSON that list -o json prints") from None
 
 
 def from_cluster(flags: ConnectorFlags, progress: Progress
@@ -276,7 +283,8 @@ class LagFlags:
         """(kind, offsets): from --current FILE, or listed through Strimzi."""
         flags = self.connector
         if flags.current:
-            current = read_current(flags.current)
+            # lag reads topic and partition only: the alias of CSV rows need not be known
+            current = read_current(flags.current, _kind_from_target(flags.target), flags.source_cluster or "")
             kind = kind_of_document(current) or _kind_from_target(flags.target)
         else:
             kind, _, current = from_cluster(flags, progress)

@@ -112,3 +112,28 @@ def test_compute_checks_the_report_path_before_the_scan(monkeypatch, tmp_path, r
                     "--report", report)
     assert result.exit_code == 2, result.output
     assert words.format(tmp=tmp_path) in result.output
+
+
+# --- row 9: lag --current takes what list -o csv prints --------------------------------------------------------
+
+@pytest.mark.parametrize("target, kind, stored", [("my-sink", "sink", 1200), ("kmm2/mirror", "mirror-source", 1199)])
+def test_lag_current_takes_the_csv_that_list_prints(monkeypatch, tmp_path, target, kind, stored):
+    """list -o csv prints topic,partition,next-record-to-read for sinks and MirrorSourceConnectors alike."""
+    from kubectl_offsets.core.compute import lag
+
+    seen = {}
+
+    def measured(kind_, current, source, progress=None):
+        seen["kind"], seen["current"] = kind_, current
+        return []
+    monkeypatch.setattr(lag, "lag", measured)
+    current = tmp_path / "o.csv"
+    current.write_text("orders,0,1200\norders,1,7\n")
+    extra = ["--connector", "source"] if target.startswith("kmm2/") else []
+    result = invoke("lag", target, *extra, "--bootstrap-server", "127.0.0.1:9", "--current", str(current),
+                    "-o", "json")
+    assert result.exit_code == 0, result.output
+    assert seen["kind"].value == kind
+    offsets = {(e.partition.get("kafka_topic") or e.partition.get("topic"),
+                e.partition.get("kafka_partition", e.partition.get("partition"))): e.offset for e in seen["current"]}
+    assert list(offsets[("orders", 0)].values()) == [stored]
