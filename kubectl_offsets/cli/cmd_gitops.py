@@ -267,9 +267,14 @@ def _run(planner, kw) -> None:
 def _run_in(planner, kw, root) -> None:
     from ..core.gitops.publish import repository_at
 
+    from ..errors import InputError
+
     scope_rel = kw["path"]
-    git = repository_at(root)
     wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]
+    if wants_git and (kw["output"] == "diff" or kw["out_dir"]):  # conflicting flags: bad input, before anything
+        raise InputError("-o diff and --out write no commit, so they cannot go with --commit/--branch/--push/--pr",
+                         advice="use them without the git flags, or drop them")
+    git = repository_at(root)
     if wants_git:
         _publish(git, root, scope_rel, planner, kw)
         return
@@ -311,8 +316,6 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
 
     if git is None:
         raise PreconditionError(f"{root} is not in a git repository", advice="drop --commit/--branch/--push/--pr")
-    if kw["output"] == "diff" or kw["out_dir"]:
-        raise PreconditionError("-o diff and --out write no commit", advice="use them without the git flags")
     rel = root.relative_to(git.root)
 
     def in_worktree(work, base):

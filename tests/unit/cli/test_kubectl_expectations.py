@@ -137,3 +137,17 @@ def test_lag_current_takes_the_csv_that_list_prints(monkeypatch, tmp_path, targe
     offsets = {(e.partition.get("kafka_topic") or e.partition.get("topic"),
                 e.partition.get("kafka_partition", e.partition.get("partition"))): e.offset for e in seen["current"]}
     assert list(offsets[("orders", 0)].values()) == [stored]
+
+
+# --- row 11: conflicting gitops flags are bad input ----------------------------------------------------------
+
+@pytest.mark.parametrize("flags", [["--pr", "-o", "diff"], ["--commit", "-o", "diff"], ["--push", "--out", "x"]])
+@pytest.mark.parametrize("in_git", [True, False])
+def test_gitops_conflicting_flags_exit_2(tmp_path, flags, in_git):
+    import subprocess
+
+    if in_git:
+        subprocess.run(["git", "init", "--quiet", str(tmp_path)], check=True)
+    result = invoke("gitops", "alter", "orders-sink", "--set", "orders:0=1", "--repo", str(tmp_path), *flags)
+    assert result.exit_code == 2, result.output
+    assert "write no commit" in result.output
