@@ -33,6 +33,7 @@ PINNED = [
     (errors.OperationTimeoutError, ExitStatus.TIMEOUT, 7),
     (errors.VerificationError, ExitStatus.VERIFY, 8),
     (errors.CheckFailedError, ExitStatus.CHECK_FAILED, 9),
+    (errors.KafkaUnreachableError, ExitStatus.KAFKA_UNREACHABLE, 10),
     (errors.InterruptedOperationError, ExitStatus.INTERRUPTED, 130),
 ]
 

@@ -151,3 +151,20 @@ def test_gitops_conflicting_flags_exit_2(tmp_path, flags, in_git):
     result = invoke("gitops", "alter", "orders-sink", "--set", "orders:0=1", "--repo", str(tmp_path), *flags)
     assert result.exit_code == 2, result.output
     assert "write no commit" in result.output
+
+
+# --- row 12: Kafka out of reach has its own exit code ---------------------------------------------------------
+
+def test_lag_and_compute_tell_an_unreachable_kafka_from_bad_flags(tmp_path, monkeypatch):
+    from kubectl_offsets.adapters import kafka
+
+    monkeypatch.setattr(kafka.Broker.__init__, "__defaults__", ((), 2.0))  # a closed port: give up after 2 s
+
+    current = tmp_path / "o.json"
+    current.write_text('{"offsets": [{"partition": {"kafka_topic": "orders", "kafka_partition": 0}, '
+                       '"offset": {"kafka_offset": 5}}]}')
+    for args in (["lag", "my-sink", "--bootstrap-server", "127.0.0.1:9", "--current", str(current), "--max-lag", "0"],
+                 ["compute", "--bootstrap-server", "127.0.0.1:9", "--topic", "orders", "--to-latest"]):
+        result = invoke(*args)
+        assert result.exit_code == 10, result.output  # ExitStatus.KAFKA_UNREACHABLE, not 2 (bad input)
+        assert "cannot get answers from the Kafka broker at 127.0.0.1:9" in result.output
