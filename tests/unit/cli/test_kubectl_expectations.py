@@ -168,3 +168,15 @@ def test_lag_and_compute_tell_an_unreachable_kafka_from_bad_flags(tmp_path, monk
         result = invoke(*args)
         assert result.exit_code == 10, result.output  # ExitStatus.KAFKA_UNREACHABLE, not 2 (bad input)
         assert "cannot get answers from the Kafka broker at 127.0.0.1:9" in result.output
+
+
+# --- row 13: a broken manifest is one line with file:line --------------------------------------------------------
+
+def test_create_reports_broken_yaml_in_one_line(tmp_path, unreachable_kubeconfig):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: kafka.strimzi.io/v1\nkind: KafkaConnector\nmetadata:\n  name: x\n  labels: [a\n"
+                      "spec: {}\n")
+    result = invoke("create", "-f", str(broken), "--yes", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 2, result.output
+    error_lines = [line for line in result.output.splitlines() if not line.startswith("  hint:")]
+    assert error_lines == [f"error: {broken} is not valid YAML at line 6 column 5: expected ',' or ']', but got ':'"]
