@@ -108,10 +108,38 @@ def build_change(request: AlterRequest, facts: ConnectorFacts, current: OffsetsD
                          advice="run against the cluster, or give the current offsets (--before FILE)")
     if request.file:
         change = read_offsets_file(request.file, facts, stdin=stdin)
+        check_document_kind(change, facts.kind, "standard input" if request.file == "-" else request.file)
     else:
         change = OffsetsDocument.of(_refuse_duplicates(list(_shorthand_entries(request, facts, current))))
     validate_change(change, facts)
     return change
+
+
+# The partition keys that tell whose offsets a document holds (schemas/offsets-*.schema.json), and what to call it.
+_DOCUMENT_KINDS = [
+    ({"kafka_topic", "kafka_partition"}, ConnectorKind.SINK, "a sink connector's document (kafka_topic/kafka_partition)"),
+    ({"cluster", "topic", "partition"}, ConnectorKind.MIRROR_SOURCE,
+     "a MirrorMaker 2 document (MirrorSourceConnector offsets)"),
+    ({"group", "topic", "partition"}, ConnectorKind.MIRROR_CHECKPOINT,
+     "a MirrorMaker 2 document (MirrorCheckpointConnector offsets)"),
+    ({"sourceClusterAlias", "targetClusterAlias"}, ConnectorKind.MIRROR_HEARTBEAT,
+     "a MirrorMaker 2 document (MirrorHeartbeatConnector offsets)"),
+    ({"filename"}, ConnectorKind.FILE_SOURCE, "a FileStreamSource document (filename/position)"),
+]
+
+
+def check_document_kind(change: OffsetsDocument, kind: ConnectorKind, where: str) -> None:
+    """A document of another connector kind (a MirrorMaker 2 list fed to a sink, say) in one line, instead of the
+    schema's complaints about each key. Documents whose partitions are the connector's own maps pass to the
+    schema check."""
+    for keys, other, description in _DOCUMENT_KINDS:
+        if other is not kind and len(change) and all(keys <= set(entry.partition) for entry in change):
+            if kind is ConnectorKind.SOURCE and other is ConnectorKind.FILE_SOURCE:
+                return  # any source connector may use a filename key
+            what = f"a {kind.value} connector"
+            raise InputError(f"{where} holds {description} given to {what}",
+                             advice="list this connector's own offsets (kubectl offsets list NAME -o json) for the "
+                                    "shape it takes")
 
 
 def validate_change(change: OffsetsDocument, facts: ConnectorFacts) -> None:

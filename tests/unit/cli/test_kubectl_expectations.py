@@ -180,3 +180,30 @@ def test_create_reports_broken_yaml_in_one_line(tmp_path, unreachable_kubeconfig
     assert result.exit_code == 2, result.output
     error_lines = [line for line in result.output.splitlines() if not line.startswith("  hint:")]
     assert error_lines == [f"error: {broken} is not valid YAML at line 6 column 5: expected ',' or ']', but got ':'"]
+
+
+# --- row 14: a document of another connector kind says so in one line -----------------------------------------
+
+SINK_MANIFEST = """apiVersion: kafka.strimzi.io/v1
+kind: KafkaConnector
+metadata:
+  name: orders-sink
+  labels: {strimzi.io/cluster: connect}
+spec:
+  class: org.apache.kafka.connect.file.FileStreamSinkConnector
+  tasksMax: 1
+  config: {topics: orders}
+"""
+
+
+def test_a_mirrormaker2_document_given_to_a_sink_says_so(tmp_path):
+    (tmp_path / "sink.yaml").write_text(SINK_MANIFEST)
+    mm2 = tmp_path / "mm2-doc.json"
+    mm2.write_text('{"offsets": [{"partition": {"cluster": "east", "topic": "orders", "partition": 0}, '
+                   '"offset": {"offset": 41}}]}')
+    result = invoke("gitops", "alter", "orders-sink", "--repo", str(tmp_path), "-f", str(mm2), "-o", "diff")
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: {mm2} holds a MirrorMaker 2 document (MirrorSourceConnector offsets) given to a sink "
+                      "connector"], result.output
+    assert "schemas/" not in result.output and len(result.output.strip().splitlines()) <= 3
