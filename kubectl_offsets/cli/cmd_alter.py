@@ -23,7 +23,8 @@ from .options import (alter_input_options, cluster_options, kafka_option, mutati
 @click.option("--to-datetime", metavar="ISO-8601",
               help="Time travel: resume at the first record at or after this time (UTC unless the time has a zone); "
                    "a partition with no newer record resumes at its end.")
-@click.option("--by-duration", metavar="PnDTnHnM", help="Time travel: as --to-datetime, at now minus this (PT30M, P1D).")
+@click.option("--by-duration", metavar="DURATION",
+              help="Time travel: as --to-datetime, at now minus this (30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition.")
 @click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition (skip everything).")
 @click.option("--bootstrap-server", "--source-bootstrap-server", "bootstrap_server", metavar="HOST:PORT",

@@ -44,7 +44,8 @@ source_options = group(
 @source_options
 @click.option("--to-datetime", metavar="ISO-8601", help="Resume at the first record at or after this time "
                                                        "(UTC unless the time says otherwise).")
-@click.option("--by-duration", metavar="PnDTnHnM", help="Resume at the first record at or after now minus this.")
+@click.option("--by-duration", metavar="DURATION", help="Resume at the first record at or after now minus this "
+                                                         "(30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Resume at each partition's first record.")
 @click.option("--to-latest", is_flag=True, help="Resume at each partition's end (skip everything there).")
 @click.option("--shift-by", type=int, metavar="N", help="Move the current position by N (negative = replay); "

@@ -171,7 +171,7 @@ def parse_since(text: str):
     import datetime as dt
 
     from ..errors import InputError
-    from .options import Duration
+    from ..times import parse_duration
 
     try:
         parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -179,8 +179,8 @@ def parse_since(text: str):
     except ValueError:
         pass
     try:
-        seconds = Duration().convert(text, None, None)
-    except click.BadParameter:
+        ago = parse_duration(text, "--since")
+    except InputError:
         raise InputError(f"--since '{text}' is neither an ISO 8601 time nor a duration",
-                         advice="e.g. --since 2026-11-23T10:00:00Z or --since 2h") from None
-    return dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=seconds)
+                         advice="e.g. --since 2026-11-23T10:00:00Z, --since 2h or --since PT2H") from None
+    return dt.datetime.now(dt.timezone.utc) - ago

@@ -8,7 +8,6 @@ The CLI fills these dataclasses from click's flags (same names) and renders what
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -270,14 +269,7 @@ class LagFlags:
         text = self.max_age
         if text is None:
             return None
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*", text.lower())
-        if match:
-            return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
-        try:
-            return parse_duration(text).total_seconds()
-        except InputError:
-            raise InputError(f"--max-age '{text}' is not a duration",
-                             advice="for example 90s, 5m, 2h, 1d or ISO-8601 PT5M") from None
+        return parse_duration(text, "--max-age").total_seconds()
 
     def offsets(self, progress: Progress) -> tuple[ConnectorKind, OffsetsDocument]:
         """(kind, offsets): from --current FILE, or listed through Strimzi."""

@@ -207,3 +207,31 @@ def test_a_mirrormaker2_document_given_to_a_sink_says_so(tmp_path):
     assert errors == [f"error: {mm2} holds a MirrorMaker 2 document (MirrorSourceConnector offsets) given to a sink "
                       "connector"], result.output
     assert "schemas/" not in result.output and len(result.output.strip().splitlines()) <= 3
+
+
+# --- row 15: one duration parser: 2h and PT2H everywhere --------------------------------------------------------
+
+@pytest.mark.parametrize("text, seconds", [("2h", 7200), ("PT2H", 7200), ("90s", 90), ("1h30m", 5400), ("1d", 86400),
+                                           ("P1DT12H", 129600), ("30m", 1800), ("pt5m", 300)])
+def test_one_duration_parser_takes_both_forms(text, seconds):
+    from kubectl_offsets.times import parse_duration
+
+    assert parse_duration(text, "--by-duration").total_seconds() == seconds
+
+
+@pytest.mark.parametrize("text", ["2x", "P", "PT", "h", "", "-2h", "2h-"])
+def test_the_duration_parser_names_the_flag(text):
+    from kubectl_offsets.errors import InputError
+    from kubectl_offsets.times import parse_duration
+
+    with pytest.raises(InputError, match="--max-age '.*' is not a duration"):
+        parse_duration(text, "--max-age")
+
+
+def test_by_duration_takes_2h_on_the_command_line(monkeypatch):
+    """compute --by-duration 2h reaches the broker step (its address is closed: exit 10), not a parse error."""
+    from kubectl_offsets.adapters import kafka
+
+    monkeypatch.setattr(kafka.Broker.__init__, "__defaults__", ((), 2.0))
+    result = invoke("compute", "--bootstrap-server", "127.0.0.1:9", "--topic", "orders", "--by-duration", "2h")
+    assert result.exit_code == 10, result.output
