@@ -190,8 +190,12 @@ def _take_leading_globals(args: list[str]) -> tuple[list[str], list[str]]:
     return args[:index], args[index:]
 
 
+def yes_option(help: str = "Do not ask for confirmation (required without a terminal).") -> Callable:
+    return click.option("-y", "--yes", is_flag=True, help=help)
+
+
 mutation_options = group(
-    click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation (required without a terminal)."),
+    yes_option(),
     dry_run_option("Print the preview and the exact writes (patches, ConfigMap); change nothing. --dry-run=server "
                    "also sends them to the API server as a server-side dry run (admission, RBAC, schema)."),
 )

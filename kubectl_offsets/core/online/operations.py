@@ -328,6 +328,15 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
     return preview
 
 
+def _recover_plan(journal: Journal, target: strimzi.ConnectorTarget, rollback: bool, force: bool) -> str:
+    """recover --dry-run: what recover would do with this journal (the same decision AlterFlow.recover takes)."""
+    if journal.owner_alive() and not force:
+        return (f"dry run: recover would refuse: {journal.presence()}; it may still be working on {target.display} "
+                f"(--force takes over)")
+    action = "roll back" if rollback or not journal.past_point_of_no_return else "finish"
+    return f"dry run: recover would {action} the {journal.describe()} on {target.display}"
+
+
 def server_dry_run(kube: Kube, preview: Preview) -> int:
     """``--dry-run=server``: send the preview's writes to the API server with dryRun=All, as kubectl does, so that
     admission, RBAC and the CRD schema judge them; nothing is stored. Each write is judged against the resource as
@@ -388,6 +397,8 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
     if journal.connector != live.target.connector_name:
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
+    if options.dry_run:
+        return _recover_plan(journal, live.target, rollback, force)
     from . import mm2_full_reset
 
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \

@@ -235,3 +235,18 @@ def test_by_duration_takes_2h_on_the_command_line(monkeypatch):
     monkeypatch.setattr(kafka.Broker.__init__, "__defaults__", ((), 2.0))
     result = invoke("compute", "--bootstrap-server", "127.0.0.1:9", "--topic", "orders", "--by-duration", "2h")
     assert result.exit_code == 10, result.output
+
+
+# --- row 16: the same flags on every command that changes things -------------------------------------------------
+
+@pytest.mark.parametrize("command", ["alter", "reset", "undo", "create", "delete", "trigger", "recover", "import"])
+def test_every_command_that_changes_things_takes_yes_and_dry_run(command):
+    result = invoke(command, "--help")
+    assert result.exit_code == 0, result.output
+    assert "-y, --yes" in result.output and "--dry-run" in result.output
+
+
+@pytest.mark.parametrize("command", ["trigger", "recover"])
+def test_trigger_and_recover_parse_yes_and_dry_run(unreachable_kubeconfig, command):
+    result = invoke(command, "x", "--yes", "--dry-run", kubeconfig=unreachable_kubeconfig)
+    assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
