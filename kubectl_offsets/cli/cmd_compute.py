@@ -171,7 +171,9 @@ def _write(text: str, path: str) -> None:
 @click.option("--connectors", metavar="A,B", help="Only these connectors (comma-separated).")
 @click.option("--from-beginning", is_flag=True, help="Every record of the topic (the history), not only the "
                                                      "latest offset per partition.")
-@output_option()
+@output_option(help='Output format. json/yaml: {"connectors": {NAME: {"offsets": [...]}}}; with exactly one name in '
+                    '--connectors, that connector\'s {"offsets": [...]} document, which alter -f accepts. csv: '
+                    'connector, partition, offset rows.')
 @quiet_option
 def connect_offsets_command(**flags):
     """Read Connect's offsets topic: the latest offsets per source connector, as GET /connectors/NAME/offsets

@@ -31,7 +31,9 @@ from .options import cluster_options, kafka_option, output_option, quiet_option
 @click.option("--current", metavar="FILE", help="Use these offsets (what kubectl offsets list NAME -o json, -o yaml "
                                                 "or -o csv prints) instead of listing them from the cluster.")
 @cluster_options
-@output_option()
+@output_option(help="Output format. json/yaml: the lag report (per partition, totals, thresholds; schema "
+                    "lag.schema.json); csv: one row per partition (topic, partition, position, end, lag, "
+                    "time-lag-seconds).")
 @quiet_option
 def lag_command(**flags):
     """Replication or consumption lag per partition: end offset minus where the connector resumes.

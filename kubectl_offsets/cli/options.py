@@ -103,9 +103,12 @@ def kafka_option(help: str) -> Callable:
                         metavar="KEY=VALUE", help=help)
 
 
-def output_option(default: str = "table", formats: tuple[str, ...] = OUTPUT_FORMATS):
-    return click.option("-o", "--output", type=click.Choice(formats), default=default, show_default=True,
-                        help="Output format. json is the {\"offsets\": [...]} document that alter -f accepts.")
+OFFSETS_OUTPUT_HELP = 'Output format. json is the {"offsets": [...]} document that alter -f accepts.'
+
+
+def output_option(default: str = "table", formats: tuple[str, ...] = OUTPUT_FORMATS, help: str = OFFSETS_OUTPUT_HELP):
+    """-o/--output; ``help`` says what this command prints in each format (only offsets documents go to alter -f)."""
+    return click.option("-o", "--output", type=click.Choice(formats), default=default, show_default=True, help=help)
 
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr; only the result on stdout.")

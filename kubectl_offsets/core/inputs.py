@@ -105,7 +105,7 @@ def build_change(request: AlterRequest, facts: ConnectorFacts, current: OffsetsD
     request.check_combination()
     if request.needs_current and current is None:
         raise InputError("--shift-by and --topic without partitions need the connector's current offsets",
-                         advice="run against the cluster, or give the current offsets (--before FILE)")
+                         advice="run against the cluster, or give the current offsets (--current FILE)")
     if request.file:
         change = read_offsets_file(request.file, facts, stdin=stdin)
         check_document_kind(change, facts.kind, "standard input" if request.file == "-" else request.file)

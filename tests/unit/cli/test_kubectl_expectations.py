@@ -250,3 +250,45 @@ def test_every_command_that_changes_things_takes_yes_and_dry_run(command):
 def test_trigger_and_recover_parse_yes_and_dry_run(unreachable_kubeconfig, command):
     result = invoke(command, "x", "--yes", "--dry-run", kubeconfig=unreachable_kubeconfig)
     assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
+
+
+# --- row 17: help that is true per command; one name for the current offsets ------------------------------------
+
+GENERIC_OUTPUT_HELP = 'json is the {"offsets": [...]} document that alter -f accepts'
+
+
+def _help(*command: str) -> str:
+    result = invoke(*command, "--help")
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())  # click wraps lines: compare word by word
+
+
+@pytest.mark.parametrize("command, says", [
+    (["lag"], "the lag report"),
+    (["check"], "the check report"),
+    (["compute", "connect-offsets"], '{"connectors": {NAME: {"offsets": [...]}}}'),
+])
+def test_output_help_is_true_for_each_command(command, says):
+    text = _help(*command)
+    assert GENERIC_OUTPUT_HELP not in text
+    assert says in text
+
+
+@pytest.mark.parametrize("command", [["list"], ["compute"]])
+def test_output_help_where_alter_takes_it(command):
+    assert GENERIC_OUTPUT_HELP in _help(*command)
+
+
+def test_gitops_names_the_current_offsets_current_and_keeps_before_hidden(tmp_path):
+    text = _help("gitops", "alter")
+    assert "--current FILE" in text and "--before" not in text
+    (tmp_path / "sink.yaml").write_text(SINK_MANIFEST)
+    current = tmp_path / "now.json"
+    current.write_text('{"offsets": [{"partition": {"kafka_topic": "orders", "kafka_partition": 0}, '
+                       '"offset": {"kafka_offset": 10}}]}')
+    for flag in ("--current", "--before"):
+        result = invoke("gitops", "alter", "orders-sink", "--repo", str(tmp_path), "--shift-by", "-3", "--topic",
+                        "orders", flag, str(current), "-o", "diff")
+        assert result.exit_code == 0, result.output
+        assert '\\"kafka_offset\\":7' in result.output.replace(" ", "") or '"kafka_offset":7' in \
+            result.output.replace(" ", ""), result.output
