@@ -9,6 +9,7 @@ import sys
 import click
 
 from .. import __version__
+from .exits import exit_codes_epilog
 
 PROG = "kubectl offsets"
 
@@ -42,13 +43,21 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not self._available(name):
             return None
+        from .exits import with_exit_codes
+
         module, attribute = COMMANDS[name].split(":")
-        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+        return with_exit_codes(getattr(importlib.import_module(f"{__package__}.{module}"), attribute))
 
     def parse_args(self, ctx, args):
-        from .options import normalize_args  # kubectl's --dry-run forms, for every subcommand below
+        from .exits import report_usage
+        from .options import normalize_args  # kubectl's flag forms, for every subcommand below
 
-        return super().parse_args(ctx, normalize_args(args))
+        try:
+            return super().parse_args(ctx, normalize_args(args))
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:  # a bad root flag: the same one-line style as everywhere
+            sys.exit(report_usage(error))
 
     def invoke(self, ctx):
         """Every subcommand runs here: errors become exit codes in this one place (cli/exits.py)."""
@@ -95,6 +104,9 @@ def root(verbosity: int) -> None:
         from .options import set_verbosity
 
         set_verbosity(verbosity)
+
+
+root.epilog = exit_codes_epilog()
 
 
 def run(argv: list[str]) -> int:

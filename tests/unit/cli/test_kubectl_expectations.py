@@ -292,3 +292,44 @@ def test_gitops_names_the_current_offsets_current_and_keeps_before_hidden(tmp_pa
         assert result.exit_code == 0, result.output
         assert '\\"kafka_offset\\":7' in result.output.replace(" ", "") or '"kafka_offset":7' in \
             result.output.replace(" ", ""), result.output
+
+
+# --- also: exit codes in every command's --help; one error style --------------------------------------------------
+
+def _every_command_path():
+    import click
+
+    from kubectl_offsets.cli.root import root
+
+    ctx = click.Context(root)
+    for name in root.list_commands(ctx):
+        command = root.get_command(ctx, name)
+        yield [name]
+        if isinstance(command, click.Group):
+            for sub in command.list_commands(ctx):
+                yield [name, sub]
+
+
+@pytest.mark.parametrize("path", list(_every_command_path()), ids=" ".join)
+def test_every_help_lists_the_exit_codes(path):
+    from kubectl_offsets.errors import ExitStatus
+
+    text = invoke(*path, "--help").output
+    assert "Exit codes:" in text
+    for status in ExitStatus:
+        assert f"  {int(status)} " in text.split("Exit codes:")[1], (status, text)
+
+
+@pytest.mark.parametrize("args", [
+    ["alter", "x", "--dry-run=maybe"],
+    ["lag", "x", "--bootstrap-server", "b:1", "--kafka-option", "novalue"],
+    ["list", "x", "--timeout", "soon"],
+    ["alter", "x", "--no-such-flag"],
+    ["gitops", "alter", "x", "--repo", "/nonexistent"],
+])
+def test_usage_errors_print_one_error_line_and_a_hint(args):
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith("error: ") and "Usage:" not in result.output, result.output
+    assert len(lines) == 2 and lines[1].startswith("  hint: ") and "--help" in lines[1], result.output
