@@ -323,7 +323,8 @@ def test_bad_time_travel_changes_nothing(lab12, cli):
     ]
     for args, needle in cases:
         result = cli("alter", conn.name, "-n", lab.ns, *args, "--yes")
-        assert result.exit_code == 2, f"{args}: {result}"
+        unreachable = "port-forward" in needle  # a broker that gives no answers has its own exit status
+        assert result.exit_code == (10 if unreachable else 2), f"{args}: {result}"  # 10: KAFKA_UNREACHABLE
         assert needle in result.stderr, f"{args}: {result}"
     assert_unchanged(lab.cluster, conn, before)
 
