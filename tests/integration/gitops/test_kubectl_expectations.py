@@ -3,6 +3,7 @@ kustomization says; conflicting flags are bad input (exit 2). Built with the rea
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
 
 import yaml
@@ -10,8 +11,6 @@ import yaml
 from tests.unit.core.gitops.helpers import cli
 
 from .conftest import API_VERSION, KUBECTL, commit_all, init_repo
-
-import subprocess
 
 
 def _repo(tmp_path, kustomization: str, inner: str | None = None):
