@@ -157,7 +157,10 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
     if mode == "server" and kube is not None:
         from ..core.online import operations
 
+        from .options import server_dry_run_done
+
         sent = operations.server_dry_run(kube, preview)
+        server_dry_run_done()
         click.echo(f"server-side dry run: the API server accepted {sent} write(s)", err=True)
     click.echo(render_dry_run(preview, fmt, "client" if mode == "none" else mode))
     click.echo("dry run: nothing was changed", err=True)

@@ -129,6 +129,22 @@ def dry_run_mode() -> str:
     return click.get_current_context().meta.get("kubectl_offsets.dry_run_mode", "none")
 
 
+_SERVER_DRY_RUN_DONE = "kubectl_offsets.server_dry_run_done"
+
+
+def server_dry_run_done() -> None:
+    """Called where a command really sent its writes to the API server for --dry-run=server."""
+    click.get_current_context().meta[_SERVER_DRY_RUN_DONE] = True
+
+
+def warn_if_server_dry_run_skipped(ctx: click.Context) -> None:
+    """--dry-run=server on a command (or form, such as -l) that has no server-side dry run: never silently a
+    client-side one."""
+    if ctx.meta.get("kubectl_offsets.dry_run_mode") == "server" and not ctx.meta.get(_SERVER_DRY_RUN_DONE):
+        click.echo("warning: --dry-run=server is not available for this command (only for alter, reset and undo on "
+                   "one connector); this was a client-side dry run", err=True)
+
+
 def dry_run_option(help: str) -> Callable:
     """--dry-run, --dry-run=client (the same) or --dry-run=server (the API server judges the writes without storing
     them), as kubectl takes it. Only the '=' form carries a value, so '--dry-run NAME' keeps NAME as the argument

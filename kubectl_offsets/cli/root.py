@@ -63,8 +63,12 @@ class LazyGroup(click.Group):
         """Every subcommand runs here: errors become exit codes in this one place (cli/exits.py)."""
         from .exits import exit_on_error
 
+        from .options import warn_if_server_dry_run_skipped
+
         with exit_on_error():
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            warn_if_server_dry_run_skipped(ctx)
+            return result
 
     @staticmethod
     def _available(name: str) -> bool:

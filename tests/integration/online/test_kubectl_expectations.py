@@ -51,6 +51,21 @@ def test_server_dry_run_sends_the_writes_to_the_api_server(lab, cli, paused_sink
     assert_unchanged(lab.cluster, conn, before)
 
 
+def test_server_dry_run_where_there_is_none_says_it_was_client_side(lab, cli, paused_sink):
+    conn = paused_sink
+    before = snapshot(lab.cluster, conn)
+    # (a fleet dry run lists the offsets through the operator, as its plan does: only delete's leaves all as it was)
+    for argv in (["delete", conn.name, "--reset-offsets"], ["alter", "--all", "--to-offset", "0", "--topic",
+                                                              f"{conn.topic}:0"]):
+        result = cli(*argv, "-n", conn.ns, "--dry-run=server")
+        assert result.exit_code == 0, str(result)
+        assert "warning: --dry-run=server is not available for this command" in result.stderr, str(result)
+        if argv[0] == "delete":
+            assert_unchanged(lab.cluster, conn, before)
+    result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--dry-run=server")
+    assert result.exit_code == 0 and "not available" not in result.stderr, str(result)
+
+
 @pytest.mark.parametrize("fmt", ["table", "json", "yaml", "csv"])
 def test_alter_names_the_backup_in_every_format(lab, cli, paused_sink, fmt):
     conn = paused_sink
