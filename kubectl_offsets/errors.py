@@ -24,6 +24,7 @@ class ExitStatus(enum.IntEnum):
     TIMEOUT = 7  # the operator or Connect did not react in time
     VERIFY = 8  # the operation ran but the offsets are not what was asked
     CHECK_FAILED = 9  # a check or gate found what it looks for: check (gap/ahead/missing), lag --max-lag/--max-age
+    KAFKA_UNREACHABLE = 10  # a Kafka cluster gave no answers (down, wrong address, TLS/SASL refused): not bad flags
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
@@ -74,6 +75,11 @@ class NotFoundError(OffsetsError):
     exit_status = ExitStatus.NOT_FOUND
 
 
+class ApiNotServedError(NotFoundError):
+    """The API server does not serve Strimzi's API group (or the kind asked for): its CRDs are not installed there.
+    Kept apart from a missing resource so that no "check -n" hint hides it."""
+
+
 class ForbiddenError(OffsetsError):
     exit_status = ExitStatus.FORBIDDEN
 
@@ -110,6 +116,14 @@ class ClusterError(OffsetsError):
     """The API server could not be reached or answered with an unexpected error."""
 
     exit_status = ExitStatus.ERROR
+
+
+class KafkaUnreachableError(InputError):
+    """No answers from a Kafka cluster. An InputError still (a wrong --bootstrap-server is the usual cause, and code
+    that skips an optional check on bad input skips it here too), but with its own exit status, so that a gate
+    (lag --max-lag in cron or CI) tells an outage from bad flags."""
+
+    exit_status = ExitStatus.KAFKA_UNREACHABLE
 
 
 class MissingExtraError(OffsetsError):

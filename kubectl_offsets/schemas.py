@@ -73,7 +73,8 @@ def validate(name: str, document: Any, *, what: str) -> None:
         shown = "\n  ".join(problems[:10])
         more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
         raise InputError(f"{what} is not valid ({name}):\n  {shown}{more}",
-                         advice=f"the expected shape is in schemas/{name}.schema.json")
+                         advice=f"the expected shape is the JSON Schema {name}.schema.json, shipped in the "
+                                f"kubectl_offsets/schemas folder of the installed package")
 
 
 def _path(error) -> str:

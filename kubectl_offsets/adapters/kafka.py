@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable, Mapping
 
-from ..errors import ClusterError, InputError, MissingExtraError, OffsetsError
+from ..errors import ClusterError, InputError, KafkaUnreachableError, MissingExtraError, OffsetsError
 
 TopicPartition = tuple[str, int]
 DEFAULT_TIMEOUT = 15.0
@@ -266,8 +266,8 @@ class Broker:
                             advice="check the client's ACLs (DeleteRecords and AlterConfigs on the topic) and "
                                    "--kafka-option security settings")
 
-    def _unreachable(self, error: Exception) -> InputError:
-        return InputError(f"cannot get answers from the Kafka broker at {self.bootstrap_servers}: {_reason(error)}",
+    def _unreachable(self, error: Exception) -> KafkaUnreachableError:
+        return KafkaUnreachableError(f"cannot get answers from the Kafka broker at {self.bootstrap_servers}: {_reason(error)}",
                           advice="check --bootstrap-server (host:port, reachable from here) and the security "
                                  "settings (--kafka-option security.protocol=...)")
 

@@ -24,7 +24,7 @@ from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError as Urllib3Error
 
 from ..conventions import FIELD_MANAGER
-from ..errors import ClusterError, ForbiddenError, NotFoundError, OperationTimeoutError
+from ..errors import ApiNotServedError, ClusterError, ForbiddenError, NotFoundError, OperationTimeoutError
 from ..model import ClusterConfig
 from ..strimzi import GROUP, KIND_CONNECT, PLURALS, VERSIONS
 
@@ -192,13 +192,17 @@ class Kube:
     def _discover_version(self, kind: str) -> str:
         served = self._served_group_versions()
         if not served:
-            raise NotFoundError(f"the Strimzi API group {GROUP} is not served by this cluster",
-                                advice="install Strimzi 0.44 or newer (its CRDs), or pick another --context")
+            raise ApiNotServedError(f"{GROUP} is not served here: this cluster has no {kind} API (no {PLURALS[kind]}."
+                                    f"{GROUP} CustomResourceDefinition)",
+                                    advice="Strimzi's CRDs must be installed (Strimzi 0.44 or newer), or pick the "
+                                           "cluster that runs Strimzi with --context/--kubeconfig")
         for version in VERSIONS:
             if version in served and self._serves(version, PLURALS[kind]):
                 return version
-        raise NotFoundError(f"{kind} is not served in {GROUP} (served versions: {', '.join(served) or 'none'})",
-                            advice="kubectl-offsets needs Strimzi 0.44+ (v1beta2) or 1.x (v1) CRDs")
+        raise ApiNotServedError(f"{GROUP} is served here, but not its kind {kind} (served versions: "
+                                f"{', '.join(served) or 'none'})",
+                                advice="Strimzi's CRDs must be installed: kubectl-offsets needs Strimzi 0.44+ "
+                                       "(v1beta2) or 1.x (v1) CRDs")
 
     def _served_group_versions(self) -> builtins.list[str]:
         """The group's served versions, asked once (every kind shares the answer)."""

@@ -168,11 +168,21 @@ def _parse(segment: str, where: str, first_line: int) -> Any:
     try:
         return _yaml().load(segment)
     except YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f" at line {mark.line + first_line}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise YamlParseError(f"{where} is not valid YAML{line}: {problem}",
+        raise YamlParseError(f"{where} is not valid YAML{yaml_error_position(e, first_line)}: {yaml_problem(e)}",
                              advice="fix the file (nothing was changed), or narrow the search with --path") from None
+
+
+def yaml_error_position(error: Exception, first_line: int = 1, column: bool = False) -> str:
+    """' at line N' (and column) of a ruamel error, or '' when it has no position. Only the position and the
+    parser's words are printed: ruamel's own text quotes lines of the file and spans several lines."""
+    mark = getattr(error, "problem_mark", None)
+    if mark is None:
+        return ""
+    return f" at line {mark.line + first_line}" + (f" column {mark.column + 1}" if column else "")
+
+
+def yaml_problem(error: Exception) -> str:
+    return getattr(error, "problem", None) or str(error).splitlines()[0]
 
 
 def _yaml(indent: tuple[int, int, int] = (2, 2, 0), explicit_start: bool = False):

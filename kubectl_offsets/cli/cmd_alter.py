@@ -23,7 +23,8 @@ from .options import (alter_input_options, cluster_options, kafka_option, mutati
 @click.option("--to-datetime", metavar="ISO-8601",
               help="Time travel: resume at the first record at or after this time (UTC unless the time has a zone); "
                    "a partition with no newer record resumes at its end.")
-@click.option("--by-duration", metavar="PnDTnHnM", help="Time travel: as --to-datetime, at now minus this (PT30M, P1D).")
+@click.option("--by-duration", metavar="DURATION",
+              help="Time travel: as --to-datetime, at now minus this (30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition.")
 @click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition (skip everything).")
 @click.option("--bootstrap-server", "--source-bootstrap-server", "bootstrap_server", metavar="HOST:PORT",
@@ -103,7 +104,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                                 or to_offset is not None, mm2)
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
-        request.check_combination()
+        request.check_locally()
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
             if bootstrap_server or kafka_options:
                 raise InputError("--bootstrap-server checks the partitions of one connector",
@@ -122,7 +123,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
                                           options=options, confirm=confirm_on_terminal, progress=progress,
                                           bootstrap_servers=bootstrap_server, kafka_options=kafka_options)
-        print_result(result, dry_run, output)
+        print_result(result, dry_run, output, kube)
 
     def _time_travel(travel, other_inputs: bool, mm2):
         from ..core.online import operations
@@ -137,7 +138,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         result = operations.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,
                                           options=options, confirm=confirm_on_terminal, progress=progress,
                                           report=print_positions)
-        print_result(result, dry_run, output)
+        print_result(result, dry_run, output, kube)
 
     work()
 

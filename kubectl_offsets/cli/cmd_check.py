@@ -15,7 +15,8 @@ from .options import cluster_options, output_option, quiet_option
 @with_connector_options
 @with_mm2_broker_options
 @cluster_options
-@output_option()
+@output_option(help="Output format. json/yaml: the check report (per source partition: stored offset, log start and "
+                    "end, verdict); csv: one row per partition.")
 @quiet_option
 def check_command(target, connector, source_cluster, namespace, context, kubeconfig, timeout, output, quiet,
                   **broker_flags):

@@ -13,7 +13,8 @@ from typing import Any
 import click
 
 from .common import connector_flags, with_connector_options
-from .options import cluster_options, group, kafka_option, key_value_pairs, output_option, quiet_option
+from .options import (check_output_path, cluster_options, group, kafka_option, key_value_pairs, output_option,
+                      quiet_option)
 
 source_options = group(
     click.option("--bootstrap-server", metavar="HOST:PORT", help="Read a live topic from this Kafka cluster."),
@@ -43,7 +44,8 @@ source_options = group(
 @source_options
 @click.option("--to-datetime", metavar="ISO-8601", help="Resume at the first record at or after this time "
                                                        "(UTC unless the time says otherwise).")
-@click.option("--by-duration", metavar="PnDTnHnM", help="Resume at the first record at or after now minus this.")
+@click.option("--by-duration", metavar="DURATION", help="Resume at the first record at or after now minus this "
+                                                         "(30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Resume at each partition's first record.")
 @click.option("--to-latest", is_flag=True, help="Resume at each partition's end (skip everything there).")
 @click.option("--shift-by", type=int, metavar="N", help="Move the current position by N (negative = replay); "
@@ -109,6 +111,7 @@ def _run_compute(flags: dict[str, Any]) -> None:
     from ..output.progress import StderrProgress
     from ..output.render import render_offsets
 
+    check_output_path(flags["report"], "--report")
     progress = StderrProgress(quiet=flags["quiet"])
     request = ComputeFlags(source=source_flags(flags), connector=connector_flags(flags),
                            **_pick(flags, ComputeFlags, "source", "connector")).request(progress)
@@ -168,7 +171,9 @@ def _write(text: str, path: str) -> None:
 @click.option("--connectors", metavar="A,B", help="Only these connectors (comma-separated).")
 @click.option("--from-beginning", is_flag=True, help="Every record of the topic (the history), not only the "
                                                      "latest offset per partition.")
-@output_option()
+@output_option(help='Output format. json/yaml: {"connectors": {NAME: {"offsets": [...]}}}; with exactly one name in '
+                    '--connectors, that connector\'s {"offsets": [...]} document, which alter -f accepts. csv: '
+                    'connector, partition, offset rows.')
 @quiet_option
 def connect_offsets_command(**flags):
     """Read Connect's offsets topic: the latest offsets per source connector, as GET /connectors/NAME/offsets

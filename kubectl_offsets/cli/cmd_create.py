@@ -22,7 +22,7 @@ from .options import cluster_options, kafka_option, mutation_options, output_opt
                    "partition of the sink's topics).")
 @click.option("--to-datetime", metavar="ISO-8601", help="Start at the first record at or after this time (UTC unless "
                                                         "zoned); a partition with no newer record starts at its end.")
-@click.option("--by-duration", metavar="PnDTnHnM", help="As --to-datetime, at now minus this (PT30M, P1D).")
+@click.option("--by-duration", metavar="DURATION", help="As --to-datetime, at now minus this (2h, PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Start at the first record still in each partition.")
 @click.option("--to-latest", is_flag=True, help="Start at the end of each partition (only new records).")
 @click.option("--bootstrap-server", metavar="HOST:PORT",

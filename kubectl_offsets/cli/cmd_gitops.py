@@ -67,15 +67,17 @@ def gitops_group() -> None:
 
 
 alter_inputs = alter_input_options(
-    shift_by_help="Move the current offsets by N (with --topic; needs --before FILE or --from-cluster).",
+    shift_by_help="Move the current offsets by N (with --topic; needs --current FILE or --from-cluster).",
     topic_help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have.")
 
 
 phase1_options = group(
-    click.option("--before", "before_file", type=click.Path(dir_okay=False),
+    click.option("--current", "before_file", type=click.Path(dir_okay=False), metavar="FILE",
                  help="The current offsets (what 'kubectl offsets list -o json' printed): for --shift-by and the "
-                      "before/after table."),
-    click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --before."),
+                      "before/after table. The same name as lag's and compute's --current."),
+    # The earlier name, kept working for scripts; not shown in --help.
+    click.option("--before", "before_alias", type=click.Path(dir_okay=False), hidden=True),
+    click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --current."),
     # Plain values: click would offer an enum's member names.
     click.option("--trigger", type=click.Choice([t.value for t in TRIGGERS]), default=Trigger.COMMAND.value,
                  show_default=True,
@@ -233,11 +235,12 @@ def _phase1(operation, target, connector, source_cluster, alter_request, kw) -> 
 
 
 def _current(target, connector, source_cluster, kw):
-    """The current offsets from --before FILE or, with --from-cluster, listed live."""
+    """The current offsets from --current FILE (or its old name --before) or, with --from-cluster, listed live."""
     from ..errors import InputError
 
+    kw["before_file"] = kw["before_file"] or kw.pop("before_alias", None)
     if kw["before_file"] and kw["from_cluster"]:
-        raise InputError("--before and --from-cluster cannot be combined")
+        raise InputError("--current and --from-cluster cannot be combined")
     if kw["before_file"]:
         from ..connect import ConnectorKind
         from ..core.inputs import ConnectorFacts, read_offsets_file
@@ -267,9 +270,14 @@ def _run(planner, kw) -> None:
 def _run_in(planner, kw, root) -> None:
     from ..core.gitops.publish import repository_at
 
+    from ..errors import InputError
+
     scope_rel = kw["path"]
-    git = repository_at(root)
     wants_git = kw["commit"] or kw["branch"] or kw["push"] or kw["pull_request"]
+    if wants_git and (kw["output"] == "diff" or kw["out_dir"]):  # conflicting flags: bad input, before anything
+        raise InputError("-o diff and --out write no commit, so they cannot go with --commit/--branch/--push/--pr",
+                         advice="use them without the git flags, or drop them")
+    git = repository_at(root)
     if wants_git:
         _publish(git, root, scope_rel, planner, kw)
         return
@@ -311,8 +319,6 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
 
     if git is None:
         raise PreconditionError(f"{root} is not in a git repository", advice="drop --commit/--branch/--push/--pr")
-    if kw["output"] == "diff" or kw["out_dir"]:
-        raise PreconditionError("-o diff and --out write no commit", advice="use them without the git flags")
     rel = root.relative_to(git.root)
 
     def in_worktree(work, base):

@@ -28,10 +28,12 @@ from .options import cluster_options, kafka_option, output_option, quiet_option
 @click.option("--max-age", metavar="DURATION",
               help="Exit with status 9 when a partition's oldest pending record is older than DURATION "
                    "(30s, 5m, 2h, 1d or ISO-8601 PT5M).")
-@click.option("--current", metavar="FILE", help="Use these offsets (kubectl offsets list NAME -o json) instead of "
-                                                "listing them from the cluster.")
+@click.option("--current", metavar="FILE", help="Use these offsets (what kubectl offsets list NAME -o json, -o yaml "
+                                                "or -o csv prints) instead of listing them from the cluster.")
 @cluster_options
-@output_option()
+@output_option(help="Output format. json/yaml: the lag report (per partition, totals, thresholds; schema "
+                    "lag.schema.json); csv: one row per partition (topic, partition, position, end, lag, "
+                    "time-lag-seconds).")
 @quiet_option
 def lag_command(**flags):
     """Replication or consumption lag per partition: end offset minus where the connector resumes.

@@ -56,10 +56,14 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     from ..core.online import fleet
     from ..errors import ExitStatus
     from ..output.fleet import render_fleet
-    from .fleet import cluster_and_members, entry_rows, selection, warn_unlisted
+    from .fleet import cluster_and_members, entry_rows, no_resources_found, selection, warn_unlisted
 
     sel = selection(namespace, selector, all_, all_namespaces)
-    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel)
+    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel, empty_ok=not out)
+    if not members:  # as kubectl get: a message on stderr, exit 0 (json/yaml/csv still print the empty document)
+        click.echo(no_resources_found(kube, sel), err=True)
+        if output == "table":
+            return
     _, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
     document, errors = fleet.list_fleet(cluster, members, options, progress=progress)
     if record_source:

@@ -3,7 +3,7 @@
 import click
 
 from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
-from .options import cluster_options, kafka_option, quiet_option
+from .options import cluster_options, dry_run_option, kafka_option, quiet_option, yes_option
 
 
 @click.command("recover")
@@ -21,9 +21,12 @@ from .options import cluster_options, kafka_option, quiet_option
 @kafka_option("MirrorMaker 2 full reset: Kafka client setting for the offset-syncs topic's requests (librdkafka "
               "names, e.g. security.protocol=SSL; repeatable).")
 @cluster_options
+@yes_option("Accepted as on every command that changes things; recover never asks (it finishes or rolls back what "
+            "its journal says).")
+@dry_run_option("Read the journal and say whether recover would finish or roll back, and what; change nothing.")
 @quiet_option
 def recover_command(target, connector, source_cluster, rollback, force, bootstrap_server, kafka_options, namespace,
-                    context, kubeconfig, timeout, quiet):
+                    context, kubeconfig, timeout, yes, dry_run, quiet):
     """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
 
     Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
@@ -46,9 +49,12 @@ def recover_command(target, connector, source_cluster, rollback, force, bootstra
         from ..core.online import operations
 
         mm2 = mm2_settings({"kafka_options": kafka_options}, offset_syncs_bootstrap=bootstrap_server)
-        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2)
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=True, dry_run=dry_run,
+                                          mm2=mm2)
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, options=options, progress=progress)
         click.echo(summary)
+        if dry_run:
+            click.echo("dry run: nothing was changed", err=True)
 
     work()

@@ -81,6 +81,6 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                                           resume=not no_resume, force=force, mm2=settings)
         result = operations.reset_offsets(kube, target_spec(target, connector, source_cluster), options=options,
                                           confirm=confirm_on_terminal, progress=progress)
-        print_result(result, dry_run, output)
+        print_result(result, dry_run, output, kube)
 
     work()

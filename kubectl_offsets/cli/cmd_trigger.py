@@ -3,7 +3,7 @@
 import click
 
 from .common import session, target_argument, target_spec, with_connector_options
-from .options import cluster_options, quiet_option
+from .options import cluster_options, dry_run_option, quiet_option, yes_option
 
 
 @click.command("trigger")
@@ -11,8 +11,13 @@ from .options import cluster_options, quiet_option
 @with_connector_options
 @click.option("--force", is_flag=True, help="Fire again even though this operation's marker says it was fired.")
 @cluster_options
+@yes_option("Accepted as on every command that changes things; trigger never asks (it fires what the reviewed "
+            "phase 1 committed).")
+@dry_run_option("Check everything trigger checks (the record, spec.state, the ConfigMap, RBAC) and say what it would "
+                "fire; change nothing.")
 @quiet_option
-def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, quiet):
+def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, yes, dry_run,
+                    quiet):
     """Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.
 
     Reads what to do from the kubectl-offsets.io/gitops record that phase 1 put on the resource (without one it
@@ -30,10 +35,14 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
         from ..core.gitops import trigger_command
         from ..output.render import render_offsets
 
-        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
+        kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=True, dry_run=dry_run)
         result = trigger_command.trigger(kube, target_spec(target, connector, source_cluster), options=options,
                                         progress=progress, force=force)
-        if result.already:
+        if dry_run and not result.already:
+            click.echo(f"dry run: trigger would fire the {result.action} of operation {result.operation_id} on "
+                       f"{result.target.display}")
+            click.echo("dry run: nothing was changed", err=True)
+        elif result.already:
             click.echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "
                        "nothing done", err=True)
         else:

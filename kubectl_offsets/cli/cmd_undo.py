@@ -70,6 +70,6 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
         result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup,
                                  from_file=from_file, options=options,
                                  confirm=confirm_on_terminal, progress=progress)
-        print_result(result, dry_run, output)
+        print_result(result, dry_run, output, kube)
 
     work()

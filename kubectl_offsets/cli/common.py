@@ -152,14 +152,24 @@ DRY_RUN_LEAVES_OUT = ("the listOffsets stanza and annotation of the lists before
                       "ConfigMap and local backup file, and the journal annotation that goes with every patch")
 
 
-def print_dry_run(preview) -> None:
-    """The preview, then the patches and ConfigMap that change the connector, as YAML documents on stdout; then
-    where BEFORE came from and what a real run writes besides."""
-    from ..output.render import to_yaml
+def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
+    """The preview on stderr; on stdout the writes, in the format asked: YAML documents for the table form, one
+    document (mode, before, change, writes) for json/yaml, the offsets after for csv. With --dry-run=server the
+    writes go to the API server as a server-side dry run first (nothing is stored). Then, on stderr, where BEFORE
+    came from and what a real run writes besides."""
+    from .options import dry_run_mode
 
+    mode = dry_run_mode() if click.get_current_context(silent=True) else "client"
     click.echo(render_preview(preview), err=True)
-    documents = [f"# {description}\n{to_yaml(body)}" for description, body in preview.patches]
-    click.echo("\n---\n".join(documents))
+    if mode == "server" and kube is not None:
+        from ..core.online import operations
+
+        from .options import server_dry_run_done
+
+        sent = operations.server_dry_run(kube, preview)
+        server_dry_run_done()
+        click.echo(f"server-side dry run: the API server accepted {sent} write(s)", err=True)
+    click.echo(render_dry_run(preview, fmt, "client" if mode == "none" else mode))
     listed_at = getattr(preview, "listed_at", None)
     if preview.before is not None:
         age = _age(listed_at) if listed_at else None
@@ -182,10 +192,28 @@ def _age(rfc3339: str) -> str | None:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds % 60:02d}s"
 
 
-def print_result(result, dry_run: bool, fmt: str) -> None:
-    """What alter, reset and undo print: the dry run's preview and patches, or the outcome."""
+def render_dry_run(preview, fmt: str, mode: str) -> str:
+    from ..model import OffsetsDocument
+    from ..output.render import render_offsets, to_yaml
+
+    if fmt == "csv":
+        after = preview.after if preview.before is not None else preview.change
+        return render_offsets(after or OffsetsDocument(), "csv", preview.kind)
+    if fmt in ("json", "yaml"):
+        document = {"dryRun": mode, "operation": preview.operation, "target": preview.target.display,
+                    "namespace": preview.target.namespace,
+                    "before": None if preview.before is None else preview.before.to_json(),
+                    "change": None if preview.change is None else preview.change.to_json(),
+                    "writes": [{"description": description, "body": body} for description, body in preview.patches]}
+        return json.dumps(document, indent=2) if fmt == "json" else to_yaml(document)
+    return "\n---\n".join(f"# {description}\n{to_yaml(body)}" for description, body in preview.patches)
+
+
+def print_result(result, dry_run: bool, fmt: str, kube=None) -> None:
+    """What alter, reset and undo print: the dry run's preview and writes, or the outcome (kube: for
+    --dry-run=server)."""
     if dry_run:
-        print_dry_run(result)
+        print_dry_run(result, fmt, kube)
     else:
         print_outcome(result, result.kind, fmt)
 
@@ -197,9 +225,10 @@ def print_outcome(outcome, kind, fmt: str) -> None:
     if fmt == "table":
         rows = diff(outcome.before, outcome.after)
         click.echo(render_changes(rows, kind) if rows else "No offsets before or after.")
-        click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
     else:
         click.echo(render_offsets(outcome.after, fmt, kind))
+    # In every format (stdout keeps the document alter -f accepts): the backup is what undo restores.
+    click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
 
 
 def connector_flags(flags: dict[str, Any]) -> Any:

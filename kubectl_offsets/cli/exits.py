@@ -14,6 +14,47 @@ import click
 from ..errors import ExitStatus, OffsetsError
 
 
+# What each exit status means, in a word or two: the epilog of every command's --help (docs/online.md has the table).
+MEANINGS = {
+    ExitStatus.OK: "success",
+    ExitStatus.ERROR: "unexpected failure (a bug, or an API server error not foreseen)",
+    ExitStatus.USAGE: "bad flags or input; nothing was changed",
+    ExitStatus.NOT_FOUND: "the connector, resource, backup or Strimzi API does not exist",
+    ExitStatus.FORBIDDEN: "RBAC says no; nothing was changed",
+    ExitStatus.PRECONDITION: "the cluster is not in a state to work in (paused, failed, busy)",
+    ExitStatus.OPERATOR: "the operator answered with a Warning/NotReady",
+    ExitStatus.TIMEOUT: "the operator or Connect did not react within --timeout",
+    ExitStatus.VERIFY: "the operation ran but the offsets are not what was asked",
+    ExitStatus.CHECK_FAILED: "a check or gate found what it looks for (check, lag --max-lag/--max-age)",
+    ExitStatus.KAFKA_UNREACHABLE: "a Kafka cluster gave no answers (down, wrong --bootstrap-server, TLS/SASL)",
+    ExitStatus.INTERRUPTED: "interrupted (Ctrl-C, SIGTERM); the connector is made safe first",
+}
+
+
+def exit_codes_epilog() -> str:
+    """The same list for every command, built from ExitStatus (\b: click keeps the lines as they are)."""
+    return "\b\nExit codes:\n" + "\n".join(f"  {int(status):<3} {MEANINGS[status]}" for status in ExitStatus)
+
+
+def with_exit_codes(command: click.Command) -> click.Command:
+    """Give ``command`` (and a group's subcommands) the exit-code epilog, once."""
+    if not getattr(command, "_exit_codes_listed", False):
+        command.epilog = ((command.epilog + "\n\n") if command.epilog else "") + exit_codes_epilog()
+        command._exit_codes_listed = True  # type: ignore[attr-defined]
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_exit_codes(sub)
+    return command
+
+
+def report_usage(error: click.UsageError) -> int:
+    """A usage error (unknown flag, bad value, missing argument) in the style of every other error: ``error:``
+    and a hint instead of click's usage block; exit 2, as kubectl."""
+    where = error.ctx.command_path if error.ctx is not None else "kubectl offsets"
+    click.echo(f"error: {error.format_message()}\n  hint: see '{where} --help'", err=True)
+    return int(ExitStatus.USAGE)
+
+
 def report(error: OffsetsError) -> int:
     """Print an error the way kubectl does (``error: ...``), with advice and the next command, and return the
     exit status."""
@@ -55,6 +96,10 @@ def exit_on_error() -> Iterator[None]:
             yield
     except OffsetsError as error:
         sys.exit(report(error))
+    except click.exceptions.NoArgsIsHelpError:
+        raise  # a group called bare shows its help (click's own handling)
+    except click.UsageError as error:
+        sys.exit(report_usage(error))
     except KeyboardInterrupt:
         click.echo("error: interrupted", err=True)
         sys.exit(int(ExitStatus.INTERRUPTED))

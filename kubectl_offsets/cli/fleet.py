@@ -53,8 +53,14 @@ def selection(namespace, selector, all_, all_namespaces):
     return Selection(namespace=namespace, all_namespaces=all_namespaces, selector=selector)
 
 
-def cluster_and_members(namespace, context, kubeconfig, sel):
-    """The cluster config, one client, and the selected members (an empty selection is an error: nothing to do)."""
+def no_resources_found(kube, sel) -> str:
+    """kubectl's words for an empty selection."""
+    return "No resources found" if sel.all_namespaces else f"No resources found in {kube.namespace} namespace."
+
+
+def cluster_and_members(namespace, context, kubeconfig, sel, *, empty_ok: bool = False):
+    """The cluster config, one client, and the selected members (an empty selection is an error: nothing to do;
+    with ``empty_ok``, for reading, an empty list as kubectl get answers it)."""
     from ..core.online import fleet, operations
     from ..errors import NotFoundError
     from .options import cluster_config
@@ -62,7 +68,7 @@ def cluster_and_members(namespace, context, kubeconfig, sel):
     cluster = cluster_config(namespace, context, kubeconfig)
     kube = operations.connect(cluster)
     members = fleet.select(kube, sel)
-    if not members:
+    if not members and not empty_ok:
         where = "any namespace" if sel.all_namespaces else f"namespace {kube.namespace}"
         what = f" matching {sel.selector}" if sel.selector else ""
         raise NotFoundError(f"no KafkaConnector or KafkaMirrorMaker2 connector{what} in {where}",
@@ -165,7 +171,7 @@ def parse_since(text: str):
     import datetime as dt
 
     from ..errors import InputError
-    from .options import Duration
+    from ..times import parse_duration
 
     try:
         parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -173,8 +179,8 @@ def parse_since(text: str):
     except ValueError:
         pass
     try:
-        seconds = Duration().convert(text, None, None)
-    except click.BadParameter:
+        ago = parse_duration(text, "--since")
+    except InputError:
         raise InputError(f"--since '{text}' is neither an ISO 8601 time nor a duration",
-                         advice="e.g. --since 2026-11-23T10:00:00Z or --since 2h") from None
-    return dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=seconds)
+                         advice="e.g. --since 2026-11-23T10:00:00Z, --since 2h or --since PT2H") from None
+    return dt.datetime.now(dt.timezone.utc) - ago

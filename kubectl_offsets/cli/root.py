@@ -10,6 +10,7 @@ import sys
 import click
 
 from .. import __version__
+from .exits import exit_codes_epilog
 
 PROG = "kubectl offsets"
 
@@ -83,15 +84,32 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not self._available(name):
             return None
+        from .exits import with_exit_codes
+
         module, attribute = COMMANDS[name].split(":")
-        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+        return with_exit_codes(getattr(importlib.import_module(f"{__package__}.{module}"), attribute))
+
+    def parse_args(self, ctx, args):
+        from .exits import report_usage
+        from .options import normalize_args  # kubectl's flag forms, for every subcommand below
+
+        try:
+            return super().parse_args(ctx, normalize_args(args))
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:  # a bad root flag: the same one-line style as everywhere
+            sys.exit(report_usage(error))
 
     def invoke(self, ctx):
         """Every subcommand runs here: errors become exit codes in this one place (cli/exits.py)."""
         from .exits import exit_on_error
 
+        from .options import warn_if_server_dry_run_skipped
+
         with exit_on_error():
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            warn_if_server_dry_run_skipped(ctx)
+            return result
 
     @staticmethod
     def _short_help(name: str, limit: int = 45) -> str:
@@ -107,7 +125,10 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
-def root() -> None:
+@click.option("--v", "-v", "verbosity", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Log verbosity, as kubectl's -v=N (before or after the subcommand): 4 and up logs the plugin's "
+                   "own debug lines on stderr, 6 and up also every HTTP request.")
+def root(verbosity: int) -> None:
     """Look at, move and wipe the offsets of Kafka Connect and MirrorMaker 2 connectors managed by Strimzi.
 
     \b
@@ -127,7 +148,15 @@ def root() -> None:
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
     Compute offsets from topic data (needs the 'spark' extra):
       kubectl offsets compute --data ./archive --format parquet --to-datetime 2026-11-21T09:00:00Z
+    Global flags (-n, --context, --kubeconfig, --timeout, -v) go before or after the subcommand, as in kubectl.
     """
+    if verbosity:
+        from .options import set_verbosity
+
+        set_verbosity(verbosity)
+
+
+root.epilog = exit_codes_epilog()
 
 
 def run(argv: list[str]) -> int:

@@ -68,6 +68,26 @@ class AlterRequest:
         if self.to_offset is not None and self.to_offset < 0:
             raise InputError(f"--to-offset must not be negative (got {self.to_offset})")
 
+    def check_locally(self) -> None:
+        """Everything that can be checked without the connector: the combination, the forms of --set,
+        --skip-record and --topic, and that a -f file exists and parses. Runs before any cluster or repository is
+        asked, so a typo is reported at once (exit 2), also when the cluster is unreachable. What needs the
+        connector's kind (its schema, its topics) is checked again by build_change."""
+        self.check_combination()
+        for text in self.sets:
+            topic, partition, offset = _match(_SET, text, "--set", "TOPIC:PARTITION=OFFSET")
+            _non_negative(offset, f"--set {text}: offset")
+            check_kafka_limits(topic, partition, offset, f"--set {_short(text)}")
+        for text in self.skip_records:
+            topic, partition, offset = _match(_SKIP, text, "--skip-record", "TOPIC:PARTITION:OFFSET")
+            _non_negative(offset, f"--skip-record {text}: offset")
+            check_kafka_limits(topic, partition, offset + 1, f"--skip-record {_short(text)}")
+        for text in self.topics:
+            if not _TOPIC.match(text):
+                raise InputError(f"--topic '{text}' is not of the form TOPIC or TOPIC:P1,P2")
+        if self.file and self.file != "-":  # standard input can be read once only: build_change reads it
+            check_offsets_file(self.file)
+
 
 @dataclass(frozen=True)
 class ConnectorFacts:
@@ -85,13 +105,41 @@ def build_change(request: AlterRequest, facts: ConnectorFacts, current: OffsetsD
     request.check_combination()
     if request.needs_current and current is None:
         raise InputError("--shift-by and --topic without partitions need the connector's current offsets",
-                         advice="run against the cluster, or give the current offsets (--before FILE)")
+                         advice="run against the cluster, or give the current offsets (--current FILE)")
     if request.file:
         change = read_offsets_file(request.file, facts, stdin=stdin)
+        check_document_kind(change, facts.kind, "standard input" if request.file == "-" else request.file)
     else:
         change = OffsetsDocument.of(_refuse_duplicates(list(_shorthand_entries(request, facts, current))))
     validate_change(change, facts)
     return change
+
+
+# The partition keys that tell whose offsets a document holds (schemas/offsets-*.schema.json), and what to call it.
+_DOCUMENT_KINDS = [
+    ({"kafka_topic", "kafka_partition"}, ConnectorKind.SINK, "a sink connector's document (kafka_topic/kafka_partition)"),
+    ({"cluster", "topic", "partition"}, ConnectorKind.MIRROR_SOURCE,
+     "a MirrorMaker 2 document (MirrorSourceConnector offsets)"),
+    ({"group", "topic", "partition"}, ConnectorKind.MIRROR_CHECKPOINT,
+     "a MirrorMaker 2 document (MirrorCheckpointConnector offsets)"),
+    ({"sourceClusterAlias", "targetClusterAlias"}, ConnectorKind.MIRROR_HEARTBEAT,
+     "a MirrorMaker 2 document (MirrorHeartbeatConnector offsets)"),
+    ({"filename"}, ConnectorKind.FILE_SOURCE, "a FileStreamSource document (filename/position)"),
+]
+
+
+def check_document_kind(change: OffsetsDocument, kind: ConnectorKind, where: str) -> None:
+    """A document of another connector kind (a MirrorMaker 2 list fed to a sink, say) in one line, instead of the
+    schema's complaints about each key. Documents whose partitions are the connector's own maps pass to the
+    schema check."""
+    for keys, other, description in _DOCUMENT_KINDS:
+        if other is not kind and len(change) and all(keys <= set(entry.partition) for entry in change):
+            if kind is ConnectorKind.SOURCE and other is ConnectorKind.FILE_SOURCE:
+                return  # any source connector may use a filename key
+            what = f"a {kind.value} connector"
+            raise InputError(f"{where} holds {description} given to {what}",
+                             advice="list this connector's own offsets (kubectl offsets list NAME -o json) for the "
+                                    "shape it takes")
 
 
 def validate_change(change: OffsetsDocument, facts: ConnectorFacts) -> None:
@@ -136,6 +184,16 @@ def read_offsets_file(path: str, facts: ConnectorFacts, *, stdin: io.TextIOBase 
     _refuse_duplicates([(f"{where} entry {i}", OffsetEntry(e["partition"], e.get("offset")))
                         for i, e in enumerate(document["offsets"], start=1)])
     return OffsetsDocument.from_json(document)
+
+
+def check_offsets_file(path: str) -> None:
+    """The file exists, is UTF-8 text and parses (JSON/YAML: as an offsets document); CSV rows are checked
+    later, when the connector's kind says what they mean."""
+    text = _read_text(path, None).removeprefix("\ufeff").strip()
+    if not text:
+        raise InputError(f"{path} is empty")
+    if not _looks_like_csv(text):
+        schemas.validate("offsets", _parse_json_or_yaml(text, path), what=f"the offsets document in {path}")
 
 
 def _read_text(path: str, stdin: io.TextIOBase | None) -> str:

@@ -8,7 +8,6 @@ The CLI fills these dataclasses from click's flags (same names) and renders what
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -166,7 +165,8 @@ class ComputeFlags:
         if flags.target:
             kind, alias, current = from_cluster(flags, progress)
         elif flags.current:
-            current = read_current(flags.current)
+            current = read_current(flags.current, ConnectorKind(self.for_kind) if self.for_kind else None,
+                                   self.source_alias)
             kind, alias = kind_of_document(current), alias_of_document(current)
         if self.for_kind:
             wanted = ConnectorKind(self.for_kind)
@@ -193,10 +193,16 @@ def _read_schema(path: str) -> dict[str, Any]:
     return schema
 
 
-def read_current(path: str) -> OffsetsDocument:
+def read_current(path: str, kind: ConnectorKind | None = None, source_alias: str | None = None) -> OffsetsDocument:
+    """A --current file: the {"offsets": [...]} document (it says its kind), or the topic,partition,offset CSV
+    that list -o csv prints (next record to read), which means what ``kind`` makes of it (default: a sink)."""
     from ..inputs import ConnectorFacts, read_offsets_file
 
-    return read_offsets_file(path, ConnectorFacts(kind=ConnectorKind.SOURCE))
+    try:
+        return read_offsets_file(path, ConnectorFacts(kind=kind or ConnectorKind.SINK, source_alias=source_alias))
+    except ValueError:  # CSV rows for a MirrorSourceConnector, whose partitions name the source cluster
+        raise InputError(f"--current {path}: CSV rows do not say the mirror's source cluster",
+                         advice="add --source-alias ALIAS, or give the JSON that list -o json prints") from None
 
 
 def from_cluster(flags: ConnectorFlags, progress: Progress
@@ -263,20 +269,14 @@ class LagFlags:
         text = self.max_age
         if text is None:
             return None
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*", text.lower())
-        if match:
-            return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
-        try:
-            return parse_duration(text).total_seconds()
-        except InputError:
-            raise InputError(f"--max-age '{text}' is not a duration",
-                             advice="for example 90s, 5m, 2h, 1d or ISO-8601 PT5M") from None
+        return parse_duration(text, "--max-age").total_seconds()
 
     def offsets(self, progress: Progress) -> tuple[ConnectorKind, OffsetsDocument]:
         """(kind, offsets): from --current FILE, or listed through Strimzi."""
         flags = self.connector
         if flags.current:
-            current = read_current(flags.current)
+            # lag reads topic and partition only: the alias of CSV rows need not be known
+            current = read_current(flags.current, _kind_from_target(flags.target), flags.source_cluster or "")
             kind = kind_of_document(current) or _kind_from_target(flags.target)
         else:
             kind, _, current = from_cluster(flags, progress)

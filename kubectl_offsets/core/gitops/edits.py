@@ -132,6 +132,8 @@ class Editor:
         effective = location.effective()
         body: dict[str, Any] = {"apiVersion": effective["apiVersion"], "kind": effective["kind"],
                                 "metadata": {"name": location.name_in_root_inputs()}}
+        if location.namespace_in_root_inputs():
+            body["metadata"]["namespace"] = location.namespace_in_root_inputs()
         if target.kind == strimzi.KIND_MM2:
             body["spec"] = {"mirrors": effective["spec"]["mirrors"]}
         name = target.resource_name + PATCH_SUFFIX
@@ -159,9 +161,10 @@ class Editor:
                              "annotations": {ANNOTATION_CONNECTOR: target.connector_name,
                                              ANNOTATION_OPERATION: operation_id}},
                 "data": {target.configmap_key: change.dumps() + "\n"}}
-        namespace = self.location.definition.data["metadata"].get("namespace")
-        if namespace and not self.location.chain:
-            body["metadata"]["namespace"] = namespace
+        # Where the connector lands, so Strimzi finds the ConfigMap beside it: a kustomization without
+        # namespace: leaves the new file's namespace to whoever applies it, not to the connector's metadata.
+        if self.location.namespace:
+            body["metadata"]["namespace"] = self.location.namespace
         self.add_file(name + ".yaml", [body], header="# The offsets for Strimzi's alterOffsets (kubectl offsets "
                                                      "gitops, phase 1).\n")
 

@@ -109,6 +109,14 @@ class Location:
             name = k.renamed(name)
         return name
 
+    def namespace_in_root_inputs(self) -> str | None:
+        """The resource's namespace as the root kustomization's patches see it (inner namespace: applied); a
+        patch without it would match no namespaced resource."""
+        namespace = self.definition.data["metadata"].get("namespace")
+        for k in self.chain[:-1]:
+            namespace = k.namespace or namespace
+        return namespace
+
     def effective(self) -> dict[str, Any]:
         """The resource after the strategic-merge patches of its chain (a plain-dict approximation of
         ``kustomize build`` for the fields we care about: maps merge, lists are replaced, as for CRDs)."""

@@ -62,6 +62,8 @@ def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, optio
     if marker == record["id"] and not force:
         return TriggerResult(live.target, record["operation"], record["id"], live.kind, already=True)
     preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
+    if options.dry_run:  # every check above ran; firing is the first write
+        return TriggerResult(live.target, record["operation"], record["id"], live.kind)
     return _fire(kube, live, record, options, progress, crash_after)
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
 from ...conventions import ANNOTATION_TAKEN_AT, Operation
-from ...errors import ExitStatus, InputError, NotFoundError, OffsetsError
+from ...errors import ApiNotServedError, ExitStatus, InputError, NotFoundError, OffsetsError
 from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from . import backups, operations
@@ -99,15 +99,19 @@ def select(kube: Kube, selection: Selection) -> list[Member]:
     does not serve (no KafkaMirrorMaker2 CRD, say) simply contributes nothing."""
     namespace = None if selection.all_namespaces else (selection.namespace or kube.namespace)
     members: list[Member] = []
+    not_served: list[NotFoundError] = []
     for kind in (strimzi.KIND_CONNECTOR, strimzi.KIND_MM2):
         try:
             resources = kube.list_selected(kind, namespace, selection.selector)
-        except NotFoundError:
+        except NotFoundError as error:
+            not_served.append(error)
             continue
         for resource in resources:
             targets = ([strimzi.connector_target(resource)] if kind == strimzi.KIND_CONNECTOR
                        else strimzi.mm2_targets(resource))
             members += [Member(t.namespace, t.kind, t.resource_name, t.connector_name) for t in targets]
+    if len(not_served) == 2 and isinstance(not_served[0], ApiNotServedError):
+        raise not_served[0]  # neither kind: Strimzi is not installed, which an empty answer would hide
     return sorted(members)
 
 

@@ -74,8 +74,11 @@ def read_manifest(path: str) -> Manifest:
 
     try:
         documents = [d for d in YAML(typ="safe", pure=True).load_all(text) if d is not None]
-    except YAMLError as error:
-        raise InputError(f"{where} is not valid YAML: {error}") from None
+    except YAMLError as error:  # one line with file:line, as gitops prints it
+        from ...adapters.yamlfiles import yaml_error_position, yaml_problem
+
+        raise InputError(f"{where} is not valid YAML{yaml_error_position(error, column=True)}: "
+                         f"{yaml_problem(error)}", advice="fix the file; nothing was changed") from None
     if len(documents) != 1 or not isinstance(documents[0], dict):
         raise InputError(f"{where} must hold exactly one KafkaConnector (found {len(documents)} documents)",
                          advice="one resource per file; kubectl offsets create creates one connector")

@@ -424,6 +424,58 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
     return preview
 
 
+def _recover_plan(journal: Journal, target: strimzi.ConnectorTarget, rollback: bool, force: bool) -> str:
+    """recover --dry-run: what recover would do with this journal (the same decision AlterFlow.recover takes)."""
+    if journal.owner_alive() and not force:
+        return (f"dry run: recover would refuse: {journal.presence()}; it may still be working on {target.display} "
+                f"(--force takes over)")
+    action = "roll back" if rollback or not journal.past_point_of_no_return else "finish"
+    return f"dry run: recover would {action} the {journal.describe()} on {target.display}"
+
+
+def server_dry_run(kube: Kube, preview: Preview) -> int:
+    """``--dry-run=server``: send the preview's writes to the API server with dryRun=All, as kubectl does, so that
+    admission, RBAC and the CRD schema judge them; nothing is stored. Each write is judged against the resource as
+    it is now, so the final "restore state" patch (the stop patch's inverse) is not sent. Returns how many were."""
+    target, sent = preview.target, 0
+    resource = kube.get(target.kind, target.resource_name, target.namespace)
+    for description, body in preview.patches:
+        if isinstance(body, dict) and body.get("kind") == "ConfigMap":
+            name = body["metadata"]["name"]
+            if kube.find_configmap(name, target.namespace) is None:
+                kube.create_configmap(target.namespace, body, dry_run=True)
+            else:
+                kube.patch_configmap(name, target.namespace, body, dry_run=True)
+        elif description.endswith("(restore state)"):
+            continue
+        else:
+            kube.patch(target.kind, target.resource_name, target.namespace, _with_parents(resource, body),
+                       dry_run=True)
+        sent += 1
+    return sent
+
+
+def _with_parents(resource: dict[str, Any], operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The real flow sends its patches one after the other, so an earlier one may have created the parent an
+    ``add`` needs (metadata.annotations, the stanza); judged alone against the resource as it is now, each gets
+    the missing parents added first."""
+    out: list[dict[str, Any]] = []
+    for operation in operations:
+        if operation.get("op") == "add":
+            node: Any = resource
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in operation["path"].split("/")[1:-1]]
+            for depth, part in enumerate(parts):
+                if not isinstance(node, dict) or part not in node:
+                    path = "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts[:depth + 1])
+                    if {"op": "add", "path": path, "value": {}} not in out:
+                        out.append({"op": "add", "path": path, "value": {}})
+                    node = {}
+                else:
+                    node = node[part]
+        out.append(operation)
+    return out
+
+
 # --- recover -------------------------------------------------------------------------------------------------------
 
 
@@ -441,6 +493,8 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
     if journal.connector != live.target.connector_name:
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
+    if options.dry_run:
+        return _recover_plan(journal, live.target, rollback, force)
     from . import mm2_full_reset
 
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress)

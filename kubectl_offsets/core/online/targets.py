@@ -11,7 +11,8 @@ from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
 from ... import conventions
 from ...conventions import ANNOTATION_JOURNAL
-from ...errors import ForbiddenError, InputError, NotFoundError, OperationTimeoutError, PreconditionError
+from ...errors import (ApiNotServedError, ForbiddenError, InputError, NotFoundError, OperationTimeoutError,
+                      PreconditionError)
 from ..inputs import ConnectorFacts
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ def resolve(kube: Kube, spec: TargetSpec, namespace: str | None = None) -> LiveT
                          advice=f"a KafkaConnector is its own connector: kubectl offsets ... {name}")
     try:
         resource = kube.get(kind, name, namespace)
+    except ApiNotServedError:
+        raise  # not "check -n": no namespace has it
     except NotFoundError:
         raise NotFoundError(f"{kind.lower()}/{name} not found in namespace {namespace}",
                             advice=_others_hint(kube, kind, namespace)) from None

@@ -194,8 +194,8 @@ def probe_broker(address: str, where: str, travel: TimeTravel, progress: Progres
     broker = Broker(address, travel.kafka_options, timeout=PROBE_TIMEOUT)
     try:
         broker.partitions([])  # a metadata request: proves the address answers before anything else happens
-    except InputError as error:
-        raise InputError(error.message, advice=_unreachable_advice(where)) from None
+    except InputError as error:  # KafkaUnreachableError keeps its own exit status
+        raise type(error)(error.message, advice=_unreachable_advice(where)) from None
     return broker
 
 

@@ -61,6 +61,12 @@ def test_gitops_alter_phase1_trigger_phase2_and_no_refire(env, namespace, kube_a
     wait_for("STOPPED in Connect", lambda: connector_state(connect, name) == "STOPPED")
     assert connect_offsets(connect, name) == {0: 10}  # nothing fired by the sync itself
 
+    # A dry run checks and says what it would fire, and fires nothing (the same flags as every changing command).
+    dry = run("trigger", name, "-n", namespace, "--kubeconfig", env.kubeconfig, "--dry-run", "--yes")
+    assert "dry run: trigger would fire the alter of operation " in dry.stdout and "nothing was changed" in dry.stderr
+    assert "kubectl-offsets.io/triggered" not in annotations(kube_api, namespace, name)
+    assert connect_offsets(connect, name) == {0: 10}
+
     # The trigger, once.
     run("trigger", name, "-n", namespace, "--kubeconfig", env.kubeconfig, "--timeout", "90s")
     assert connect_offsets(connect, name) == {0: 3}

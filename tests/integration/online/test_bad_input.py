@@ -51,7 +51,7 @@ CASES = [
      ExitStatus.USAGE, ["kafka_partition"]),
     ("schema-wrong-shape", ["-f", "-"],
      '{{"offsets": [{{"partition": {{"filename": "/x"}}, "offset": {{"position": 1}}}}]}}', ExitStatus.USAGE,
-     ["the offsets for a sink connector"]),
+     ["a FileStreamSource document (filename/position) given to a sink connector"]),
     ("schema-string-offset", ["-f", "-"],
      '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 0}}, '
      '"offset": {{"kafka_offset": "ten"}}}}]}}', ExitStatus.USAGE, ["the offsets for a sink connector"]),

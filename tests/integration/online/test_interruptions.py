@@ -168,3 +168,23 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
     winner = 63 - loser
     _assert_settled(lab, conn, None)
     assert source_position(cli, conn) == winner
+
+
+def test_recover_dry_run_says_what_it_would_do_and_changes_nothing(lab, cli, kube, idle, tmp_path):
+    from .conftest import assert_unchanged, snapshot
+
+    conn = idle
+    _set_state(lab, conn, None)
+    _crash_alter(kube, conn, tmp_path, source_position(cli, conn) + 7, "annotate")
+    # The operator still works on the handed-over request: wait until it is done, so that only recover could change
+    # the resource from here on.
+    eventually("the operator done with the alter", lambda: OFFSETS_ANNOTATION not in annotations(lab.cr(conn)))
+    before = snapshot(lab.cluster, conn)
+
+    for flags, action in ((["--dry-run"], "finish"), (["--rollback", "--dry-run=client"], "roll back")):
+        result = cli("recover", conn.name, "-n", conn.ns, "--force", "--yes", *flags)
+        assert result.exit_code == 0, str(result)
+        assert f"dry run: recover would {action} the alter" in result.stdout
+        assert "dry run: nothing was changed" in result.stderr
+        assert_unchanged(lab.cluster, conn, before)
+    assert cli("recover", conn.name, "-n", conn.ns, "--force").exit_code == 0

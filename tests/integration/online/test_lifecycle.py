@@ -313,7 +313,7 @@ def test_bad_time_travel_changes_nothing(lab12, cli):
     before = settled(lab, conn)
     cases = [
         (["--to-datetime", "2026-13-45"], "not an ISO-8601"),
-        (["--by-duration", "2 hours"], "not an ISO-8601 duration"),
+        (["--by-duration", "2 hours"], "is not a duration"),
         (["--to-earliest", "--to-latest"], "exactly one"),
         (["--to-latest", "--set", f"{conn.topic}:0=1"], "cannot be combined"),
         (["--bootstrap-server", env_address(lab)], "nothing to alter"),  # it also serves the partition check
@@ -323,7 +323,8 @@ def test_bad_time_travel_changes_nothing(lab12, cli):
     ]
     for args, needle in cases:
         result = cli("alter", conn.name, "-n", lab.ns, *args, "--yes")
-        assert result.exit_code == 2, f"{args}: {result}"
+        unreachable = "port-forward" in needle  # a broker that gives no answers has its own exit status
+        assert result.exit_code == (10 if unreachable else 2), f"{args}: {result}"  # 10: KAFKA_UNREACHABLE
         assert needle in result.stderr, f"{args}: {result}"
     assert_unchanged(lab.cluster, conn, before)
 

@@ -255,7 +255,8 @@ def test_the_completion_command_rejects_other_shells():
     result = subprocess.run([str(BIN / "kubectl-offsets"), "completion", "ksh"], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 2
-    assert "Usage: kubectl offsets completion" in result.stderr and "'ksh' is not one of" in result.stderr
+    assert result.stderr.startswith("error: ") and "'ksh' is not one of" in result.stderr  # one error style
+    assert "hint: see 'kubectl offsets completion --help'" in result.stderr
 
 
 # --- the release binary's two names ---------------------------------------------------------------------------

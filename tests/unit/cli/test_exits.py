@@ -24,6 +24,7 @@ PINNED = [
     (YamlParseError, ExitStatus.USAGE, 2),
     (AmbiguousTargetError, ExitStatus.USAGE, 2),
     (errors.NotFoundError, ExitStatus.NOT_FOUND, 3),
+    (errors.ApiNotServedError, ExitStatus.NOT_FOUND, 3),
     (errors.ForbiddenError, ExitStatus.FORBIDDEN, 4),
     (errors.PreconditionError, ExitStatus.PRECONDITION, 5),
     (errors.OwnershipLostError, ExitStatus.PRECONDITION, 5),
@@ -32,6 +33,7 @@ PINNED = [
     (errors.OperationTimeoutError, ExitStatus.TIMEOUT, 7),
     (errors.VerificationError, ExitStatus.VERIFY, 8),
     (errors.CheckFailedError, ExitStatus.CHECK_FAILED, 9),
+    (errors.KafkaUnreachableError, ExitStatus.KAFKA_UNREACHABLE, 10),
     (errors.InterruptedOperationError, ExitStatus.INTERRUPTED, 130),
 ]
 

@@ -45,9 +45,9 @@ def test_durations(text, seconds):
     assert times.parse_duration(text).total_seconds() == seconds
 
 
-@pytest.mark.parametrize("text", ["P", "PT", "30m", "P1H", "-PT1M"])
+@pytest.mark.parametrize("text", ["P", "PT", "30x", "P1H", "-PT1M"])
 def test_bad_durations(text):
-    with pytest.raises(InputError, match="not an ISO-8601 duration"):
+    with pytest.raises(InputError, match="is not a duration"):
         times.parse_duration(text)
 
 
@@ -231,7 +231,7 @@ def cli(*args):
     (["--bootstrap-server", "b:1", "--to-latest"], "which topic?"),
     (["--bootstrap-server", "b:1", "--topic", "t", "--column", "offset=o", "--to-latest"], "describe --data"),
     (["--data", "x", "--to-datetime", "noon"], "not an ISO-8601 date-time"),
-    (["--data", "x", "--by-duration", "2h"], "not an ISO-8601 duration"),
+    (["--data", "x", "--by-duration", "2 hours"], "--by-duration '2 hours' is not a duration"),
     (["--data", "x", "--to-latest", "--target", "s", "--current", "f"], "choose one"),
     (["--data", "x", "--skip-poison", "--invalid-against", "/nonexistent.json"], "--invalid-against"),
 ])
