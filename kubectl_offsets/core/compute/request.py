@@ -90,6 +90,7 @@ class ComputeFlags:
     source: SourceFlags
     connector: ConnectorFlags
     to_datetime: str | None = None
+    allow_future: bool = False  # a --to-datetime in the future is meant (every partition resumes at its end)
     by_duration: str | None = None
     to_earliest: bool = False
     to_latest: bool = False
@@ -108,10 +109,11 @@ class ComputeFlags:
 
     def request(self, progress: Progress) -> ComputeRequest:
         operation = self.operation()
+        at_ms = self._at(operation)  # a bad or future time is refused before any file or cluster is read
         kind, alias, current = self._connector(progress)
         source = self.source.source(current, kind)
         return ComputeRequest(
-            source=source, operation=operation, kind=kind, source_alias=alias, at_ms=self._at(operation),
+            source=source, operation=operation, kind=kind, source_alias=alias, at_ms=at_ms,
             shift_by=self.shift_by, poison=self._poison(operation), find=self.find_sql, current=current,
             scan=self.scan, report_limit=self.report_limit, count_all=self.count_all)
 
@@ -128,6 +130,8 @@ class ComputeFlags:
             raise InputError("choose exactly one of --to-datetime, --by-duration, --to-earliest, --to-latest, "
                              "--shift-by, --skip-poison, --find" + got, advice="kubectl offsets compute --help")
         criteria_given = self.where or self.invalid or self.invalid_against or self.report or self.count_all
+        if self.allow_future and chosen[0] is not Operation.TO_DATETIME:
+            raise InputError("--allow-future goes with --to-datetime")
         if criteria_given and chosen[0] is not Operation.SKIP_POISON:
             raise InputError("--where, --invalid, --invalid-against, --report and --count-all go with --skip-poison")
         return chosen[0]
@@ -137,7 +141,7 @@ class ComputeFlags:
 
         if operation is Operation.TO_DATETIME:
             assert self.to_datetime is not None
-            return parse_datetime(self.to_datetime)
+            return parse_datetime(self.to_datetime, allow_future=self.allow_future)
         if operation is Operation.BY_DURATION:
             assert self.by_duration is not None
             return at_for_duration(self.by_duration)

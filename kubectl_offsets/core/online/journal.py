@@ -24,6 +24,7 @@ from ... import __version__, schemas, strimzi
 from ...conventions import Operation, StrEnum
 from ...strimzi import OffsetsAction
 from ...errors import PreconditionError
+from ...times import parse_instant
 
 class Step(StrEnum):
     """The journal's ``step``: the last step an operation recorded. Stored in journals: never rename one after a
@@ -56,7 +57,7 @@ def utc_text(when: dt.datetime) -> str:
 
 
 def parse_utc(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parse_instant(text)
 
 
 def document_digest(document) -> str:
