@@ -301,6 +301,21 @@ def gate(document: dict[str, Any]) -> None:
     """Fail (exit status 9) when the lag report says a threshold was exceeded."""
     exceeded = document["thresholds"]["exceeded"]
     if exceeded:
-        shown = ", ".join(f"{e['topic']}:{e['partition']} ({e['reason']})" for e in exceeded[:10])
-        raise CheckFailedError(f"lag over the threshold on {len(exceeded)} partition(s): {shown}",
-                               advice="the report above has the figures per partition")
+        rows = {(r["topic"], r["partition"]): r for r in document["partitions"]}
+        shown = ", ".join(f"{e['topic']}:{e['partition']} ({_reason(e, rows[(e['topic'], e['partition'])])})"
+                          for e in exceeded[:10])
+        unmeasurable = any(e["reason"] in ("ahead", "missing") for e in exceeded)
+        raise CheckFailedError(f"the lag gate failed on {len(exceeded)} partition(s): {shown}",
+                               advice="the report above has the figures per partition" + (
+                                   "; a partition that is ahead or missing cannot be measured (topic deleted, "
+                                   "recreated or truncated): kubectl offsets check shows it, kubectl offsets alter "
+                                   "--to-earliest/--to-latest --topic TOPIC (or reset) puts the connector back on "
+                                   "the log" if unmeasurable else ""))
+
+
+def _reason(exceeded: dict[str, Any], row: dict[str, Any]) -> str:
+    if exceeded["reason"] == "ahead":
+        return f"ahead: resumes at {row['position']}, past the log end {row['end']}"
+    if exceeded["reason"] == "missing":
+        return "missing: the partition does not exist"
+    return exceeded["reason"]
