@@ -15,24 +15,29 @@ from .options import cluster_options, quiet_option
 @click.option("--force", is_flag=True,
               help="Take over even though the operation's owner was seen recently (its heartbeat is fresh): only "
                    "when you know that process is gone.")
+@click.option("--wait", "wait_for_owner", is_flag=True,
+              help="While the owner's heartbeat is fresh, wait until its lease runs out (or it finishes), then "
+                   "recover.")
 @click.option("--kafka-option", "kafka_options", multiple=True, metavar="KEY=VALUE",
               help="MirrorMaker 2 full reset: Kafka client setting for the offset-syncs truncation (repeatable).")
 @cluster_options
 @quiet_option
-def recover_command(target, connector, source_cluster, rollback, force, kafka_options, namespace, context, kubeconfig,
-                    timeout, quiet):
+def recover_command(target, connector, source_cluster, rollback, force, wait_for_owner, kafka_options, namespace,
+                    context, kubeconfig, timeout, quiet):
     """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
 
     Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
     untouched). After that, it finishes: waits for the operator, verifies, restores the previous state (or leaves
     the connector stopped if the operation was run with --no-resume). While the operation's own process may still
-    be working (its heartbeat is fresh), recover refuses unless --force.
+    be working (its heartbeat is fresh), recover refuses, unless that process ran on this machine and is gone;
+    --wait waits until its lease runs out, --force takes over at once.
 
     \b
     Examples:
       kubectl offsets recover my-sink -n kafka
       kubectl offsets recover kmm2/mirror --connector source --rollback
-      kubectl offsets recover my-sink -n kafka --force    # its process was killed a moment ago
+      kubectl offsets recover my-sink -n kafka --wait     # its process (elsewhere) was killed a moment ago
+      kubectl offsets recover my-sink -n kafka --force    # ... and you know it is gone: do not wait
     """
     def work():
         from ..core.online import operations
@@ -42,7 +47,7 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
         flags = {"kafka_options": key_value_pairs(None, None, kafka_options)}
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2_settings(flags))
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
-                                     force=force, options=options, progress=progress)
+                                     force=force, wait=wait_for_owner, options=options, progress=progress)
         click.echo(summary)
 
     work()

@@ -332,9 +332,10 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
 
 
 def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
-            options: Options | None = None, progress: Progress | None = None) -> str:
+            wait: bool = False, options: Options | None = None, progress: Progress | None = None) -> str:
     """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
-    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone)."""
+    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone); ``wait``:
+    wait until that heartbeat's lease runs out instead."""
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
@@ -349,4 +350,4 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
 
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
         AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
-    return flow.recover(journal, rollback=rollback, force=force)
+    return flow.recover(journal, rollback=rollback, force=force, wait=wait)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 
 import pytest
 
 from kubectl_offsets import schemas
+from kubectl_offsets.core.online import journal as journal_module
 from kubectl_offsets.core.online.journal import STEPS, Journal, document_digest
 from kubectl_offsets.errors import PreconditionError
 from kubectl_offsets.model import OffsetEntry, OffsetsDocument
@@ -72,3 +74,47 @@ def test_the_digest_ignores_key_order_and_number_types_do_not_matter_in_json():
     c = OffsetsDocument.of([OffsetEntry({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 5})])
     assert document_digest(a) == document_digest(b) != document_digest(c)
     assert document_digest(a).startswith("sha256:")
+
+
+def _owned_by(owner) -> Journal:
+    journal = _journal(owner=owner)
+    journal.beat(330)  # an operator wait's lease: minutes
+    return journal
+
+
+def test_an_owner_on_this_host_whose_process_is_gone_is_dead_whatever_its_lease():
+    import subprocess
+    import sys
+
+    from kubectl_offsets.core.online.journal import this_process
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    owner = {**this_process(), "pid": child.pid}
+    owner["start"] = journal_module._start_time(child.pid)
+    assert _owned_by(owner).owner_alive()  # running
+    child.kill()
+    deadline = time.monotonic() + 10  # SIGKILL is delivered asynchronously
+    while _owned_by(owner).owner_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _owned_by(owner).owner_alive(), "a killed, not yet reaped (zombie) owner is dead"
+    child.wait()
+    journal = _owned_by(owner)
+    assert not journal.owner_alive() and journal.owner_dead()
+    assert f"its owner abcd1234 (pid {child.pid} on {owner['host']}) no longer runs" in journal.presence()
+    assert schemas.errors("journal", json.loads(journal.to_annotation())) == []
+    assert Journal.from_annotation(journal.to_annotation()) == journal
+
+
+def test_an_owner_elsewhere_or_alive_here_keeps_its_lease():
+    import os
+
+    from kubectl_offsets.core.online.journal import this_process
+
+    me = this_process()
+    assert me["pid"] == os.getpid() and me["host"] and me["scope"].startswith(me["host"])
+    assert _owned_by(me).owner_alive()  # this very process
+    elsewhere = {**me, "pid": 2 ** 22 + 1, "scope": "another-host/another-boot"}  # a pid that cannot exist here
+    assert _owned_by(elsewhere).owner_alive() and not _owned_by(elsewhere).owner_dead()
+    if me["start"] is not None:  # a pid reused by a process started later is not the owner
+        assert not _owned_by({**me, "start": me["start"] - 1}).owner_alive()
+    assert _owned_by(None).owner_alive()  # an older kubectl-offsets: the lease alone decides
