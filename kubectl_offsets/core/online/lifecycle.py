@@ -29,6 +29,7 @@ from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
+from .steps import SimulatedCrash
 from .targets import LiveTarget, TargetSpec, _check_connect_cluster, topic_filter
 
 if TYPE_CHECKING:
@@ -292,21 +293,32 @@ def create_connector(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any
         return plan
     target = plan.target
     progress.step(f"creating kafkaconnector/{target.resource_name} with spec.state: stopped")
-    kube.create(target.kind, target.namespace, plan.created_body)
     client = OperatorClient(kube, target, options.wait, progress)
+    # From the create until the offsets are handed to the operator, only the new resource exists: whatever ends
+    # this part (an error, Ctrl-C, "no" or Ctrl-C at the prompt, an exception from a caller's confirm) deletes it.
+    created = False
     try:
+        kube.create(target.kind, target.namespace, plan.created_body)
+        created = True
         client.wait_for_connect_state("STOPPED")
         progress.step("listing the offsets the new connector already has (left by an earlier connector of this name)")
         leftovers = client.list_offsets()
         live = LiveTarget(target, client.read())
         change = _rebuild_for_live(offsets, plan, live)
         change = _with_reset_of_leftovers(change, leftovers) if from_scratch else change
-    except (OffsetsError, KeyboardInterrupt) as failure:
+        nothing_to_apply = change is None and not len(leftovers)
+        if not nothing_to_apply:
+            _confirm(live, leftovers, change, options, confirm)
+    except SimulatedCrash:
+        raise
+    except BaseException as failure:  # noqa: BLE001 - the new resource must not be left behind, whatever ended us
+        if not created:  # never delete what may be someone else's (a create that lost a race gets 409)
+            raise _not_created(target, failure) from None
         raise _rolled_back(kube, target, failure, progress) from None
-    if change is None and not len(leftovers):
+    if nothing_to_apply:
         progress.step("no leftover offsets: nothing to reset")
         return _finish(kube, client, plan, live.kind, leftovers, None, leftovers, None, progress)
-    outcome = _apply(kube, plan, live, leftovers, change, options, confirm, progress, crash_after)
+    outcome = _apply(kube, plan, live, leftovers, change, options, progress, crash_after)
     return _finish(kube, client, plan, live.kind, leftovers, outcome.change, outcome.after, outcome.backup, progress)
 
 
@@ -327,21 +339,37 @@ def _with_reset_of_leftovers(change: OffsetsDocument | None, leftovers: OffsetsD
     return OffsetsDocument.of([*change, *extra])
 
 
-def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
-           options: Options, confirm, progress: Progress, crash_after: str | None = None):
+def _confirm(live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None, options: Options,
+             confirm) -> None:
+    """The preview (leftovers -> offsets after) and the question; "no" raises, and the caller deletes the new
+    connector again."""
     from .operations import Preview
-    from .steps import AlterFlow
 
-    operation = Operation.ALTER if change is not None else Operation.RESET
-    preview = Preview(f"create ({operation})", live.target, live.kind, leftovers, change)
-    if not options.yes and (confirm is None or not confirm(preview)):
-        raise _rolled_back(kube, live.target, InputError("create cancelled"), progress)
+    if options.yes:
+        return
+    preview = Preview(f"create ({_operation(change)})", live.target, live.kind, leftovers, change)
+    if confirm is None or not confirm(preview):
+        raise InputError("create cancelled")
+
+
+def _operation(change: OffsetsDocument | None) -> Operation:
+    return Operation.ALTER if change is not None else Operation.RESET
+
+
+def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
+           options: Options, progress: Progress, crash_after: str | None = None):
+    from .steps import AlterFlow, as_offsets_error
+
+    operation = _operation(change)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=True,
                      crash_after=crash_after)
     try:
         # The change was computed from the leftovers of the connector being created, not from its running offsets.
         return flow.run(operation, lambda stopped: change, operation)
-    except OffsetsError as error:
+    except SimulatedCrash:
+        raise
+    except BaseException as failure:  # noqa: BLE001 - ours, or Ctrl-C while the flow claimed the resource
+        error = as_offsets_error(failure)
         handed_over = flow.journal is not None and flow.journal.past_point_of_no_return
         if handed_over or error.next_command:  # the offsets may have changed: keep it (stopped) and say how on
             advice = f"{error.advice + '; ' if error.advice else ''}the new connector stays STOPPED; once " \
@@ -353,12 +381,20 @@ def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDoc
 def _finish(kube: Kube, client: OperatorClient, plan: CreatePlan, kind: ConnectorKind, leftovers, change, after, backup,
             progress: Progress) -> CreateOutcome:
     """The state the manifest asks for (absent stays absent), and our creating mark removed, in one patch."""
+    from .steps import as_offsets_error
+
     wanted = plan.manifest.requested_state
     progress.step(f"setting the state the manifest asks for: {wanted or strimzi.DEFAULT_STATE}")
-    resource = client.read()
-    client.patch(client.stanza_ops({strimzi.FIELD_STATE: wanted}, resource)
-                 + client.annotation_ops({ANNOTATION_CREATING: None}, resource))
-    client.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[wanted or strimzi.DEFAULT_STATE])
+    try:
+        resource = client.read()
+        client.patch(client.stanza_ops({strimzi.FIELD_STATE: wanted}, resource)
+                     + client.annotation_ops({ANNOTATION_CREATING: None}, resource))
+        client.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[wanted or strimzi.DEFAULT_STATE])
+    except BaseException as failure:  # noqa: BLE001 - its offsets are set; it must not stay STOPPED unannounced
+        error = as_offsets_error(failure)
+        raise type(error)(f"{error.message}; kafkaconnector/{plan.target.resource_name} has its offsets, but may "
+                          f"still be STOPPED", advice="check it with kubectl get kafkaconnector; if its state is "
+                          "not the manifest's yet, run the command below", next_command=_state_command(plan)) from None
     return CreateOutcome(plan.target, kind, leftovers, change, after, backup, wanted or strimzi.DEFAULT_STATE,
                          plan.operator)
 
@@ -374,11 +410,26 @@ def finish_command(target: strimzi.ConnectorTarget, state: str) -> str:
     return f"kubectl patch kafkaconnector {target.resource_name} -n {target.namespace} --type merge -p '{patch}'"
 
 
+def _not_created(target: strimzi.ConnectorTarget, failure: BaseException) -> OffsetsError:
+    from .steps import as_offsets_error
+
+    error = as_offsets_error(failure)
+    if isinstance(failure, OffsetsError):
+        return error
+    return type(error)(f"{error.message} while creating kafkaconnector/{target.resource_name}",
+                       advice=f"it may have been created (STOPPED): check with kubectl get kafkaconnector "
+                       f"{target.resource_name} -n {target.namespace}; kubectl offsets create again says what to do")
+
+
 def _rolled_back(kube: Kube, target: strimzi.ConnectorTarget, failure: BaseException, progress: Progress) -> OffsetsError:
     """Before the offsets were handed to the operator nothing but the new resource exists: delete it again."""
-    error = failure if isinstance(failure, OffsetsError) else InputError("interrupted")
+    from .steps import as_offsets_error
+
+    error = as_offsets_error(failure)
     try:
         kube.delete(target.kind, target.resource_name, target.namespace)
+    except NotFoundError:  # the create itself did not happen (it failed, or Ctrl-C came first)
+        return error
     except OffsetsError as second:
         return type(error)(f"{error.message}. Deleting the new kafkaconnector/{target.resource_name} failed too "
                            f"({second.message}); it is STOPPED", advice=f"delete it: kubectl delete kafkaconnector "

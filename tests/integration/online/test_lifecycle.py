@@ -417,6 +417,59 @@ def test_create_with_time_travel_starts_at_the_record_of_that_time(lab12, cli, t
 
 # ---- failures ------------------------------------------------------------------------------------------------------
 
+def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str = "[y/N]: ") -> tuple[int, str]:
+    """Run ``kubectl-offsets ARGS`` as its own process with a terminal (a pty) as standard input, as a user does.
+    Once stderr shows ``until`` (the confirmation prompt), type ``answer`` (e.g. "n\\n"), or with ``answer`` None
+    press Ctrl-C (SIGINT). Returns the exit status and stderr."""
+    import os
+    import pty
+    import select
+    import signal
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "kubectl_offsets", *args, "--kubeconfig", env.kubeconfig],
+                               stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 120
+    try:
+        while until.encode() not in seen:
+            ready, _, _ = select.select([process.stderr], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(process.stderr.fileno(), 4096) if ready else b""
+            if not chunk:
+                process.kill()
+                pytest.fail(f"no prompt: {seen.decode()}")
+            seen += chunk
+        if answer is None:
+            process.send_signal(signal.SIGINT)
+        else:
+            os.write(master, answer.encode())
+        rest = process.stderr.read()
+        return process.wait(120), (seen + rest).decode()
+    finally:
+        os.close(master)
+
+
+@pytest.mark.parametrize("answer", ["n\n", None], ids=["no", "ctrl-c"])
+def test_a_create_cancelled_at_the_prompt_leaves_no_connector_behind(lab12, env, tmp_path, answer):
+    """The leftovers can only be listed once the connector exists, so the prompt comes after the create: answering
+    no, or pressing Ctrl-C there, deletes the new KafkaConnector again and says so."""
+    lab = lab12
+    name, topic = unique_name("cno"), unique_name("cno-topic")
+    create_topic(lab.admin, topic)
+    path, _ = sink_manifest(lab, tmp_path, name, topic)
+
+    code, stderr = on_a_terminal(env, tmp_path, ["create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=1"],
+                                 answer)
+
+    assert code == 2, stderr
+    assert "create cancelled" in stderr and f"kafkaconnector/{name} was deleted again" in stderr, stderr
+    assert "Traceback" not in stderr and "Aborted" not in stderr, stderr
+    assert not exists(lab, name)
+
+
 def test_a_create_that_fails_before_the_hand_over_deletes_the_new_connector_again(lab12, cli, emulator, tmp_path):
     """Listing the leftovers fails (Connect answers 500): nothing but the new resource exists, so it is deleted."""
     lab = lab12
