@@ -110,10 +110,13 @@ class Journal:
     # The process working on it (this_process()): on the same host, recover can tell that it died (None: written by
     # an older kubectl-offsets, or the process could not say).
     owner: dict[str, Any] | None = None
+    # delete --reset-offsets (core/online/lifecycle.py, DeleteFlow): the connector stays stopped after the reset and
+    # its last step deletes it. None in every other journal.
+    then_delete: bool | None = None
 
     def to_annotation(self) -> str:
         data = asdict(self)
-        for optional in ("offset_syncs", "list_offsets_added", "owner"):  # absent unless used: journals stay short
+        for optional in ("offset_syncs", "list_offsets_added", "owner", "then_delete"):  # absent unless used: journals stay short
             if data[optional] is None:
                 del data[optional]
         return json.dumps(data, separators=(",", ":"), sort_keys=True)
@@ -179,7 +182,8 @@ class Journal:
         return f"{self.id} (pid {self.owner['pid']} on {self.owner['host']})" if self.owner else self.id
 
     def describe(self) -> str:
-        return f"{self.operation} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
+        what = f"{self.operation} (then delete)" if self.then_delete else self.operation
+        return f"{what} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
 
     def presence(self, now: dt.datetime | None = None) -> str:
         """'in progress by <id>, last seen Ns ago' while its owner's lease runs, else how long it has been silent."""

@@ -25,11 +25,13 @@ from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL, Operation
 from ...errors import InputError, NotFoundError, OffsetsError, PreconditionError
 from ...model import OffsetEntry, OffsetsDocument, Options
+from ...strimzi import OffsetsAction
 from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
+from .journal import Step
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
-from .steps import SimulatedCrash
+from .steps import AlterFlow, SimulatedCrash
 from .targets import LiveTarget, TargetSpec, _check_connect_cluster, topic_filter
 
 if TYPE_CHECKING:
@@ -471,17 +473,18 @@ def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = Fals
             if reset_offsets else None
     client = OperatorClient(kube, live.target, options.wait, progress)
     progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")
-    offsets, backup = client.list_offsets(), None
+    offsets = client.list_offsets()
     if not options.yes and (confirm is None or not confirm(_delete_preview(live, offsets, reset_offsets))):
         raise InputError("delete cancelled; nothing was changed")
     if reset_offsets:
-        offsets, backup = _stop_and_reset(kube, spec, namespace, live, client, options, progress, crash_after)
-    _delete(kube, live.target, progress, reset_offsets)
-    if not reset_offsets and len(offsets):
+        outcome = _reset_and_delete(kube, live, options, progress, crash_after)
+        return DeleteOutcome(live.target, live.kind, outcome.before, outcome.backup, True)
+    _delete(kube, live.target, progress)
+    if len(offsets):
         progress.warn(f"Connect keeps the offsets of '{live.target.connector_name}': a connector created later "
                       "under this name resumes from them (kubectl offsets create --from-scratch, or delete "
                       "--reset-offsets, forgets them)")
-    return DeleteOutcome(live.target, live.kind, offsets, backup, reset_offsets)
+    return DeleteOutcome(live.target, live.kind, offsets, None, False)
 
 
 def _check_delete_permission(kube: Kube, target: strimzi.ConnectorTarget) -> None:
@@ -493,26 +496,86 @@ def _check_delete_permission(kube: Kube, target: strimzi.ConnectorTarget) -> Non
                              advice="ask for a Role with delete on kafkaconnectors")
 
 
-def _stop_and_reset(kube: Kube, spec: TargetSpec, namespace, live: LiveTarget, client: OperatorClient, options: Options,
-                    progress: Progress, crash_after: str | None):
-    """Stop the connector first, so that the reset's journal records "stopped" as the state to go back to: an
-    interrupted delete finished with ``recover`` leaves it stopped, instead of running it from the beginning."""
-    from . import operations
+def _reset_and_delete(kube: Kube, live: LiveTarget, options: Options, progress: Progress, crash_after: str | None):
+    """The reset and the delete as one journaled operation (DeleteFlow): the journal is written with the stop, so
+    an interruption at any point is made safe or left to ``recover``, never a stopped connector nobody knows of."""
+    from .steps import as_offsets_error
 
-    was = live.target.spec_state(live.resource)
-    progress.step(f"stopping connector '{live.target.connector_name}' for the delete (spec.state: stopped)")
-    resource = client.read()
-    client.patch(client.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}, resource))
+    flow = DeleteFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, crash_after=crash_after)
+    name = live.target.resource_name
     try:
-        client.wait_for_connect_state("STOPPED")
-        outcome = operations.reset_offsets(kube, spec, namespace=namespace, options=replace(options, yes=True),
-                                           progress=progress, crash_after=crash_after)
-    except OffsetsError as error:
-        advice = f"{error.advice + '; ' if error.advice else ''}the delete stopped the connector (it was {was}) " \
-                 "and did not delete it; run the same delete again, or set spec.state back"
-        raise type(error)(error.message, advice=advice, next_command=error.next_command) from None
-    assert not isinstance(outcome, operations.Preview)  # options.dry_run never reaches the delete's reset
-    return outcome.before, outcome.backup
+        return flow.run(Operation.RESET, lambda stopped: None, OffsetsAction.RESET)
+    except SimulatedCrash:
+        raise
+    except BaseException as failure:  # noqa: BLE001 - ours (already made safe), or Ctrl-C before the first write
+        error = as_offsets_error(failure)
+        what = ("finish the reset and the delete with the command below (or add --rollback to keep it)"
+                if error.next_command else "run the same delete again")
+        advice = f"{error.advice + '; ' if error.advice else ''}kafkaconnector/{name} was not deleted: {what}"
+        raise type(error)(f"{error.message}; kafkaconnector/{name} was not deleted", advice=advice,
+                          next_command=error.next_command) from None
+
+
+class DeleteFlow(AlterFlow):
+    """``delete --reset-offsets``: the alter flow's reset, with the connector kept stopped after it (a sink must not
+    read its topic from the beginning before it is deleted) and the delete as its last step, instead of removing
+    the journal: the journal goes with the resource. The journal says so (``then_delete``), so ``recover`` builds
+    this flow again and finishes the delete. Before the hand-over a failure restores the previous state (nothing
+    changed); after it the connector stays STOPPED with its journal, for ``recover`` to finish (or roll back)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "resume": False})
+        self.rolling_back = False
+
+    def _new_journal(self, operation: str, request: str, resource):
+        journal = super()._new_journal(operation, request, resource)
+        journal.then_delete = True
+        return journal
+
+    def make_safe(self, *, keep_stopped: bool = False):
+        # After the hand-over the offsets may be reset: running it again would re-read everything. Keep it stopped
+        # with the journal, unless recover --rollback asks for the previous state back.
+        handed_over = self.claimed.past_point_of_no_return and not self.rolling_back
+        return super().make_safe(keep_stopped=keep_stopped or handed_over)
+
+    def _step_resume(self) -> str:
+        self._record(Step.RESUME)  # stays stopped: it is deleted next
+        self._done(Step.RESUME)
+        return strimzi.STATE_STOPPED
+
+    def _step_cleanup(self) -> None:
+        """Delete the resource as we last read it (a resourceVersion precondition) while the journal is ours."""
+        from ...adapters.kube import ConflictError
+        from .steps import WRITE_ATTEMPTS
+
+        self.progress.step(f"deleting kafkaconnector/{self.target.resource_name} (its journal goes with it)")
+        for _ in range(WRITE_ATTEMPTS):
+            resource = self.operator.read()
+            self._check_owner(resource)
+            try:
+                self.kube.delete(self.target.kind, self.target.resource_name, self.target.namespace,
+                                 resource_version=resource["metadata"]["resourceVersion"])
+                break
+            except ConflictError:
+                continue  # changed since our read (the operator's status): read and check again
+        else:
+            raise PreconditionError(f"{self.target.display} kept changing while we tried to delete it",
+                                    advice="another controller may be writing to the resource")
+        self._done(Step.CLEANUP)
+
+    def recover(self, journal, *, rollback: bool = False, force: bool = False, wait: bool = False) -> str:
+        self.rolling_back = rollback
+        summary = super().recover(journal, rollback=rollback, force=force, wait=wait)
+        if rollback or not journal.past_point_of_no_return:
+            return f"{summary}; kafkaconnector/{self.target.resource_name} was not deleted"
+        return summary.replace("connector stopped", f"kafkaconnector/{self.target.resource_name} deleted")
+
+
+def flow_for_recover(kube: Kube, live: LiveTarget, journal, options: Options, progress: Progress):
+    """The flow that can finish ``journal``: a DeleteFlow when it is a delete --reset-offsets, else None."""
+    if not journal.then_delete:
+        return None
+    return DeleteFlow(kube, live.target, live.kind, wait=options.wait, progress=progress)
 
 
 def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
@@ -522,13 +585,12 @@ def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
     return Preview(what, live.target, live.kind, offsets, OffsetsDocument())
 
 
-def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress, after_reset: bool) -> None:
+def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress) -> None:
     progress.step(f"deleting kafkaconnector/{target.resource_name}")
     resource = kube.get(target.kind, target.resource_name, target.namespace)
     try:
         kube.delete(target.kind, target.resource_name, target.namespace,
                     resource_version=resource["metadata"]["resourceVersion"])
     except OffsetsError as error:
-        state = ("its offsets are reset and it is STOPPED; " if after_reset else "")
-        raise type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: {state}"
+        raise type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: "
                           "run the same command again", advice=error.advice) from None

@@ -346,8 +346,9 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
     if journal.connector != live.target.connector_name:
         raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
                                 next_command=journal.recover_command(live.target.namespace))
-    from . import mm2_full_reset
+    from . import lifecycle, mm2_full_reset
 
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
+        lifecycle.flow_for_recover(kube, live, journal, options, progress) or \
         AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback, force=force, wait=wait)

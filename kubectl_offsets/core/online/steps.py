@@ -97,7 +97,7 @@ class AlterFlow:
         (None for a reset); ``request`` is the one-shot request it needs: alter or reset."""
         assert operation in ALTERING_OPERATIONS and request in REQUESTS
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
-        self._claim(operation, request, keep_list_stanza=True)
+        self._claim_or_make_safe(operation, request)
         with self._made_safe_on_failure():
             self._step_stop()
             before, change = self._step_backup(plan, request)
@@ -133,6 +133,20 @@ class AlterFlow:
             final_state = self._step_resume()
             self._step_cleanup()
         return Outcome(self.kind, before, after, change, self.claimed.backup, final_state, self.claimed.id)
+
+    def _claim_or_make_safe(self, operation: str, request: str) -> None:
+        """The claim, and if something ends it (Ctrl-C during its patch) after that patch may have landed: when the
+        resource carries our journal, the stop happened, so make it safe like any later failure."""
+        try:
+            self._claim(operation, request, keep_list_stanza=True)
+        except (OffsetsError, SimulatedCrash):
+            raise  # the claim's own errors come before (or instead of) a successful write
+        except BaseException as failure:  # noqa: BLE001 - Ctrl-C/SIGTERM mid-request: did the stop land?
+            try:
+                self._check_owner(self.operator.read())
+            except BaseException:  # noqa: BLE001 - not ours, or unreadable: nothing of ours to make safe
+                raise as_offsets_error(failure) from None
+            raise self._fail(failure) from None
 
     def _new_journal(self, operation: str, request: str, resource: Mapping[str, Any]) -> Journal:
         stanza = self.target.stanza(resource)

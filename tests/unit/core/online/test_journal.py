@@ -118,3 +118,13 @@ def test_an_owner_elsewhere_or_alive_here_keeps_its_lease():
     if me["start"] is not None:  # a pid reused by a process started later is not the owner
         assert not _owned_by({**me, "start": me["start"] - 1}).owner_alive()
     assert _owned_by(None).owner_alive()  # an older kubectl-offsets: the lease alone decides
+
+
+def test_a_delete_journal_says_what_follows_the_reset():
+    journal = _journal(request="reset", resume=False, then_delete=True)
+    journal.beat(45, now=NOW)
+    data = json.loads(journal.to_annotation())
+    assert data["then_delete"] is True and schemas.errors("journal", data) == []
+    assert Journal.from_annotation(journal.to_annotation()).then_delete is True
+    assert journal.describe().startswith("alter (then delete) of 'sink'")
+    assert "then_delete" not in json.loads(_journal().to_annotation())  # absent from every other journal
