@@ -181,9 +181,13 @@ class Journal:
     def owner_text(self) -> str:
         return f"{self.id} (pid {self.owner['pid']} on {self.owner['host']})" if self.owner else self.id
 
+    @property
+    def what(self) -> str:
+        """The operation as people call it: ``reset (then delete)`` for delete --reset-offsets."""
+        return f"{self.operation} (then delete)" if self.then_delete else self.operation
+
     def describe(self) -> str:
-        what = f"{self.operation} (then delete)" if self.then_delete else self.operation
-        return f"{what} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
+        return f"{self.what} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
 
     def presence(self, now: dt.datetime | None = None) -> str:
         """'in progress by <id>, last seen Ns ago' while its owner's lease runs, else how long it has been silent."""
@@ -193,7 +197,7 @@ class Journal:
         if self.owner_dead():
             return f"{self.describe()}; its owner {self.owner_text()} no longer runs"
         if self.owner_alive(now):
-            return (f"{self.operation} of '{self.connector}' in progress by {self.owner_text()}, last seen {seen:.0f}s "
+            return (f"{self.what} of '{self.connector}' in progress by {self.owner_text()}, last seen {seen:.0f}s "
                     f"ago (started {self.started}, last step '{self.step}')")
         return f"{self.describe()}; its owner was last seen {seen:.0f}s ago and is presumed gone"
 
