@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -72,10 +73,12 @@ def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli
 
     listed = seen["list"]
     assert listed.exit_code == 0, str(listed)
-    assert f"in progress by {seen['id']}, last seen" in listed.stderr and "recover" not in listed.stderr
+    assert f"in progress by {seen['id']} (pid {os.getpid()} on " in listed.stderr and "last seen" in listed.stderr
+    assert "recover" not in listed.stderr
     refused = seen["refused"]
     assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
-    assert f"in progress by {seen['id']}, last seen" in refused.stderr and "--force" in refused.stderr
+    assert f"in progress by {seen['id']} (pid {os.getpid()} on " in refused.stderr, refused.stderr
+    assert "last seen" in refused.stderr and "--force" in refused.stderr
     forced = seen["forced"]
     assert forced.exit_code == 0, str(forced)
     assert "restored to running" in forced.stdout
@@ -144,18 +147,18 @@ def test_recover_refuses_an_alter_configmap_changed_since(lab, cli, kube, idle, 
     _settled(lab, conn)
 
 
-def test_recover_right_after_the_owner_was_killed_on_this_host_needs_no_force(lab, cli, env, idle, tmp_path):
+def test_recover_right_after_the_owner_was_killed_on_this_host_needs_no_force(lab, cli, env, tmp_path):
     """A real `kubectl-offsets alter` process, SIGKILLed while it waits for the operator: its lease (the whole
     --timeout plus a margin) still runs, but the journal names its host and pid, and that pid is gone."""
     import datetime as dt
-    import os
     import signal
     import subprocess
     import sys
 
     from kubectl_offsets.times import parse_instant
 
-    conn = idle
+    conn = lab.source("killed", lines=None)  # its own: the module's other connector has an unlabelled alter ConfigMap
+    assert cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5)).exit_code == 0
     _settled(lab, conn)
     old = source_position(cli, conn)
     process = subprocess.Popen(

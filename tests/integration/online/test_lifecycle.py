@@ -417,7 +417,7 @@ def test_create_with_time_travel_starts_at_the_record_of_that_time(lab12, cli, t
 
 # ---- failures ------------------------------------------------------------------------------------------------------
 
-def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str = "[y/N]: ") -> tuple[int, str]:
+def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str = "[y/N]: ") -> tuple[int | None, str]:
     """Run ``kubectl-offsets ARGS`` as its own process with a terminal (a pty) as standard input, as a user does.
     Once stderr shows ``until`` (the confirmation prompt), type ``answer`` (e.g. "n\\n"), or with ``answer`` None
     press Ctrl-C (SIGINT). Returns the exit status and stderr."""
@@ -443,11 +443,19 @@ def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str
                 pytest.fail(f"no prompt: {seen.decode()}")
             seen += chunk
         if answer is None:
+            # As a person would: a moment after the prompt. SIGINT in the instant between input() writing the
+            # prompt and blocking in read() is only acted on once a line is read (CPython checks signals between
+            # bytecodes, and on an interrupted read, neither of which happens there).
+            time.sleep(1.0)
             process.send_signal(signal.SIGINT)
         else:
             os.write(master, answer.encode())
-        rest = process.stderr.read()
-        return process.wait(120), (seen + rest).decode()
+        try:
+            code = process.wait(120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = None
+        return code, (seen + process.stderr.read()).decode()
     finally:
         os.close(master)
 
