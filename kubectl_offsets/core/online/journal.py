@@ -197,8 +197,9 @@ class Journal:
         if self.owner_dead():
             return f"{self.describe()}; its owner {self.owner_text()} no longer runs"
         if self.owner_alive(now):
-            return (f"{self.what} of '{self.connector}' in progress by {self.owner_text()}, last seen {seen:.0f}s "
-                    f"ago (started {self.started}, last step '{self.step}')")
+            where = f"pid {self.owner['pid']} on {self.owner['host']}, " if self.owner else ""
+            return (f"{self.what} of '{self.connector}' in progress by {self.id}, last seen {seen:.0f}s ago ({where}"
+                    f"started {self.started}, last step '{self.step}')")
         return f"{self.describe()}; its owner was last seen {seen:.0f}s ago and is presumed gone"
 
     def target_argument(self) -> str:
