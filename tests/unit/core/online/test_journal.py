@@ -128,3 +128,52 @@ def test_a_delete_journal_says_what_follows_the_reset():
     assert Journal.from_annotation(journal.to_annotation()).then_delete is True
     assert journal.describe().startswith("alter (then delete) of 'sink'")
     assert "then_delete" not in json.loads(_journal().to_annotation())  # absent from every other journal
+
+
+class _JournalsOverTime:
+    """A Kube whose KafkaConnector carries the given journals, one per read (the last one for ever after)."""
+
+    def __init__(self, *journals):
+        self.journals = list(journals)
+
+    def get(self, kind, name, namespace):
+        journal = self.journals.pop(0) if len(self.journals) > 1 else self.journals[0]
+        annotations = {} if journal is None else {"kubectl-offsets.io/journal": journal.to_annotation()}
+        return {"metadata": {"name": name, "namespace": namespace, "annotations": annotations}}
+
+
+def _flow(kube, timeout: float = 30):
+    from kubectl_offsets import strimzi
+    from kubectl_offsets.connect import ConnectorKind
+    from kubectl_offsets.core.online.steps import AlterFlow
+    from kubectl_offsets.model import WaitSettings
+    from kubectl_offsets.progress import SilentProgress
+
+    target = strimzi.connector_target({"metadata": {"name": "sink", "namespace": "kafka"}})
+    return AlterFlow(kube, target, ConnectorKind.SINK, wait=WaitSettings(timeout=timeout), progress=SilentProgress())
+
+
+def test_recover_refuses_a_live_owner_elsewhere_and_names_wait():
+    elsewhere = _owned_by({"host": "laptop", "pid": 4242, "scope": "laptop/another-boot", "start": 1})
+    with pytest.raises(PreconditionError) as refused:
+        _flow(_JournalsOverTime(elsewhere)).recover(elsewhere)
+    assert refused.value.next_command == "kubectl offsets recover kafkaconnector/sink -n kafka --wait"
+    assert "--force" in refused.value.advice and "in progress by abcd1234" in refused.value.message
+
+
+def test_recover_wait_waits_until_the_lease_runs_out_or_the_owner_finishes(monkeypatch):
+    import kubectl_offsets.core.online.steps as steps
+
+    elsewhere = {"host": "laptop", "pid": 4242, "scope": "laptop/another-boot", "start": 1}
+    waiting, lapsed = _owned_by(elsewhere), _owned_by(elsewhere)
+    lapsed.beat(0)  # its owner's lease ran out (or it released it)
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    flow = _flow(_JournalsOverTime(waiting, waiting, lapsed))
+    assert flow._wait_out_the_owner(waiting) == lapsed
+    finished = _flow(_JournalsOverTime(waiting, None))  # the owner finished: its journal is gone
+    assert finished._wait_out_the_owner(waiting) is None
+    clock = iter(range(0, 10_000, 100))  # monotonic seconds: the owner keeps renewing past the bound
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    with pytest.raises(steps.OperationTimeoutError) as late:
+        _flow(_JournalsOverTime(waiting), timeout=30)._wait_out_the_owner(waiting)
+    assert late.value.next_command.endswith("--force")
