@@ -1,5 +1,10 @@
-"""Times as compute takes and prints them: ISO-8601 date-times and durations in, epoch milliseconds out, and
-epoch milliseconds back to ISO-8601 (UTC, millisecond precision) in the documents compute writes."""
+"""Times as the plugin takes and prints them: ISO-8601 date-times and durations in, epoch milliseconds out, and
+epoch milliseconds back to ISO-8601 (UTC, millisecond precision) in the documents compute writes.
+
+``parse_instant`` is the one parser of date-times, for flags (--to-datetime, --since) and for the times we store
+(journal heartbeats, backup annotations) alike. It does not use ``datetime.fromisoformat``: before Python 3.11
+(pyproject allows 3.10) that rejects the ``Z`` suffix our documentation shows, fractions other than 3 or 6 digits
+and offsets without a colon."""
 
 from __future__ import annotations
 
@@ -8,17 +13,57 @@ import re
 
 from .errors import InputError
 
+# A time further in the future than this is refused by --to-datetime unless --allow-future says it is meant. The
+# margin lets a laptop whose clock is a little behind the brokers' pass a time copied from a record or a log.
+FUTURE_MARGIN = dt.timedelta(seconds=60)
 
-def parse_datetime(text: str) -> int:
-    """ISO-8601 -> epoch ms. Without a zone the time is UTC (said in --help), so scripts do not depend on the
-    machine's zone."""
+_INSTANT = re.compile(
+    r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
+    r"(?:[Tt ](?P<hour>\d{2}):(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?"
+    r"(?P<zone>[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$")
+
+
+def parse_instant(text: str) -> dt.datetime:
+    """ISO-8601 date-time (or date) -> an aware datetime; without a zone it is UTC, so scripts do not depend on the
+    machine's zone. Raises ValueError for anything else."""
+    m = _INSTANT.match(text.strip())
+    if not m:
+        raise ValueError(f"not an ISO-8601 date-time: {text!r}")
+    part = {k: int(v) for k, v in m.groupdict().items() if v and k not in ("fraction", "zone")}
+    micro = int((m["fraction"] or "0")[:6].ljust(6, "0"))
+    value = dt.datetime(part["year"], part["month"], part["day"], part.get("hour", 0), part.get("minute", 0),
+                        part.get("second", 0), micro, tzinfo=_zone(m["zone"]))
+    return value
+
+
+def _zone(text: str | None) -> dt.timezone:
+    if not text or text in "Zz":
+        return dt.timezone.utc
+    digits = text[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:] or 0)
+    if hours > 23 or minutes > 59:
+        raise ValueError(f"not a UTC offset: {text!r}")
+    offset = dt.timedelta(hours=hours, minutes=minutes)
+    return dt.timezone(-offset if text[0] == "-" else offset)
+
+
+def parse_datetime(text: str, *, allow_future: bool = False, now: dt.datetime | None = None,
+                   flag: str = "--to-datetime") -> int:
+    """``--to-datetime`` -> epoch ms. A time in the future is refused unless ``allow_future``: no record is that
+    new, so every partition would resume at its end, which is what --to-latest says plainly (a typo of the year
+    must not silently skip everything)."""
     try:
-        value = dt.datetime.fromisoformat(text.strip().replace("z", "Z"))
+        value = parse_instant(text)
     except ValueError:
-        raise InputError(f"--to-datetime '{text}' is not an ISO-8601 date-time",
+        raise InputError(f"{flag} '{text}' is not an ISO-8601 date-time",
                          advice="for example 2026-11-21T09:00:00Z or 2026-11-21T10:00:00+01:00") from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    if value > now + FUTURE_MARGIN and not allow_future:
+        shown = value.astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        raise InputError(f"{flag} {shown} is in the future: no record is that new, so every partition would "
+                         "resume at its end (as with --to-latest)",
+                         advice="check the date (the year?); if that is what you mean, add --allow-future, or use "
+                         "--to-latest")
     return int(value.timestamp() * 1000)
 
 

@@ -6,8 +6,8 @@ from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_t
                      require_check_option, require_confirmation_possible, session, target_spec,
                      with_connector_options)
 from .fleet import parallel_options, selection_options
-from .options import (alter_input_options, cluster_options, kafka_option, mutation_options, output_option,
-                      quiet_option)
+from .options import (allow_future_option, alter_input_options, cluster_options, kafka_option, mutation_options,
+                      output_option, quiet_option)
 
 
 @click.command("alter")
@@ -23,6 +23,7 @@ from .options import (alter_input_options, cluster_options, kafka_option, mutati
 @click.option("--to-datetime", metavar="ISO-8601",
               help="Time travel: resume at the first record at or after this time (UTC unless the time has a zone); "
                    "a partition with no newer record resumes at its end.")
+@allow_future_option
 @click.option("--by-duration", metavar="DURATION",
               help="Time travel: as --to-datetime, at now minus this (30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition.")
@@ -41,7 +42,7 @@ from .options import (alter_input_options, cluster_options, kafka_option, mutati
 @output_option()
 @quiet_option
 def alter_command(target, connector, source_cluster, selector, all_, all_namespaces, parallel, skip_invalid, file, sets,
-                  skip_records, to_offset, shift_by, topics, to_datetime, by_duration, to_earliest, to_latest,
+                  skip_records, to_offset, shift_by, topics, to_datetime, allow_future, by_duration, to_earliest, to_latest,
                   bootstrap_server, kafka_options, no_resume, force, require_check, namespace, context, kubeconfig,
                   timeout, yes, dry_run, output, quiet):
     """Change a connector's offsets, safely.
@@ -92,7 +93,9 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         require_confirmation_possible(yes, dry_run, "alter")
         travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
-                            kafka_options=kafka_options)
+                            kafka_options=kafka_options, allow_future=allow_future)
+        if allow_future and not to_datetime:
+            raise InputError("--allow-future goes with --to-datetime")
         mm2 = mm2_settings({"source_bootstrap_server": bootstrap_server, "kafka_options": kafka_options,
                             "require_check": require_check})
         if travel.requested:
@@ -133,6 +136,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
             raise InputError("the time-travel flags cannot be combined with -f, --set, --skip-record, --shift-by "
                              "or --to-offset", advice="use one way of saying the new offsets")
         travel.check_combination()
+        travel.at_ms()  # a bad or future time is refused before the cluster is asked anything
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)
         result = operations.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,

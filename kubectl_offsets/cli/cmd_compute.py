@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from .common import connector_flags, with_connector_options
-from .options import (check_output_path, cluster_options, group, kafka_option, key_value_pairs, output_option,
-                      quiet_option)
+from .options import (allow_future_option, check_output_path, cluster_options, group, kafka_option, key_value_pairs,
+                      output_option, quiet_option)
 
 source_options = group(
     click.option("--bootstrap-server", metavar="HOST:PORT", help="Read a live topic from this Kafka cluster."),
@@ -44,6 +44,7 @@ source_options = group(
 @source_options
 @click.option("--to-datetime", metavar="ISO-8601", help="Resume at the first record at or after this time "
                                                        "(UTC unless the time says otherwise).")
+@allow_future_option
 @click.option("--by-duration", metavar="DURATION", help="Resume at the first record at or after now minus this "
                                                          "(30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Resume at each partition's first record.")

@@ -3,7 +3,8 @@
 import click
 
 from .common import confirm_on_terminal, require_confirmation_possible, session
-from .options import cluster_options, kafka_option, mutation_options, output_option, quiet_option
+from .options import (allow_future_option, cluster_options, kafka_option, mutation_options, output_option,
+                      quiet_option)
 
 
 @click.command("create")
@@ -22,6 +23,7 @@ from .options import cluster_options, kafka_option, mutation_options, output_opt
                    "partition of the sink's topics).")
 @click.option("--to-datetime", metavar="ISO-8601", help="Start at the first record at or after this time (UTC unless "
                                                         "zoned); a partition with no newer record starts at its end.")
+@allow_future_option
 @click.option("--by-duration", metavar="DURATION", help="As --to-datetime, at now minus this (2h, PT30M, P1D).")
 @click.option("--to-earliest", is_flag=True, help="Start at the first record still in each partition.")
 @click.option("--to-latest", is_flag=True, help="Start at the end of each partition (only new records).")
@@ -37,7 +39,7 @@ from .options import cluster_options, kafka_option, mutation_options, output_opt
 @mutation_options
 @output_option()
 @quiet_option
-def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics, to_datetime, by_duration,
+def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics, to_datetime, allow_future, by_duration,
                    to_earliest, to_latest, bootstrap_server, kafka_options, from_scratch, accept_start_window,
                    namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
     """Create a KafkaConnector that starts at chosen offsets.
@@ -65,8 +67,10 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
         require_confirmation_possible(yes, dry_run, "create")
         request_args = dict(offsets_file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset,
                             topics=topics, to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
-                            to_latest=to_latest, bootstrap_server=bootstrap_server, kafka_options=kafka_options)
+                            to_latest=to_latest, bootstrap_server=bootstrap_server, kafka_options=kafka_options,
+                            allow_future=allow_future)
         document = lifecycle.read_manifest(manifest)
+        _check_time(to_datetime, allow_future)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
         request = _offsets_request(kube, document, namespace, progress, **request_args)
         result = lifecycle.create_connector(kube, document, request, from_scratch=from_scratch,
@@ -81,7 +85,7 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
 
 
 def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets, skip_records, to_offset, topics,
-                     to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options):
+                     to_datetime, by_duration, to_earliest, to_latest, bootstrap_server, kafka_options, allow_future):
     """The change the user asked for: an AlterRequest, a time-travel request, or None (only --from-scratch)."""
     from ..core.online import lifecycle, timetravel
     from ..core.inputs import AlterRequest
@@ -90,7 +94,7 @@ def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets,
 
     travel = timetravel.TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                                    to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
-                                   kafka_options=kafka_options)
+                                   kafka_options=kafka_options, allow_future=allow_future)
     plain = offsets_file or sets or skip_records or to_offset is not None
     if travel.requested:
         if plain:
@@ -109,6 +113,17 @@ def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets,
             raise InputError("--topic only selects partitions for --to-offset and the time-travel flags")
         return None
     return AlterRequest(file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset, topics=topics)
+
+
+def _check_time(to_datetime, allow_future: bool) -> None:
+    """A bad or future --to-datetime is refused before the cluster is asked anything."""
+    from ..errors import InputError
+    from ..times import parse_datetime
+
+    if allow_future and not to_datetime:
+        raise InputError("--allow-future goes with --to-datetime")
+    if to_datetime:
+        parse_datetime(to_datetime, allow_future=allow_future)
 
 
 def _print_plan(plan) -> None:

@@ -15,6 +15,9 @@ from .options import cluster_options, dry_run_option, kafka_option, quiet_option
 @click.option("--force", is_flag=True,
               help="Take over even though the operation's owner was seen recently (its heartbeat is fresh): only "
                    "when you know that process is gone.")
+@click.option("--wait", "wait_for_owner", is_flag=True,
+              help="While the owner's heartbeat is fresh, wait until its lease runs out (or it finishes), then "
+                   "recover.")
 @click.option("--bootstrap-server", "bootstrap_server", metavar="HOST:PORT",
               help="MirrorMaker 2 full reset: the cluster that holds the offset-syncs topic, instead of the address "
                    "the interrupted run recorded (e.g. a port-forward that is gone).")
@@ -25,20 +28,22 @@ from .options import cluster_options, dry_run_option, kafka_option, quiet_option
             "its journal says).")
 @dry_run_option("Read the journal and say whether recover would finish or roll back, and what; change nothing.")
 @quiet_option
-def recover_command(target, connector, source_cluster, rollback, force, bootstrap_server, kafka_options, namespace,
-                    context, kubeconfig, timeout, yes, dry_run, quiet):
+def recover_command(target, connector, source_cluster, rollback, force, wait_for_owner, bootstrap_server,
+                    kafka_options, namespace, context, kubeconfig, timeout, yes, dry_run, quiet):
     """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
 
     Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
     untouched). After that, it finishes: waits for the operator, verifies, restores the previous state (or leaves
     the connector stopped if the operation was run with --no-resume). While the operation's own process may still
-    be working (its heartbeat is fresh), recover refuses unless --force.
+    be working (its heartbeat is fresh), recover refuses, unless that process ran on this machine and is gone;
+    --wait waits until its lease runs out, --force takes over at once.
 
     \b
     Examples:
       kubectl offsets recover my-sink -n kafka
       kubectl offsets recover kmm2/mirror --connector source --rollback
-      kubectl offsets recover my-sink -n kafka --force    # its process was killed a moment ago
+      kubectl offsets recover my-sink -n kafka --wait     # its process (elsewhere) was killed a moment ago
+      kubectl offsets recover my-sink -n kafka --force    # ... and you know it is gone: do not wait
       kubectl offsets recover kmm2/mirror --connector source --rollback --bootstrap-server localhost:9092
 
     A MirrorMaker 2 full reset (reset --with-offset-syncs) may have added 'delete' to its offset-syncs topic's
@@ -52,7 +57,7 @@ def recover_command(target, connector, source_cluster, rollback, force, bootstra
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=True, dry_run=dry_run,
                                           mm2=mm2)
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
-                                     force=force, options=options, progress=progress)
+                                     force=force, wait=wait_for_owner, options=options, progress=progress)
         click.echo(summary)
         if dry_run:
             click.echo("dry run: nothing was changed", err=True)

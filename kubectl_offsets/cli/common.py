@@ -102,9 +102,15 @@ def require_confirmation_possible(yes: bool, dry_run: bool, operation: str) -> N
 
 
 def confirm_on_terminal(preview) -> bool:
+    """Ctrl-C or Ctrl-D at the prompt is a "no": the operation is cancelled and says what that left (create deletes
+    the connector it created for the preview), instead of click's bare "Aborted!"."""
     click.echo(render_preview(preview), err=True)
-    return click.confirm(f"{preview.operation} the offsets of '{preview.target.connector_name}'?", default=False,
-                         err=True)
+    try:
+        return click.confirm(f"{preview.operation} the offsets of '{preview.target.connector_name}'?", default=False,
+                             err=True)
+    except click.Abort:
+        click.echo("", err=True)
+        return False
 
 
 def render_preview(preview) -> str:

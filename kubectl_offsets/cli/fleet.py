@@ -173,9 +173,10 @@ def parse_since(text: str):
     from ..errors import InputError
     from ..times import parse_duration
 
+    from ..times import parse_instant
+
     try:
-        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+        return parse_instant(text)
     except ValueError:
         pass
     try:

@@ -265,3 +265,10 @@ def key_value_pairs(ctx, param, values) -> tuple[tuple[str, str], ...]:
             raise click.BadParameter(f"'{value}' is not KEY=VALUE", ctx=ctx, param=param)
         pairs.append((key.strip(), rest))
     return tuple(pairs)
+
+
+# After every --to-datetime: a time in the future is refused as a likely typo (2062 for 2026), since it would act as
+# --to-latest; this says it is meant.
+allow_future_option = click.option(
+    "--allow-future", is_flag=True,
+    help="Accept a --to-datetime in the future (no record is that new: every partition resumes at its end).")

@@ -91,12 +91,13 @@ def render_lag(document: dict[str, Any], fmt: str) -> str:
         return json.dumps(document, indent=2)
     if fmt == "yaml":
         return to_yaml(document)
-    rows = [[r["topic"], r["partition"], "-" if r["position"] is None else r["position"], r["end"], r["lag"],
-             age(r["timeLagSeconds"])] for r in document["partitions"]]
+    rows = [[r["topic"], r["partition"], "-" if r["position"] is None else r["position"],
+             "-" if r["end"] is None else r["end"], r["lag"], age(r["timeLagSeconds"]), r["status"]]
+            for r in document["partitions"]]
     if fmt == "csv":
-        return csv_rows(["topic", "partition", "position", "end", "lag", "time-lag-seconds"],
-                        [row[:5] + [r["timeLagSeconds"]] for row, r in zip(rows, document["partitions"])])
-    return table(["TOPIC", "PARTITION", "POSITION", "END", "LAG", "AGE"], rows) + \
+        return csv_rows(["topic", "partition", "position", "end", "lag", "time-lag-seconds", "status"],
+                        [row[:5] + [r["timeLagSeconds"], r["status"]] for row, r in zip(rows, document["partitions"])])
+    return table(["TOPIC", "PARTITION", "POSITION", "END", "LAG", "AGE", "STATUS"], rows) + \
         f"\nTOTAL LAG: {document['totalLag']}; OLDEST PENDING: {age(document['maxTimeLagSeconds'])}"
 
 

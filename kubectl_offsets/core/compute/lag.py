@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ... import schemas
+from ... import mirrormaker, schemas
 from ...adapters.spark.sources import LiveTopics
 from ...connect import ConnectorKind
 from ...errors import InputError
@@ -17,33 +17,58 @@ from .positions import BrokerFactory, broker_for, resume_positions
 from ...times import iso_ms
 
 
+# A partition's lag cannot be measured when the connector resumes past the end of its log (the topic was recreated
+# or truncated: Connect's consumer gets OffsetOutOfRange) or the partition no longer exists (the topic was deleted,
+# or recreated with fewer partitions). The numbers would say "no lag": a gate must not pass on them.
+STATUS_OK, STATUS_AHEAD, STATUS_MISSING = mirrormaker.STATUS_OK, mirrormaker.STATUS_AHEAD, mirrormaker.STATUS_MISSING
+
+
 @dataclass(frozen=True)
 class LagRow:
     topic: str
     partition: int
     position: int | None  # where the connector resumes; None = no stored offset
-    end: int
+    end: int | None  # None: the partition does not exist (status missing)
     lag: int
     oldest_pending_ms: int | None = None  # timestamp of the first record not yet replicated/consumed
     time_lag_s: float | None = 0.0  # its age when measured; 0 when nothing is pending, None when unreadable
+    status: str = STATUS_OK  # ok | ahead (resumes past the log end) | missing (no such partition)
 
     def to_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "partition": self.partition, "position": self.position, "end": self.end,
-                "lag": self.lag, "oldestPending": iso_ms(self.oldest_pending_ms), "timeLagSeconds": self.time_lag_s}
+                "lag": self.lag, "oldestPending": iso_ms(self.oldest_pending_ms), "timeLagSeconds": self.time_lag_s,
+                "status": self.status}
+
+    def problem(self) -> str | None:
+        """Why this partition's lag cannot be trusted, for the gate's message; None when it can."""
+        if self.status == STATUS_AHEAD:
+            return f"ahead: resumes at {self.position}, past the log end {self.end}"
+        if self.status == STATUS_MISSING:
+            return "missing: the partition does not exist"
+        return None
 
 
 @dataclass(frozen=True)
 class LagThresholds:
     """Exit-status gates for ``lag``: a partition lagging more than ``max_lag`` records, or whose oldest pending
-    record is older than ``max_age_s`` seconds, fails the gate (a pending record whose age cannot be read counts
-    as too old: the gate must not pass on missing data)."""
+    record is older than ``max_age_s`` seconds, fails the gate. The gate fails closed: a pending record whose age
+    cannot be read counts as too old, and a partition whose lag cannot be measured (ahead of its log, or gone)
+    fails any gate."""
 
     max_lag: int | None = None
     max_age_s: float | None = None
 
+    @property
+    def active(self) -> bool:
+        return self.max_lag is not None or self.max_age_s is not None
+
     def exceeded(self, rows: list[LagRow]) -> list[dict[str, Any]]:
         found = []
         for row in rows:
+            if row.status != STATUS_OK:
+                if self.active:
+                    found.append({"topic": row.topic, "partition": row.partition, "reason": row.status})
+                continue
             if self.max_lag is not None and row.lag > self.max_lag:
                 found.append({"topic": row.topic, "partition": row.partition, "reason": "lag"})
             if self.max_age_s is not None and row.lag > 0 and (row.time_lag_s is None
@@ -71,6 +96,7 @@ def lag(kind: ConnectorKind, current: OffsetsDocument, source: LiveTopics, *, br
         progress.warn(f"topic '{topic}' does not exist at {source.bootstrap_servers}: not measured (deleted since "
                       "the connector stored an offset for it?)")
     partitions = [(t, p) for t, ps in found.items() for p in ps or ()]
+    missing = sorted(tp for tp in positions if tp not in set(partitions))
     if not partitions:
         raise InputError(f"none of the topics exists at {source.bootstrap_servers}: {', '.join(topics)}",
                          advice="check --bootstrap-server: for MirrorMaker 2 it is the SOURCE cluster")
@@ -82,13 +108,15 @@ def lag(kind: ConnectorKind, current: OffsetsDocument, source: LiveTopics, *, br
     pending = {tp: start for tp, start in starts.items() if end[tp] > start}
     stamps = client.timestamps_at(pending) if pending else {}
     measured = (now_ms or _now_ms)()
-    rows = []
-    for tp in sorted(partitions):
+    rows = [LagRow(t, p, positions[(t, p)], None, 0, None, None, STATUS_MISSING) for t, p in missing]
+    for tp in partitions:
         lag_records = max(end[tp] - starts[tp], 0)
         stamp = stamps.get(tp)
         age = 0.0 if not lag_records else (None if stamp is None else max(measured - stamp, 0) / 1000.0)
-        rows.append(LagRow(tp[0], tp[1], positions.get(tp), end[tp], lag_records, stamp, age))
-    return rows
+        position = positions.get(tp)
+        status = STATUS_AHEAD if position is not None and position > end[tp] else STATUS_OK
+        rows.append(LagRow(tp[0], tp[1], position, end[tp], lag_records, stamp, age, status))
+    return sorted(rows, key=lambda row: (row.topic, row.partition))
 
 
 def _now_ms() -> int:

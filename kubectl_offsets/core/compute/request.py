@@ -89,6 +89,7 @@ class ComputeFlags:
     source: SourceFlags
     connector: ConnectorFlags
     to_datetime: str | None = None
+    allow_future: bool = False  # a --to-datetime in the future is meant (every partition resumes at its end)
     by_duration: str | None = None
     to_earliest: bool = False
     to_latest: bool = False
@@ -107,10 +108,11 @@ class ComputeFlags:
 
     def request(self, progress: Progress) -> ComputeRequest:
         operation = self.operation()
+        at_ms = self._at(operation)  # a bad or future time is refused before any file or cluster is read
         kind, alias, current = self._connector(progress)
         source = self.source.source(current, kind)
         return ComputeRequest(
-            source=source, operation=operation, kind=kind, source_alias=alias, at_ms=self._at(operation),
+            source=source, operation=operation, kind=kind, source_alias=alias, at_ms=at_ms,
             shift_by=self.shift_by, poison=self._poison(operation), find=self.find_sql, current=current,
             scan=self.scan, report_limit=self.report_limit, count_all=self.count_all)
 
@@ -127,6 +129,8 @@ class ComputeFlags:
             raise InputError("choose exactly one of --to-datetime, --by-duration, --to-earliest, --to-latest, "
                              "--shift-by, --skip-poison, --find" + got, advice="kubectl offsets compute --help")
         criteria_given = self.where or self.invalid or self.invalid_against or self.report or self.count_all
+        if self.allow_future and chosen[0] is not Operation.TO_DATETIME:
+            raise InputError("--allow-future goes with --to-datetime")
         if criteria_given and chosen[0] is not Operation.SKIP_POISON:
             raise InputError("--where, --invalid, --invalid-against, --report and --count-all go with --skip-poison")
         return chosen[0]
@@ -136,7 +140,7 @@ class ComputeFlags:
 
         if operation is Operation.TO_DATETIME:
             assert self.to_datetime is not None
-            return parse_datetime(self.to_datetime)
+            return parse_datetime(self.to_datetime, allow_future=self.allow_future)
         if operation is Operation.BY_DURATION:
             assert self.by_duration is not None
             return at_for_duration(self.by_duration)
@@ -297,6 +301,21 @@ def gate(document: dict[str, Any]) -> None:
     """Fail (exit status 9) when the lag report says a threshold was exceeded."""
     exceeded = document["thresholds"]["exceeded"]
     if exceeded:
-        shown = ", ".join(f"{e['topic']}:{e['partition']} ({e['reason']})" for e in exceeded[:10])
-        raise CheckFailedError(f"lag over the threshold on {len(exceeded)} partition(s): {shown}",
-                               advice="the report above has the figures per partition")
+        rows = {(r["topic"], r["partition"]): r for r in document["partitions"]}
+        shown = ", ".join(f"{e['topic']}:{e['partition']} ({_reason(e, rows[(e['topic'], e['partition'])])})"
+                          for e in exceeded[:10])
+        unmeasurable = any(e["reason"] in ("ahead", "missing") for e in exceeded)
+        raise CheckFailedError(f"the lag gate failed on {len(exceeded)} partition(s): {shown}",
+                               advice="the report above has the figures per partition" + (
+                                   "; a partition that is ahead or missing cannot be measured (topic deleted, "
+                                   "recreated or truncated): kubectl offsets check shows it, kubectl offsets alter "
+                                   "--to-earliest/--to-latest --topic TOPIC (or reset) puts the connector back on "
+                                   "the log" if unmeasurable else ""))
+
+
+def _reason(exceeded: dict[str, Any], row: dict[str, Any]) -> str:
+    if exceeded["reason"] == "ahead":
+        return f"ahead: resumes at {row['position']}, past the log end {row['end']}"
+    if exceeded["reason"] == "missing":
+        return "missing: the partition does not exist"
+    return exceeded["reason"]

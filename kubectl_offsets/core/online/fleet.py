@@ -365,8 +365,9 @@ def backup_since(kube: Kube, target: strimzi.ConnectorTarget, since: dt.datetime
 
 
 def _parse_time(text: str) -> dt.datetime:
-    parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+    from ...times import parse_instant
+
+    return parse_instant(text)
 
 
 # --- import ---------------------------------------------------------------------------------------------------

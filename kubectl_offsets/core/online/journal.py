@@ -9,7 +9,10 @@ a digest of the document handed to the operator), whether to resume afterwards, 
 Ownership: the journal carries the id of the process that works on it and a heartbeat with a lease (the owner
 promises to write again, or to be done, within ``lease`` seconds of ``heartbeat``). Every write tests that the
 journal still carries the writer's id, so a process that lost the journal (someone ran ``recover --force``) stops
-instead of overwriting it. While the lease runs, ``recover`` refuses without ``--force``.
+instead of overwriting it. While the lease runs, ``recover`` refuses without ``--force`` (or waits it out with
+``--wait``), unless the owner is known to be dead: the journal names the owner's host and process, and on that same
+host a process that no longer runs is dead, whatever its lease says (a kill -9, a closed laptop lid does not count:
+its process still runs).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
+import socket
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -24,6 +29,7 @@ from ... import __version__, schemas, strimzi
 from ...conventions import Operation, StrEnum
 from ...strimzi import OffsetsAction
 from ...errors import PreconditionError
+from ...times import parse_instant
 
 class Step(StrEnum):
     """The journal's ``step``: the last step an operation recorded. Stored in journals: never rename one after a
@@ -56,7 +62,7 @@ def utc_text(when: dt.datetime) -> str:
 
 
 def parse_utc(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parse_instant(text)
 
 
 def document_digest(document) -> str:
@@ -101,10 +107,16 @@ class Journal:
     # not added). Kept for the whole operation so its lists need no stanza change (no extra operator pass, no wait
     # for it to be observed); the resume (or make-safe) removes it while it still names this ConfigMap.
     list_offsets_added: str | None = None
+    # The process working on it (this_process()): on the same host, recover can tell that it died (None: written by
+    # an older kubectl-offsets, or the process could not say).
+    owner: dict[str, Any] | None = None
+    # delete --reset-offsets (core/online/lifecycle.py, DeleteFlow): the connector stays stopped after the reset and
+    # its last step deletes it. None in every other journal.
+    then_delete: bool | None = None
 
     def to_annotation(self) -> str:
         data = asdict(self)
-        for optional in ("offset_syncs", "list_offsets_added"):  # absent unless used: journals stay short
+        for optional in ("offset_syncs", "list_offsets_added", "owner", "then_delete"):  # absent unless used: journals stay short
             if data[optional] is None:
                 del data[optional]
         return json.dumps(data, separators=(",", ":"), sort_keys=True)
@@ -153,21 +165,41 @@ class Journal:
         return max(0.0, ((now or dt.datetime.now(dt.timezone.utc)) - parse_utc(self.heartbeat)).total_seconds())
 
     def owner_alive(self, now: dt.datetime | None = None) -> bool:
-        """The owner's lease still runs: it may be working (waiting for the operator) right now."""
+        """The owner's lease still runs and its process is not known to be dead: it may be working (waiting for
+        the operator) right now."""
         seen = self.seconds_since_seen(now)
-        return seen is not None and seen < self.lease
+        return seen is not None and seen < self.lease and not self.owner_dead()
+
+    def owner_dead(self) -> bool:
+        """The owner ran on this host (the same kernel boot and process namespace) and its process is gone."""
+        return self.owner is not None and process_gone(self.owner)
+
+    def lease_left(self, now: dt.datetime | None = None) -> float:
+        seen = self.seconds_since_seen(now)
+        return 0.0 if seen is None else max(0.0, self.lease - seen)
+
+    def owner_text(self) -> str:
+        return f"{self.id} (pid {self.owner['pid']} on {self.owner['host']})" if self.owner else self.id
+
+    @property
+    def what(self) -> str:
+        """The operation as people call it: ``reset (then delete)`` for delete --reset-offsets."""
+        return f"{self.operation} (then delete)" if self.then_delete else self.operation
 
     def describe(self) -> str:
-        return f"{self.operation} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
+        return f"{self.what} of '{self.connector}' started {self.started} (id {self.id}), last step '{self.step}'"
 
     def presence(self, now: dt.datetime | None = None) -> str:
         """'in progress by <id>, last seen Ns ago' while its owner's lease runs, else how long it has been silent."""
         seen = self.seconds_since_seen(now)
         if seen is None:
             return f"{self.describe()}; its owner leaves no heartbeat (an older kubectl-offsets)"
+        if self.owner_dead():
+            return f"{self.describe()}; its owner {self.owner_text()} no longer runs"
         if self.owner_alive(now):
-            return (f"{self.operation} of '{self.connector}' in progress by {self.id}, last seen {seen:.0f}s ago "
-                    f"(started {self.started}, last step '{self.step}')")
+            where = f"pid {self.owner['pid']} on {self.owner['host']}, " if self.owner else ""
+            return (f"{self.what} of '{self.connector}' in progress by {self.id}, last seen {seen:.0f}s ago ({where}"
+                    f"started {self.started}, last step '{self.step}')")
         return f"{self.describe()}; its owner was last seen {seen:.0f}s ago and is presumed gone"
 
     def target_argument(self) -> str:
@@ -177,5 +209,70 @@ class Journal:
             text += f" --connector '{self.connector}'"
         return text
 
-    def recover_command(self, namespace: str, *, force: bool = False) -> str:
-        return f"kubectl offsets recover {self.target_argument()} -n {namespace}" + (" --force" if force else "")
+    def recover_command(self, namespace: str, *, force: bool = False, wait: bool = False) -> str:
+        return (f"kubectl offsets recover {self.target_argument()} -n {namespace}" + (" --force" if force else "")
+                + (" --wait" if wait else ""))
+
+
+# --- the owner's process ----------------------------------------------------------------------------------------
+
+
+def this_process() -> dict[str, Any]:
+    """Who writes the journal: host name (for people), pid, the scope in which that pid means this process (the
+    kernel boot and the pid namespace: two containers, or one machine after a reboot, reuse pids) and the process's
+    start time in that scope (a pid reused later has another). On systems without /proc the scope is the host name
+    and the start unknown."""
+    host = socket.gethostname()
+    return {"host": host, "pid": os.getpid(), "scope": _pid_scope(host), "start": _start_time(os.getpid())}
+
+
+def process_gone(owner: dict[str, Any]) -> bool:
+    """True only when we can tell: the owner's pid scope is ours and its process no longer runs (or the pid now
+    belongs to a process started later). Anywhere else we know nothing, and the lease decides."""
+    if owner.get("scope") != _pid_scope(socket.gethostname()):
+        return False
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # it runs, as another user
+        pass
+    stat = _stat(pid)
+    if stat is not None and stat[0] in "ZX":  # a zombie: dead, not yet reaped by its parent
+        return True
+    start = owner.get("start")
+    return start is not None and stat is not None and stat[1] != start
+
+
+def _pid_scope(host: str) -> str:
+    boot = _read("/proc/sys/kernel/random/boot_id")
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        namespace = None
+    return "/".join(part for part in (host, boot, namespace) if part)
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, start time in clock ticks since boot) from /proc/PID/stat, or None without /proc."""
+    text = _read(f"/proc/{pid}/stat")
+    if text is None:
+        return None
+    fields = text.rsplit(")", 1)[-1].split()  # the command name, in parentheses, may hold spaces
+    return fields[0], int(fields[19])
+
+
+def _start_time(pid: int) -> int | None:
+    stat = _stat(pid)
+    return None if stat is None else stat[1]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as file:
+            return file.read().strip()
+    except OSError:
+        return None

@@ -25,10 +25,13 @@ from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL, Operation
 from ...errors import InputError, NotFoundError, OffsetsError, PreconditionError
 from ...model import OffsetEntry, OffsetsDocument, Options
+from ...strimzi import OffsetsAction
 from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
+from .journal import Step
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
+from .steps import AlterFlow, SimulatedCrash
 from .targets import LiveTarget, TargetSpec, _check_connect_cluster, topic_filter
 
 if TYPE_CHECKING:
@@ -299,21 +302,32 @@ def create_connector(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any
         return plan
     target = plan.target
     progress.step(f"creating kafkaconnector/{target.resource_name} with spec.state: stopped")
-    kube.create(target.kind, target.namespace, plan.created_body)
     client = OperatorClient(kube, target, options.wait, progress)
+    # From the create until the offsets are handed to the operator, only the new resource exists: whatever ends
+    # this part (an error, Ctrl-C, "no" or Ctrl-C at the prompt, an exception from a caller's confirm) deletes it.
+    created = False
     try:
+        kube.create(target.kind, target.namespace, plan.created_body)
+        created = True
         client.wait_for_connect_state("STOPPED")
         progress.step("listing the offsets the new connector already has (left by an earlier connector of this name)")
         leftovers = client.list_offsets()
         live = LiveTarget(target, client.read())
         change = _rebuild_for_live(offsets, plan, live)
         change = _with_reset_of_leftovers(change, leftovers) if from_scratch else change
-    except (OffsetsError, KeyboardInterrupt) as failure:
+        nothing_to_apply = change is None and not len(leftovers)
+        if not nothing_to_apply:
+            _confirm(live, leftovers, change, options, confirm)
+    except SimulatedCrash:
+        raise
+    except BaseException as failure:  # noqa: BLE001 - the new resource must not be left behind, whatever ended us
+        if not created:  # never delete what may be someone else's (a create that lost a race gets 409)
+            raise _not_created(target, failure) from None
         raise _rolled_back(kube, target, failure, progress) from None
-    if change is None and not len(leftovers):
+    if nothing_to_apply:
         progress.step("no leftover offsets: nothing to reset")
         return _finish(kube, client, plan, live.kind, leftovers, None, leftovers, None, progress)
-    outcome = _apply(kube, plan, live, leftovers, change, options, confirm, progress, crash_after)
+    outcome = _apply(kube, plan, live, leftovers, change, options, progress, crash_after)
     return _finish(kube, client, plan, live.kind, leftovers, outcome.change, outcome.after, outcome.backup, progress)
 
 
@@ -334,21 +348,37 @@ def _with_reset_of_leftovers(change: OffsetsDocument | None, leftovers: OffsetsD
     return OffsetsDocument.of([*change, *extra])
 
 
-def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
-           options: Options, confirm, progress: Progress, crash_after: str | None = None):
+def _confirm(live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None, options: Options,
+             confirm) -> None:
+    """The preview (leftovers -> offsets after) and the question; "no" raises, and the caller deletes the new
+    connector again."""
     from .operations import Preview
-    from .steps import AlterFlow
 
-    operation = Operation.ALTER if change is not None else Operation.RESET
-    preview = Preview(f"create ({operation})", live.target, live.kind, leftovers, change)
-    if not options.yes and (confirm is None or not confirm(preview)):
-        raise _rolled_back(kube, live.target, InputError("create cancelled"), progress)
+    if options.yes:
+        return
+    preview = Preview(f"create ({_operation(change)})", live.target, live.kind, leftovers, change)
+    if confirm is None or not confirm(preview):
+        raise InputError("create cancelled")
+
+
+def _operation(change: OffsetsDocument | None) -> Operation:
+    return Operation.ALTER if change is not None else Operation.RESET
+
+
+def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
+           options: Options, progress: Progress, crash_after: str | None = None):
+    from .steps import AlterFlow, as_offsets_error
+
+    operation = _operation(change)
     flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=True,
                      crash_after=crash_after)
     try:
         # The change was computed from the leftovers of the connector being created, not from its running offsets.
         return flow.run(operation, lambda stopped: change, operation)
-    except OffsetsError as error:
+    except SimulatedCrash:
+        raise
+    except BaseException as failure:  # noqa: BLE001 - ours, or Ctrl-C while the flow claimed the resource
+        error = as_offsets_error(failure)
         handed_over = flow.journal is not None and flow.journal.past_point_of_no_return
         if handed_over or error.next_command:  # the offsets may have changed: keep it (stopped) and say how on
             advice = f"{error.advice + '; ' if error.advice else ''}the new connector stays STOPPED; once " \
@@ -360,12 +390,20 @@ def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDoc
 def _finish(kube: Kube, client: OperatorClient, plan: CreatePlan, kind: ConnectorKind, leftovers, change, after, backup,
             progress: Progress) -> CreateOutcome:
     """The state the manifest asks for (absent stays absent), and our creating mark removed, in one patch."""
+    from .steps import as_offsets_error
+
     wanted = plan.manifest.requested_state
     progress.step(f"setting the state the manifest asks for: {wanted or strimzi.DEFAULT_STATE}")
-    resource = client.read()
-    client.patch(client.stanza_ops({strimzi.FIELD_STATE: wanted}, resource)
-                 + client.annotation_ops({ANNOTATION_CREATING: None}, resource))
-    client.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[wanted or strimzi.DEFAULT_STATE])
+    try:
+        resource = client.read()
+        client.patch(client.stanza_ops({strimzi.FIELD_STATE: wanted}, resource)
+                     + client.annotation_ops({ANNOTATION_CREATING: None}, resource))
+        client.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[wanted or strimzi.DEFAULT_STATE])
+    except BaseException as failure:  # noqa: BLE001 - its offsets are set; it must not stay STOPPED unannounced
+        error = as_offsets_error(failure)
+        raise type(error)(f"{error.message}; kafkaconnector/{plan.target.resource_name} has its offsets, but may "
+                          f"still be STOPPED", advice="check it with kubectl get kafkaconnector; if its state is "
+                          "not the manifest's yet, run the command below", next_command=_state_command(plan)) from None
     return CreateOutcome(plan.target, kind, leftovers, change, after, backup, wanted or strimzi.DEFAULT_STATE,
                          plan.operator)
 
@@ -381,11 +419,26 @@ def finish_command(target: strimzi.ConnectorTarget, state: str) -> str:
     return f"kubectl patch kafkaconnector {target.resource_name} -n {target.namespace} --type merge -p '{patch}'"
 
 
+def _not_created(target: strimzi.ConnectorTarget, failure: BaseException) -> OffsetsError:
+    from .steps import as_offsets_error
+
+    error = as_offsets_error(failure)
+    if isinstance(failure, OffsetsError):
+        return error
+    return type(error)(f"{error.message} while creating kafkaconnector/{target.resource_name}",
+                       advice=f"it may have been created (STOPPED): check with kubectl get kafkaconnector "
+                       f"{target.resource_name} -n {target.namespace}; kubectl offsets create again says what to do")
+
+
 def _rolled_back(kube: Kube, target: strimzi.ConnectorTarget, failure: BaseException, progress: Progress) -> OffsetsError:
     """Before the offsets were handed to the operator nothing but the new resource exists: delete it again."""
-    error = failure if isinstance(failure, OffsetsError) else InputError("interrupted")
+    from .steps import as_offsets_error
+
+    error = as_offsets_error(failure)
     try:
         kube.delete(target.kind, target.resource_name, target.namespace)
+    except NotFoundError:  # the create itself did not happen (it failed, or Ctrl-C came first)
+        return error
     except OffsetsError as second:
         return type(error)(f"{error.message}. Deleting the new kafkaconnector/{target.resource_name} failed too "
                            f"({second.message}); it is STOPPED", advice=f"delete it: kubectl delete kafkaconnector "
@@ -427,17 +480,18 @@ def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = Fals
             if reset_offsets else None
     client = OperatorClient(kube, live.target, options.wait, progress)
     progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")
-    offsets, backup = client.list_offsets(), None
+    offsets = client.list_offsets()
     if not options.yes and (confirm is None or not confirm(_delete_preview(live, offsets, reset_offsets))):
         raise InputError("delete cancelled; nothing was changed")
     if reset_offsets:
-        offsets, backup = _stop_and_reset(kube, spec, namespace, live, client, options, progress, crash_after)
-    _delete(kube, live.target, progress, reset_offsets)
-    if not reset_offsets and len(offsets):
+        outcome = _reset_and_delete(kube, live, options, progress, crash_after)
+        return DeleteOutcome(live.target, live.kind, outcome.before, outcome.backup, True)
+    _delete(kube, live.target, progress)
+    if len(offsets):
         progress.warn(f"Connect keeps the offsets of '{live.target.connector_name}': a connector created later "
                       "under this name resumes from them (kubectl offsets create --from-scratch, or delete "
                       "--reset-offsets, forgets them)")
-    return DeleteOutcome(live.target, live.kind, offsets, backup, reset_offsets)
+    return DeleteOutcome(live.target, live.kind, offsets, None, False)
 
 
 def _check_delete_permission(kube: Kube, target: strimzi.ConnectorTarget) -> None:
@@ -449,26 +503,86 @@ def _check_delete_permission(kube: Kube, target: strimzi.ConnectorTarget) -> Non
                              advice="ask for a Role with delete on kafkaconnectors")
 
 
-def _stop_and_reset(kube: Kube, spec: TargetSpec, namespace, live: LiveTarget, client: OperatorClient, options: Options,
-                    progress: Progress, crash_after: str | None):
-    """Stop the connector first, so that the reset's journal records "stopped" as the state to go back to: an
-    interrupted delete finished with ``recover`` leaves it stopped, instead of running it from the beginning."""
-    from . import operations
+def _reset_and_delete(kube: Kube, live: LiveTarget, options: Options, progress: Progress, crash_after: str | None):
+    """The reset and the delete as one journaled operation (DeleteFlow): the journal is written with the stop, so
+    an interruption at any point is made safe or left to ``recover``, never a stopped connector nobody knows of."""
+    from .steps import as_offsets_error
 
-    was = live.target.spec_state(live.resource)
-    progress.step(f"stopping connector '{live.target.connector_name}' for the delete (spec.state: stopped)")
-    resource = client.read()
-    client.patch(client.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}, resource))
+    flow = DeleteFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, crash_after=crash_after)
+    name = live.target.resource_name
     try:
-        client.wait_for_connect_state("STOPPED")
-        outcome = operations.reset_offsets(kube, spec, namespace=namespace, options=replace(options, yes=True),
-                                           progress=progress, crash_after=crash_after)
-    except OffsetsError as error:
-        advice = f"{error.advice + '; ' if error.advice else ''}the delete stopped the connector (it was {was}) " \
-                 "and did not delete it; run the same delete again, or set spec.state back"
-        raise type(error)(error.message, advice=advice, next_command=error.next_command) from None
-    assert not isinstance(outcome, operations.Preview)  # options.dry_run never reaches the delete's reset
-    return outcome.before, outcome.backup
+        return flow.run(Operation.RESET, lambda stopped: None, OffsetsAction.RESET)
+    except SimulatedCrash:
+        raise
+    except BaseException as failure:  # noqa: BLE001 - ours (already made safe), or Ctrl-C before the first write
+        error = as_offsets_error(failure)
+        what = ("finish the reset and the delete with the command below (or add --rollback to keep it)"
+                if error.next_command else "run the same delete again")
+        advice = f"{error.advice + '; ' if error.advice else ''}kafkaconnector/{name} was not deleted: {what}"
+        raise type(error)(f"{error.message}; kafkaconnector/{name} was not deleted", advice=advice,
+                          next_command=error.next_command) from None
+
+
+class DeleteFlow(AlterFlow):
+    """``delete --reset-offsets``: the alter flow's reset, with the connector kept stopped after it (a sink must not
+    read its topic from the beginning before it is deleted) and the delete as its last step, instead of removing
+    the journal: the journal goes with the resource. The journal says so (``then_delete``), so ``recover`` builds
+    this flow again and finishes the delete. Before the hand-over a failure restores the previous state (nothing
+    changed); after it the connector stays STOPPED with its journal, for ``recover`` to finish (or roll back)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "resume": False})
+        self.rolling_back = False
+
+    def _new_journal(self, operation: str, request: str, resource):
+        journal = super()._new_journal(operation, request, resource)
+        journal.then_delete = True
+        return journal
+
+    def make_safe(self, *, keep_stopped: bool = False):
+        # After the hand-over the offsets may be reset: running it again would re-read everything. Keep it stopped
+        # with the journal, unless recover --rollback asks for the previous state back.
+        handed_over = self.claimed.past_point_of_no_return and not self.rolling_back
+        return super().make_safe(keep_stopped=keep_stopped or handed_over)
+
+    def _step_resume(self) -> str:
+        self._record(Step.RESUME)  # stays stopped: it is deleted next
+        self._done(Step.RESUME)
+        return strimzi.STATE_STOPPED
+
+    def _step_cleanup(self) -> None:
+        """Delete the resource as we last read it (a resourceVersion precondition) while the journal is ours."""
+        from ...adapters.kube import ConflictError
+        from .steps import WRITE_ATTEMPTS
+
+        self.progress.step(f"deleting kafkaconnector/{self.target.resource_name} (its journal goes with it)")
+        for _ in range(WRITE_ATTEMPTS):
+            resource = self.operator.read()
+            self._check_owner(resource)
+            try:
+                self.kube.delete(self.target.kind, self.target.resource_name, self.target.namespace,
+                                 resource_version=resource["metadata"]["resourceVersion"])
+                break
+            except ConflictError:
+                continue  # changed since our read (the operator's status): read and check again
+        else:
+            raise PreconditionError(f"{self.target.display} kept changing while we tried to delete it",
+                                    advice="another controller may be writing to the resource")
+        self._done(Step.CLEANUP)
+
+    def recover(self, journal, *, rollback: bool = False, force: bool = False, wait: bool = False) -> str:
+        self.rolling_back = rollback
+        summary = super().recover(journal, rollback=rollback, force=force, wait=wait)
+        if rollback or not journal.past_point_of_no_return:
+            return f"{summary}; kafkaconnector/{self.target.resource_name} was not deleted"
+        return summary.replace("connector stopped", f"kafkaconnector/{self.target.resource_name} deleted")
+
+
+def flow_for_recover(kube: Kube, live: LiveTarget, journal, options: Options, progress: Progress):
+    """The flow that can finish ``journal``: a DeleteFlow when it is a delete --reset-offsets, else None."""
+    if not journal.then_delete:
+        return None
+    return DeleteFlow(kube, live.target, live.kind, wait=options.wait, progress=progress)
 
 
 def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
@@ -478,13 +592,12 @@ def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
     return Preview(what, live.target, live.kind, offsets, OffsetsDocument())
 
 
-def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress, after_reset: bool) -> None:
+def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress) -> None:
     progress.step(f"deleting kafkaconnector/{target.resource_name}")
     resource = kube.get(target.kind, target.resource_name, target.namespace)
     try:
         kube.delete(target.kind, target.resource_name, target.namespace,
                     resource_version=resource["metadata"]["resourceVersion"])
     except OffsetsError as error:
-        state = ("its offsets are reset and it is STOPPED; " if after_reset else "")
-        raise type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: {state}"
+        raise type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: "
                           "run the same command again", advice=error.advice) from None

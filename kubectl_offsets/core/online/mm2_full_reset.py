@@ -452,9 +452,9 @@ class FullResetFlow(AlterFlow):
         truncated = "offset-syncs truncated" if self._syncs.get("truncated") else "offset-syncs NOT truncated"
         return SafeOutcome(outcome.journal_kept, f"{outcome.summary}; {truncated}{said}")
 
-    def recover(self, journal, *, rollback: bool = False, force: bool = False) -> str:
+    def recover(self, journal, *, rollback: bool = False, force: bool = False, wait: bool = False) -> str:
         self._rollback = rollback
-        summary = super().recover(journal, rollback=rollback, force=force)
+        summary = super().recover(journal, rollback=rollback, force=force, wait=wait)
         if rollback or not journal.past_point_of_no_return:
             return summary
         return summary.replace("offsets verified", "offsets verified, offset-syncs truncated")

@@ -480,9 +480,10 @@ def _with_parents(resource: dict[str, Any], operations: list[dict[str, Any]]) ->
 
 
 def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
-            options: Options | None = None, progress: Progress | None = None) -> str:
+            wait: bool = False, options: Options | None = None, progress: Progress | None = None) -> str:
     """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
-    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone)."""
+    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone); ``wait``:
+    wait until that heartbeat's lease runs out instead."""
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
@@ -495,7 +496,7 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
                                 next_command=journal.recover_command(live.target.namespace))
     if options.dry_run:
         return _recover_plan(journal, live.target, rollback, force)
-    from . import mm2_full_reset
+    from . import lifecycle, mm2_full_reset
 
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress)
     if flow is None:
@@ -504,5 +505,6 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
                              f"topic); the interrupted operation on {live.target.display} is a {journal.operation}",
                              advice="run recover without it",
                              next_command=journal.recover_command(live.target.namespace))
-        flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
-    return flow.recover(journal, rollback=rollback, force=force)
+        flow = lifecycle.flow_for_recover(kube, live, journal, options, progress) or \
+            AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
+    return flow.recover(journal, rollback=rollback, force=force, wait=wait)

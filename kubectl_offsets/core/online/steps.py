@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 from ... import strimzi
 from ...connect import ConnectorKind
 from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, offsets_configmap_name, utc_now
-from ...errors import (ClusterError, InterruptedOperationError, OffsetsError, OwnershipLostError, PreconditionError,
-                      VerificationError)
+from ...errors import (ClusterError, InterruptedOperationError, OffsetsError, OperationTimeoutError, OwnershipLostError,
+                      PreconditionError, VerificationError)
 from ...model import OffsetsDocument, WaitSettings
 from ...progress import Progress
 from ...strimzi import OffsetsAction
 from . import backups, configmaps
-from .journal import Journal, Step, document_digest, utc_text
+from .journal import Journal, Step, document_digest, this_process, utc_text
 from .operator import OperatorClient, list_stanza
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ class AlterFlow:
         (None for a reset); ``request`` is the one-shot request it needs: alter or reset."""
         assert operation in ALTERING_OPERATIONS and request in REQUESTS
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
-        self._claim(operation, request, keep_list_stanza=True)
+        self._claim_or_make_safe(operation, request)
         with self._made_safe_on_failure():
             self._step_stop()
             before, change = self._step_backup(plan, request)
@@ -134,6 +134,20 @@ class AlterFlow:
             self._step_cleanup()
         return Outcome(self.kind, before, after, change, self.claimed.backup, final_state, self.claimed.id)
 
+    def _claim_or_make_safe(self, operation: str, request: str) -> None:
+        """The claim, and if something ends it (Ctrl-C during its patch) after that patch may have landed: when the
+        resource carries our journal, the stop happened, so make it safe like any later failure."""
+        try:
+            self._claim(operation, request, keep_list_stanza=True)
+        except (OffsetsError, SimulatedCrash):
+            raise  # the claim's own errors come before (or instead of) a successful write
+        except BaseException as failure:  # noqa: BLE001 - Ctrl-C/SIGTERM mid-request: did the stop land?
+            try:
+                self._check_owner(self.operator.read())
+            except BaseException:  # noqa: BLE001 - not ours, or unreadable: nothing of ours to make safe
+                raise as_offsets_error(failure) from None
+            raise self._fail(failure) from None
+
     def _new_journal(self, operation: str, request: str, resource: Mapping[str, Any]) -> Journal:
         stanza = self.target.stanza(resource)
         now = utc_now()
@@ -143,7 +157,7 @@ class AlterFlow:
             previous_state=stanza.get(strimzi.FIELD_STATE), previous_alter_offsets=stanza.get(strimzi.FIELD_ALTER_OFFSETS),
             previous_pause=True if stanza.get(strimzi.FIELD_PAUSE) is True else None,
             backup=backups.configmap_name(self.target, now, self.kube), offsets_configmap=alter_configmap_name(self.target.resource_name),
-            step=Step.STOP, request=request, resume=self.resume_after,
+            step=Step.STOP, request=request, resume=self.resume_after, owner=this_process(),
         )
 
     def _claim(self, operation: str, request: str, offsets_configmap: str | None = None, *,
@@ -452,17 +466,26 @@ class AlterFlow:
         return self.claimed.target_argument() if self.journal else self.target.display
 
     # --- recover ----------------------------------------------------------------------------------------------
-    def recover(self, journal: Journal, *, rollback: bool = False, force: bool = False) -> str:
+    def recover(self, journal: Journal, *, rollback: bool = False, force: bool = False, wait: bool = False) -> str:
         """Finish or roll back the operation ``journal`` describes; returns a one-line summary.
 
         A journal whose owner's lease still runs belongs to a process that may be working right now (waiting for
-        the operator): refused unless ``force``. Otherwise recover takes the journal over (a conditional write of
-        a new owner id), so the old owner, should it still be alive, stops at its next write."""
+        the operator): refused unless ``force``, or waited out with ``wait``. An owner that ran on this host and
+        whose process is gone is dead whatever its lease says (``Journal.owner_dead``). Then recover takes the
+        journal over (a conditional write of a new owner id), so the old owner, should it still be alive, stops at
+        its next write."""
         if journal.owner_alive() and not force:
-            raise PreconditionError(f"{journal.presence()}: it may still be working on {self.target.display}",
-                                    advice="wait for it to finish; if its process is gone (killed, terminal closed, "
-                                    "laptop asleep), take over with --force",
-                                    next_command=journal.recover_command(self.target.namespace, force=True))
+            if not wait:
+                raise PreconditionError(
+                    f"{journal.presence()}: it may still be working on {self.target.display}",
+                    advice=f"wait for it to finish, or let recover wait until its lease runs out ("
+                    f"{journal.lease_left():.0f}s; --wait); if its process is gone (killed on another machine, "
+                    "terminal closed, laptop asleep), take over at once with --force",
+                    next_command=journal.recover_command(self.target.namespace, wait=True))
+            waited = self._wait_out_the_owner(journal)
+            if waited is None:
+                return "nothing left to recover: its owner finished the operation"
+            journal = waited
         self.journal = journal
         self.resume_after = self.resume_after and journal.resume
         self._take_over()  # outside the try: when it fails, nothing was changed and the journal is the old owner's
@@ -494,8 +517,34 @@ class AlterFlow:
         self._step_cleanup()
         return f"finished: offsets verified, connector {final_state}"
 
+    def _wait_out_the_owner(self, journal: Journal) -> Journal | None:
+        """``recover --wait``: read the journal again until its owner's lease has run out (or its process is known
+        to be gone); None when the owner finished and removed it meanwhile. A working owner renews its lease, so
+        the wait is bounded: by the lease as first seen, or --timeout if that is longer."""
+        import time
+
+        deadline = time.monotonic() + max(journal.lease_left(), self.wait.timeout) + 5.0
+        self.progress.waiting(f"waiting for {journal.owner_text()} to finish or its lease to run out "
+                              f"({journal.lease_left():.0f}s)")
+        while True:
+            text = ((self.operator.read().get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+            if text is None:
+                self.progress.done()
+                return None
+            journal = Journal.from_annotation(text)
+            if not journal.owner_alive():
+                self.progress.done()
+                return journal
+            if time.monotonic() >= deadline:
+                raise OperationTimeoutError(f"{journal.presence()}: still at work after the wait",
+                                            advice="wait longer, or take over with --force if you know its process "
+                                            "is gone", next_command=journal.recover_command(self.target.namespace,
+                                                                                            force=True))
+            time.sleep(min(2.0, max(0.2, journal.lease_left())))
+
     def _take_over(self) -> None:
         previous_id = self.claimed.id
+        self.claimed.owner = this_process()
         self.claimed.id = secrets.token_hex(4)
         self.progress.step(f"taking over the journal of {previous_id} as {self.claimed.id}")
         self._write(lease=self._operator_lease, expected_id=previous_id)

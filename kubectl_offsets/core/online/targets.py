@@ -194,7 +194,8 @@ def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
         raise PreconditionError(
             f"another kubectl-offsets operation is in progress on {target.kind.lower()}/{target.resource_name}: "
             f"{journal.presence()}",
-            advice="wait for it to finish; if its process is gone, take over with the command below" if alive
+            advice="wait for it to finish (recover --wait waits until its lease runs out); if you know its process "
+            "is gone, take over at once with the command below" if alive
             else "its owner stopped working on it: finish or roll it back",
             next_command=journal.recover_command(target.namespace, force=alive))
     pending = {k: v for k, v in annotations.items()

@@ -41,6 +41,7 @@ class TimeTravel:
     topics: tuple[str, ...] = ()
     bootstrap_server: str | None = None
     kafka_options: tuple[tuple[str, str], ...] = ()
+    allow_future: bool = False  # --allow-future: a --to-datetime in the future is meant (acts as --to-latest)
 
     @property
     def requested(self) -> bool:
@@ -63,7 +64,7 @@ class TimeTravel:
         from ...times import at_for_duration, parse_datetime  # the same parsing as `compute`
 
         if self.to_datetime:
-            return parse_datetime(self.to_datetime)
+            return parse_datetime(self.to_datetime, allow_future=self.allow_future)
         if self.by_duration:
             return at_for_duration(self.by_duration, now)
         return None

@@ -167,9 +167,9 @@ def test_lag_from_mirror_offsets_and_end_offsets(env, live_orders):
     p0, p1 = stamp[(0, 10)], stamp[(1, 0)]
     # The time lag is the age of the oldest record not yet replicated: record 10 of p0, record 0 of p1 (no offset).
     assert by_partition[0] == {"topic": topic, "partition": 0, "position": 10, "end": 40, "lag": 30,
-                               "oldestPending": times.iso_ms(p0), "timeLagSeconds": (now - p0) / 1000}
+                               "oldestPending": times.iso_ms(p0), "timeLagSeconds": (now - p0) / 1000, "status": "ok"}
     assert by_partition[1] == {"topic": topic, "partition": 1, "position": None, "end": 40, "lag": 40,
-                               "oldestPending": times.iso_ms(p1), "timeLagSeconds": (now - p1) / 1000}
+                               "oldestPending": times.iso_ms(p1), "timeLagSeconds": (now - p1) / 1000, "status": "ok"}
     assert by_partition[2]["lag"] == 0 and by_partition[2]["timeLagSeconds"] == 0 and document["totalLag"] == 70
     assert document["thresholds"]["exceeded"] == [{"topic": topic, "partition": 1, "reason": "lag"}]
 

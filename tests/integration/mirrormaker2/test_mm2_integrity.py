@@ -241,7 +241,7 @@ def test_alter_preview_warns_and_bad_input_changes_nothing(damaged, cli, env):
 
 # ------------------------------------------------------------------------------------------ lag gates
 
-def test_lag_gates_pass_and_fail(damaged, cli, env, kafka_admin):
+def test_lag_gates_pass_and_fail(damaged, cli, env, kafka_admin, tmp_path):
     d, m = damaged, damaged.m
     # `gap` resumes at 10 (stored 9) but its log starts at 15: 5 records pending, the oldest produced just now.
     base = ("lag", m.target_arg, "-n", m.ns, "--connector", d.source, "--bootstrap-server", env.bootstrap_servers,
@@ -251,15 +251,28 @@ def test_lag_gates_pass_and_fail(damaged, cli, env, kafka_admin):
     assert not schemas.errors("lag", report)
     rows = {p["topic"]: p for p in report["partitions"]}
     assert rows[d.gap]["lag"] == 5 and rows[d.gap]["position"] == 10
-    assert d.gone not in rows and f"topic '{d.gone}' does not exist" in run.err  # measured what exists, said so
+    assert f"topic '{d.gone}' does not exist" in run.err  # said so, and reported the partition as missing
+    assert rows[d.gone]["status"] == "missing" and rows[d.gone]["end"] is None
+    assert rows[d.again]["status"] == "ahead" and rows[d.again]["lag"] == 0 and rows[d.gap]["status"] == "ok"
     assert 0 <= rows[d.gap]["timeLagSeconds"] < 600 and rows[d.gap]["oldestPending"].endswith("Z")
-    assert cli(*base, "--max-lag", "5").code == 0
-    over = cli(*base, "--max-lag", "4", "-o", "json")
+    # A gate fails closed: the gap partition is within --max-lag 5, but the lag of the other two cannot be measured.
+    closed = cli(*base, "--max-lag", "5", "-o", "json")
+    assert closed.code == 9, closed.err
+    assert f"{d.again}:0 (ahead: resumes at 5, past the log end 2)" in closed.err
+    assert f"{d.gone}:0 (missing: the partition does not exist)" in closed.err
+    assert sorted(e["reason"] for e in json.loads(closed.out)["thresholds"]["exceeded"]) == ["ahead", "missing"]
+    # Only the gap partition's offsets (--current): the gates pass and fail on its figures alone.
+    listed = json.loads(cli("list", m.target_arg, "-n", m.ns, "--connector", d.source, "-o", "json").ok().out)
+    current = tmp_path / "gap.json"
+    current.write_text(json.dumps({"offsets": [e for e in listed["offsets"] if e["partition"]["topic"] == d.gap]}))
+    only_gap = (*base, "--current", str(current))
+    assert cli(*only_gap, "--max-lag", "5").code == 0
+    over = cli(*only_gap, "--max-lag", "4", "-o", "json")
     assert over.code == 9 and f"{d.gap}:0 (lag)" in over.err
     assert json.loads(over.out)["thresholds"]["exceeded"] == [{"topic": d.gap, "partition": 0, "reason": "lag"}]
-    assert cli(*base, "--max-age", "1h").code == 0
+    assert cli(*only_gap, "--max-age", "1h").code == 0
     time.sleep(2.5)
-    old = cli(*base, "--max-age", "2s")
+    old = cli(*only_gap, "--max-age", "2s")
     assert old.code == 9 and "(age)" in old.err
     cli(*base, "--max-age", "soon").refused("--max-age 'soon' is not a duration")
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -73,6 +74,7 @@ def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli
     listed = seen["list"]
     assert listed.exit_code == 0, str(listed)
     assert f"in progress by {seen['id']}, last seen" in listed.stderr and "recover" not in listed.stderr
+    assert f"(pid {os.getpid()} on " in listed.stderr  # the owner: this test process
     refused = seen["refused"]
     assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
     assert f"in progress by {seen['id']}, last seen" in refused.stderr and "--force" in refused.stderr
@@ -142,3 +144,47 @@ def test_recover_refuses_an_alter_configmap_changed_since(lab, cli, kube, idle, 
     result = cli("recover", conn.name, "-n", conn.ns, "--rollback")
     assert result.exit_code == 0, str(result)
     _settled(lab, conn)
+
+
+def test_recover_right_after_the_owner_was_killed_on_this_host_needs_no_force(lab, cli, env, tmp_path):
+    """A real `kubectl-offsets alter` process, SIGKILLed while it waits for the operator: its lease (the whole
+    --timeout plus a margin) still runs, but the journal names its host and pid, and that pid is gone."""
+    import datetime as dt
+    import signal
+    import subprocess
+    import sys
+
+    from kubectl_offsets.times import parse_instant
+
+    conn = lab.source("killed", lines=None)  # its own: the module's other connector has an unlabelled alter ConfigMap
+    assert cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5)).exit_code == 0
+    _settled(lab, conn)
+    old = source_position(cli, conn)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kubectl_offsets", "alter", conn.name, "-n", conn.ns, "--yes", "-f", "-",
+         "--timeout", "120s", "--kubeconfig", env.kubeconfig], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    process.stdin.write(source_document(conn, old + 11))
+    process.stdin.close()
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if "waiting for the operator to alter" in line:
+            process.send_signal(signal.SIGKILL)
+            break
+    assert process.wait(60) == -signal.SIGKILL, "".join(seen)
+    journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
+    assert journal["owner"]["pid"] == process.pid and journal["step"] == "annotate"
+    left = journal["lease"] - (dt.datetime.now(dt.timezone.utc) - parse_instant(journal["heartbeat"])).total_seconds()
+    assert left > 60, "the killed process's lease still runs"
+    refused = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=source_document(conn, 1))
+    assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
+    assert f"pid {process.pid} on {journal['owner']['host']}) no longer runs" in refused.stderr, str(refused)
+    assert f"next: kubectl offsets recover kafkaconnector/{conn.name} -n {conn.ns}\n" in refused.stderr
+
+    result = cli("recover", conn.name, "-n", conn.ns)
+
+    assert result.exit_code == 0, str(result)
+    assert "finished: offsets verified, connector running" in result.stdout
+    _settled(lab, conn)
+    assert source_position(cli, conn) == old + 11

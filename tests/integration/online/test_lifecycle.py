@@ -418,6 +418,67 @@ def test_create_with_time_travel_starts_at_the_record_of_that_time(lab12, cli, t
 
 # ---- failures ------------------------------------------------------------------------------------------------------
 
+def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str = "[y/N]: ") -> tuple[int | None, str]:
+    """Run ``kubectl-offsets ARGS`` as its own process with a terminal (a pty) as standard input, as a user does.
+    Once stderr shows ``until`` (the confirmation prompt), type ``answer`` (e.g. "n\\n"), or with ``answer`` None
+    press Ctrl-C (SIGINT). Returns the exit status and stderr."""
+    import os
+    import pty
+    import select
+    import signal
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "kubectl_offsets", *args, "--kubeconfig", env.kubeconfig],
+                               stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 120
+    try:
+        while until.encode() not in seen:
+            ready, _, _ = select.select([process.stderr], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(process.stderr.fileno(), 4096) if ready else b""
+            if not chunk:
+                process.kill()
+                pytest.fail(f"no prompt: {seen.decode()}")
+            seen += chunk
+        if answer is None:
+            # As a person would: a moment after the prompt. SIGINT in the instant between input() writing the
+            # prompt and blocking in read() is only acted on once a line is read (CPython checks signals between
+            # bytecodes, and on an interrupted read, neither of which happens there).
+            time.sleep(1.0)
+            process.send_signal(signal.SIGINT)
+        else:
+            os.write(master, answer.encode())
+        try:
+            code = process.wait(120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = None
+        return code, (seen + process.stderr.read()).decode()
+    finally:
+        os.close(master)
+
+
+@pytest.mark.parametrize("answer", ["n\n", None], ids=["no", "ctrl-c"])
+def test_a_create_cancelled_at_the_prompt_leaves_no_connector_behind(lab12, env, tmp_path, answer):
+    """The leftovers can only be listed once the connector exists, so the prompt comes after the create: answering
+    no, or pressing Ctrl-C there, deletes the new KafkaConnector again and says so."""
+    lab = lab12
+    name, topic = unique_name("cno"), unique_name("cno-topic")
+    create_topic(lab.admin, topic)
+    path, _ = sink_manifest(lab, tmp_path, name, topic)
+
+    code, stderr = on_a_terminal(env, tmp_path, ["create", "-f", str(path), "-n", lab.ns, "--set", f"{topic}:0=1"],
+                                 answer)
+
+    assert code == 2, stderr
+    assert "create cancelled" in stderr and f"kafkaconnector/{name} was deleted again" in stderr, stderr
+    assert "Traceback" not in stderr and "Aborted" not in stderr, stderr
+    assert not exists(lab, name)
+
+
 def test_a_create_that_fails_before_the_hand_over_deletes_the_new_connector_again(lab12, cli, emulator, tmp_path):
     """Listing the leftovers fails (Connect answers 500): nothing but the new resource exists, so it is deleted."""
     lab = lab12
@@ -473,7 +534,9 @@ def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_pr
     assert CREATING not in annotations(lab.cr(conn))
 
 
-def test_a_delete_killed_during_the_reset_is_recoverable_and_the_delete_can_be_repeated(lab12, cli, kube):
+def test_a_delete_killed_during_the_reset_is_finished_by_recover(lab12, cli, kube):
+    """The delete's journal records the whole operation (stop, reset, delete): recover finishes the reset, keeps the
+    connector stopped meanwhile (a sink must not re-read its topic from the beginning) and deletes it."""
     from kubectl_offsets.core.online import lifecycle
     from kubectl_offsets.core.online.steps import SimulatedCrash
     from kubectl_offsets.core.online.targets import TargetSpec
@@ -486,22 +549,61 @@ def test_a_delete_killed_during_the_reset_is_recoverable_and_the_delete_can_be_r
     with pytest.raises(SimulatedCrash):
         lifecycle.delete_connector(kube, TargetSpec(old.name), reset_offsets=True, namespace=lab.ns,
                                    options=Options(yes=True, wait=WaitSettings(timeout=90)), crash_after="annotate")
-    assert exists(lab, old.name) and JOURNAL in annotations(lab.cr(old))
+    assert exists(lab, old.name)
+    journal = json.loads(annotations(lab.cr(old))[JOURNAL])
+    assert journal["then_delete"] is True and journal["previous_state"] is None and journal["resume"] is False
 
     refused = cli("delete", old.name, "-n", lab.ns, "--reset-offsets", "--yes")
     assert refused.exit_code == 5 and "kubectl offsets recover" in refused.stderr
-    recovered = cli("recover", old.name, "-n", lab.ns, "--force")  # the killed run's lease still runs
+    assert "then delete" in refused.stderr, refused.stderr
+    recovered = cli("recover", old.name, "-n", lab.ns, "--force")  # the killed run is this process: alive
     assert recovered.exit_code == 0, str(recovered)
-    # recover finished the reset from the journal; delete had stopped the connector first, so it stays stopped
-    # instead of reading its topic from the beginning again.
-    assert live_state(lab.cr(old)) == "STOPPED" and spec_state(lab.cr(old)) == "stopped"
-    assert sink_offsets(cli, lab, old.name, old.live_partition) == {}
-    time.sleep(2)
-    assert old.file_lines() == ["r0", "r1", "r2"]
-
-    result = cli("delete", old.name, "-n", lab.ns, "--reset-offsets", "--yes")
-    assert result.exit_code == 0, str(result)
+    assert f"kafkaconnector/{old.name} deleted" in recovered.stdout
     wait_gone(lab, old.name)
+    time.sleep(2)
+    assert old.file_lines() == ["r0", "r1", "r2"]  # stopped until deleted: nothing re-read
+    # Its offsets are gone: a connector created later under this name starts from the beginning.
+    new_file = lab.workdir / f"{old.name}-again.out"
+    lab.cluster.create(lab._connector(old.name, FILE_SINK, {"file": str(new_file), "topics": old.topic}, None, None))
+    eventually("r0..r2 written by the re-created sink", lambda: Connector(
+        lab.ns, old.name, old.topic, new_file).file_lines() == ["r0", "r1", "r2"] or None, timeout=RECORDS_TIMEOUT)
+
+
+def test_ctrl_c_while_delete_stops_the_connector_puts_it_back(lab12, cli, env, tmp_path):
+    """A real SIGINT to a real `kubectl-offsets delete --reset-offsets` while it waits for the connector to stop:
+    the stop was journaled with it, so the connector is made safe (running again, offsets unchanged) and the
+    message says so; nothing is left for recover."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    lab = lab12
+    conn = lab.sink("dint", records=2)
+    eventually("2 committed", lambda: sink_offsets(cli, lab, conn.name, conn.live_partition) == {0: 2},
+               timeout=60, interval=1.0)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kubectl_offsets", "delete", conn.name, "-n", lab.ns, "--reset-offsets", "--yes",
+         "--kubeconfig", env.kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if "waiting for connector" in line and "STOPPED" in line:
+            process.send_signal(signal.SIGINT)
+            break
+    stderr = "".join(seen) + process.stderr.read()
+    code = process.wait(120)
+
+    assert code == 130, stderr
+    assert "interrupted; making the connector safe" in stderr and "restored to running" in stderr, stderr
+    assert f"kafkaconnector/{conn.name} was not deleted" in stderr, stderr
+    assert "Traceback" not in stderr, stderr
+    obj = lab.wait_state(conn, "RUNNING")
+    assert spec_state(obj) is None and JOURNAL not in annotations(obj)
+    assert sink_offsets(cli, lab, conn.name, conn.live_partition) == {0: 2}
+    nothing = cli("recover", conn.name, "-n", lab.ns)
+    assert nothing.exit_code == 3 and "no interrupted kubectl-offsets operation" in nothing.stderr, str(nothing)
 
 
 def test_time_travel_with_an_unreachable_spec_address_says_how_to_pass_one_and_changes_nothing(lab12, cli):

@@ -166,6 +166,44 @@ def test_lag_thresholds_name_the_partitions_over_them():
     assert lagging.LagThresholds(max_lag=10).exceeded(unreadable) == []
 
 
+def mirror_entries(stored: dict[tuple[str, int], int]) -> OffsetsDocument:
+    return OffsetsDocument.from_json({"offsets": [
+        {"partition": {"cluster": "east", "topic": t, "partition": p}, "offset": {"offset": o}}
+        for (t, p), o in stored.items()]})
+
+
+def test_lag_reports_partitions_ahead_of_the_log_and_partitions_that_are_gone():
+    # t:0 resumes at 61, past the log end 50 (topic recreated or truncated); t:7 and gone-topic:0 do not exist.
+    current = mirror_entries({("t", 0): 60, ("t", 1): 19, ("t", 7): 3, ("gone-topic", 0): 5})
+    rows = lagging.lag(MIRROR, current, LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
+    by = {(r.topic, r.partition): r for r in rows}
+    assert by[("t", 0)].status == "ahead" and by[("t", 0)].lag == 0 and by[("t", 0)].end == 50
+    assert by[("t", 1)].status == "ok" and by[("t", 1)].lag == 30
+    assert by[("t", 7)].status == "missing" and by[("t", 7)].end is None and by[("t", 7)].position == 4
+    assert by[("gone-topic", 0)].status == "missing"
+    document = lagging.lag_document(rows)  # no gate asked: a report, valid against its schema
+    assert {(p["topic"], p["partition"]): p["status"] for p in document["partitions"]}[("t", 7)] == "missing"
+    assert document["thresholds"]["exceeded"] == []
+
+
+@pytest.mark.parametrize("thresholds", [lagging.LagThresholds(max_lag=1000), lagging.LagThresholds(max_age_s=3600)])
+def test_a_lag_gate_fails_closed_on_partitions_it_cannot_measure(thresholds):
+    from kubectl_offsets.core.compute.request import gate
+    from kubectl_offsets.errors import CheckFailedError, ExitStatus
+
+    current = mirror_entries({("t", 0): 60, ("t", 1): 19, ("gone-topic", 0): 5})
+    rows = lagging.lag(MIRROR, current, LiveTopics("b:9092", ()), broker=FakeBroker, now_ms=lambda: 60_000)
+    document = lagging.lag_document(rows, thresholds)
+    assert document["thresholds"]["exceeded"] == [
+        {"topic": "gone-topic", "partition": 0, "reason": "missing"}, {"topic": "t", "partition": 0, "reason": "ahead"}]
+    with pytest.raises(CheckFailedError) as failed:
+        gate(document)
+    assert failed.value.exit_status == ExitStatus.CHECK_FAILED
+    assert "t:0 (ahead: resumes at 61, past the log end 50)" in failed.value.message
+    assert "gone-topic:0 (missing: the partition does not exist)" in failed.value.message
+    assert "kubectl offsets check" in (failed.value.advice or "")
+
+
 # --- Connect's offsets topic ---------------------------------------------------------------------------------------
 
 def rec(key, value, offset, ts=0, partition=0):

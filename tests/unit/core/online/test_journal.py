@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 
 import pytest
 
 from kubectl_offsets import schemas
+from kubectl_offsets.core.online import journal as journal_module
 from kubectl_offsets.core.online.journal import STEPS, Journal, document_digest
 from kubectl_offsets.errors import PreconditionError
 from kubectl_offsets.model import OffsetEntry, OffsetsDocument
@@ -72,3 +74,106 @@ def test_the_digest_ignores_key_order_and_number_types_do_not_matter_in_json():
     c = OffsetsDocument.of([OffsetEntry({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 5})])
     assert document_digest(a) == document_digest(b) != document_digest(c)
     assert document_digest(a).startswith("sha256:")
+
+
+def _owned_by(owner) -> Journal:
+    journal = _journal(owner=owner)
+    journal.beat(330)  # an operator wait's lease: minutes
+    return journal
+
+
+def test_an_owner_on_this_host_whose_process_is_gone_is_dead_whatever_its_lease():
+    import subprocess
+    import sys
+
+    from kubectl_offsets.core.online.journal import this_process
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    owner = {**this_process(), "pid": child.pid}
+    owner["start"] = journal_module._start_time(child.pid)
+    assert _owned_by(owner).owner_alive()  # running
+    child.kill()
+    deadline = time.monotonic() + 10  # SIGKILL is delivered asynchronously
+    while _owned_by(owner).owner_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _owned_by(owner).owner_alive(), "a killed, not yet reaped (zombie) owner is dead"
+    child.wait()
+    journal = _owned_by(owner)
+    assert not journal.owner_alive() and journal.owner_dead()
+    assert f"its owner abcd1234 (pid {child.pid} on {owner['host']}) no longer runs" in journal.presence()
+    assert schemas.errors("journal", json.loads(journal.to_annotation())) == []
+    assert Journal.from_annotation(journal.to_annotation()) == journal
+
+
+def test_an_owner_elsewhere_or_alive_here_keeps_its_lease():
+    import os
+
+    from kubectl_offsets.core.online.journal import this_process
+
+    me = this_process()
+    assert me["pid"] == os.getpid() and me["host"] and me["scope"].startswith(me["host"])
+    assert _owned_by(me).owner_alive()  # this very process
+    elsewhere = {**me, "pid": 2 ** 22 + 1, "scope": "another-host/another-boot"}  # a pid that cannot exist here
+    assert _owned_by(elsewhere).owner_alive() and not _owned_by(elsewhere).owner_dead()
+    if me["start"] is not None:  # a pid reused by a process started later is not the owner
+        assert not _owned_by({**me, "start": me["start"] - 1}).owner_alive()
+    assert _owned_by(None).owner_alive()  # an older kubectl-offsets: the lease alone decides
+
+
+def test_a_delete_journal_says_what_follows_the_reset():
+    journal = _journal(request="reset", resume=False, then_delete=True)
+    journal.beat(45, now=NOW)
+    data = json.loads(journal.to_annotation())
+    assert data["then_delete"] is True and schemas.errors("journal", data) == []
+    assert Journal.from_annotation(journal.to_annotation()).then_delete is True
+    assert journal.describe().startswith("alter (then delete) of 'sink'")
+    assert "then_delete" not in json.loads(_journal().to_annotation())  # absent from every other journal
+
+
+class _JournalsOverTime:
+    """A Kube whose KafkaConnector carries the given journals, one per read (the last one for ever after)."""
+
+    def __init__(self, *journals):
+        self.journals = list(journals)
+
+    def get(self, kind, name, namespace):
+        journal = self.journals.pop(0) if len(self.journals) > 1 else self.journals[0]
+        annotations = {} if journal is None else {"kubectl-offsets.io/journal": journal.to_annotation()}
+        return {"metadata": {"name": name, "namespace": namespace, "annotations": annotations}}
+
+
+def _flow(kube, timeout: float = 30):
+    from kubectl_offsets import strimzi
+    from kubectl_offsets.connect import ConnectorKind
+    from kubectl_offsets.core.online.steps import AlterFlow
+    from kubectl_offsets.model import WaitSettings
+    from kubectl_offsets.progress import SilentProgress
+
+    target = strimzi.connector_target({"metadata": {"name": "sink", "namespace": "kafka"}})
+    return AlterFlow(kube, target, ConnectorKind.SINK, wait=WaitSettings(timeout=timeout), progress=SilentProgress())
+
+
+def test_recover_refuses_a_live_owner_elsewhere_and_names_wait():
+    elsewhere = _owned_by({"host": "laptop", "pid": 4242, "scope": "laptop/another-boot", "start": 1})
+    with pytest.raises(PreconditionError) as refused:
+        _flow(_JournalsOverTime(elsewhere)).recover(elsewhere)
+    assert refused.value.next_command == "kubectl offsets recover kafkaconnector/sink -n kafka --wait"
+    assert "--force" in refused.value.advice and "in progress by abcd1234" in refused.value.message
+
+
+def test_recover_wait_waits_until_the_lease_runs_out_or_the_owner_finishes(monkeypatch):
+    import kubectl_offsets.core.online.steps as steps
+
+    elsewhere = {"host": "laptop", "pid": 4242, "scope": "laptop/another-boot", "start": 1}
+    waiting, lapsed = _owned_by(elsewhere), _owned_by(elsewhere)
+    lapsed.beat(0)  # its owner's lease ran out (or it released it)
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    flow = _flow(_JournalsOverTime(waiting, waiting, lapsed))
+    assert flow._wait_out_the_owner(waiting) == lapsed
+    finished = _flow(_JournalsOverTime(waiting, None))  # the owner finished: its journal is gone
+    assert finished._wait_out_the_owner(waiting) is None
+    clock = iter(range(0, 10_000, 100))  # monotonic seconds: the owner keeps renewing past the bound
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    with pytest.raises(steps.OperationTimeoutError) as late:
+        _flow(_JournalsOverTime(waiting), timeout=30)._wait_out_the_owner(waiting)
+    assert late.value.next_command.endswith("--force")

@@ -169,3 +169,28 @@ def test_from_scratch_resets_every_leftover_the_change_does_not_name():
                                                   ).to_json()
     assert leftovers.merged_with(merged).same_offsets(change)
     assert lifecycle._with_reset_of_leftovers(None, leftovers) is None  # no change: a plain reset
+
+
+FUTURE = "2062-11-21T09:00:00Z"  # a typo of 2026: no record is that new
+
+
+def test_a_future_time_travel_is_refused_unless_meant():
+    with pytest.raises(InputError, match="is in the future"):
+        TimeTravel(to_datetime=FUTURE).at_ms()
+    assert TimeTravel(to_datetime=FUTURE, allow_future=True).at_ms() == 2931325200000
+
+
+@pytest.mark.parametrize("command", [["alter", "my-sink"], ["create", "-f", "MANIFEST"],
+                                     ["compute", "--bootstrap-server", "b:1", "--topic", "t", "--column", "offset=o"]])
+def test_every_command_with_to_datetime_refuses_a_future_one_before_touching_anything(tmp_path, command):
+    from click.testing import CliRunner
+
+    from kubectl_offsets.cli.root import root
+
+    args = [str(write(tmp_path, connector())) if a == "MANIFEST" else a for a in command]
+    unreachable = ["--kubeconfig", str(tmp_path / "no-kubeconfig"), "--yes"] if command[0] != "compute" else []
+    result = CliRunner().invoke(root, [*args, "--to-datetime", FUTURE, *unreachable])
+    assert result.exit_code == 2, result.output
+    assert f"--to-datetime {FUTURE} is in the future" in result.stderr and "--allow-future" in result.stderr
+    meant = CliRunner().invoke(root, [*args, "--to-datetime", FUTURE, "--allow-future", *unreachable])
+    assert "is in the future" not in meant.stderr and "No such option" not in meant.stderr, meant.output
