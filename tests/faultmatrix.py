@@ -311,7 +311,7 @@ def kill_at(bench: Bench, subject: Subject, operation: str, value: int, prefix: 
 
 def recover_everything(bench: Bench, subject: Subject) -> str:
     """What a user does after a crash: recover --force (the dead process's lease may still run)."""
-    from kubectl_offsets.core.online import operations
+    from kubectl_offsets.core.online import recovery
     from kubectl_offsets.errors import NotFoundError
     from kubectl_offsets.model import Options, WaitSettings
 
@@ -319,8 +319,8 @@ def recover_everything(bench: Bench, subject: Subject) -> str:
     bench.wait("no pending list request", lambda: bench.target(subject).pending_annotations(
         bench.resource(subject)).get(REQUESTS[0]) != "list", 60)
     try:
-        return operations.recover(bench.kube, subject.spec, namespace=bench.ns, force=True,
-                                  options=Options(wait=WaitSettings(timeout=60)))
+        return recovery.recover(bench.kube, subject.spec, namespace=bench.ns, force=True,
+                                options=Options(wait=WaitSettings(timeout=60)))
     except NotFoundError:
         return "nothing to recover"
 

@@ -51,12 +51,12 @@ def recover_command(target, connector, source_cluster, rollback, force, wait_for
     stopped) while it cannot, naming the command that does it.
     """
     def work():
-        from ..core.online import operations
+        from ..core.online import recovery
 
         mm2 = mm2_settings({"kafka_options": kafka_options}, offset_syncs_bootstrap=bootstrap_server)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=True, dry_run=dry_run,
                                           mm2=mm2)
-        summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
+        summary = recovery.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, wait=wait_for_owner, options=options, progress=progress)
         click.echo(summary)
         if dry_run:

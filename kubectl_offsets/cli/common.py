@@ -163,14 +163,14 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
     document (mode, before, change, writes) for json/yaml, the offsets after for csv. With --dry-run=server the
     writes go to the API server as a server-side dry run first (nothing is stored). Then, on stderr, where BEFORE
     came from and what a real run writes besides."""
-    from .options import dry_run_mode
+    from .invocation import dry_run_mode
 
     mode = dry_run_mode() if click.get_current_context(silent=True) else "client"
     click.echo(render_preview(preview), err=True)
     if mode == "server" and kube is not None:
         from ..core.online import operations
 
-        from .options import server_dry_run_done
+        from .invocation import server_dry_run_done
 
         sent = operations.server_dry_run(kube, preview)
         server_dry_run_done()
@@ -189,8 +189,10 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
 def _age(rfc3339: str) -> str | None:
     import datetime as dt
 
+    from ..times import parse_instant
+
     try:
-        written = dt.datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
+        written = parse_instant(rfc3339)
     except ValueError:  # the API server writes RFC 3339; anything else is shown as it is, without an age
         return None
     seconds = max(0, int((dt.datetime.now(dt.timezone.utc) - written).total_seconds()))

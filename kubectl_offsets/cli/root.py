@@ -10,7 +10,6 @@ import sys
 import click
 
 from .. import __version__
-from .exits import exit_codes_epilog
 
 PROG = "kubectl offsets"
 
@@ -90,21 +89,31 @@ class LazyGroup(click.Group):
         return with_exit_codes(getattr(importlib.import_module(f"{__package__}.{module}"), attribute))
 
     def parse_args(self, ctx, args):
-        from .exits import report_usage
-        from .options import normalize_args  # kubectl's flag forms, for every subcommand below
+        from .invocation import normalize_args  # kubectl's flag forms, for every subcommand below
 
         try:
             return super().parse_args(ctx, normalize_args(args))
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as error:  # a bad root flag: the same one-line style as everywhere
+            from .exits import report_usage
+
             sys.exit(report_usage(error))
+
+    def format_epilog(self, ctx, formatter):
+        """The exit codes, built when --help asks for them: importing cli.exits (and errors) at start-up would load
+        modules that the root --help does not otherwise need."""
+        from .exits import exit_codes_epilog
+
+        if not self.epilog:
+            self.epilog = exit_codes_epilog()
+        super().format_epilog(ctx, formatter)
 
     def invoke(self, ctx):
         """Every subcommand runs here: errors become exit codes in this one place (cli/exits.py)."""
         from .exits import exit_on_error
 
-        from .options import warn_if_server_dry_run_skipped
+        from .invocation import warn_if_server_dry_run_skipped
 
         with exit_on_error():
             result = super().invoke(ctx)
@@ -151,12 +160,10 @@ def root(verbosity: int) -> None:
     Global flags (-n, --context, --kubeconfig, --timeout, -v) go before or after the subcommand, as in kubectl.
     """
     if verbosity:
-        from .options import set_verbosity
+        from .invocation import set_verbosity
 
         set_verbosity(verbosity)
 
-
-root.epilog = exit_codes_epilog()
 
 
 def run(argv: list[str]) -> int:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ... import strimzi
 from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
 from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, offsets_configmap_name
-from ...errors import InputError, NotFoundError, PreconditionError
+from ...errors import InputError, NotFoundError
 from ...model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
 from ...progress import Progress, SilentProgress
 from ...strimzi import OffsetsAction
@@ -424,15 +424,6 @@ def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: 
     return preview
 
 
-def _recover_plan(journal: Journal, target: strimzi.ConnectorTarget, rollback: bool, force: bool) -> str:
-    """recover --dry-run: what recover would do with this journal (the same decision AlterFlow.recover takes)."""
-    if journal.owner_alive() and not force:
-        return (f"dry run: recover would refuse: {journal.presence()}; it may still be working on {target.display} "
-                f"(--force takes over)")
-    action = "roll back" if rollback or not journal.past_point_of_no_return else "finish"
-    return f"dry run: recover would {action} the {journal.describe()} on {target.display}"
-
-
 def server_dry_run(kube: Kube, preview: Preview) -> int:
     """``--dry-run=server``: send the preview's writes to the API server with dryRun=All, as kubectl does, so that
     admission, RBAC and the CRD schema judge them; nothing is stored. Each write is judged against the resource as
@@ -474,37 +465,3 @@ def _with_parents(resource: dict[str, Any], operations: list[dict[str, Any]]) ->
                     node = node[part]
         out.append(operation)
     return out
-
-
-# --- recover -------------------------------------------------------------------------------------------------------
-
-
-def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollback: bool = False, force: bool = False,
-            wait: bool = False, options: Options | None = None, progress: Progress | None = None) -> str:
-    """Finish (or with ``rollback`` undo the state changes of) an interrupted operation, from its journal.
-    ``force``: take over even though its owner's heartbeat is fresh (the owner is known to be gone); ``wait``:
-    wait until that heartbeat's lease runs out instead."""
-    options, progress = options or Options(), progress or SilentProgress()
-    live = resolve(kube, spec, namespace)
-    text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
-    if text is None:
-        raise NotFoundError(f"no interrupted kubectl-offsets operation on {live.target.display}",
-                            advice="nothing to recover; kubectl offsets list shows the current offsets")
-    journal = Journal.from_annotation(text)
-    if journal.connector != live.target.connector_name:
-        raise PreconditionError(f"the interrupted operation is on connector '{journal.connector}'",
-                                next_command=journal.recover_command(live.target.namespace))
-    if options.dry_run:
-        return _recover_plan(journal, live.target, rollback, force)
-    from . import lifecycle, mm2_full_reset
-
-    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress)
-    if flow is None:
-        if options.mm2 is not None and options.mm2.offset_syncs_bootstrap:
-            raise InputError("--bootstrap-server is for the recover of a MirrorMaker 2 full reset (its offset-syncs "
-                             f"topic); the interrupted operation on {live.target.display} is a {journal.operation}",
-                             advice="run recover without it",
-                             next_command=journal.recover_command(live.target.namespace))
-        flow = lifecycle.flow_for_recover(kube, live, journal, options, progress) or \
-            AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
-    return flow.recover(journal, rollback=rollback, force=force, wait=wait)

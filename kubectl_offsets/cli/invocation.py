@@ -1,0 +1,95 @@
+"""What the root command does around every subcommand: the command line as kubectl users write it made into what
+click parses, -v=N, and the --dry-run mode a command ran with. It runs on every invocation, --help included, so it
+imports nothing of the package (start-up time: tests/unit/test_startup.py) and is imported by root.py and
+options.py alike (the root never imports options.py, which needs the completion module, which needs the root)."""
+
+from __future__ import annotations
+
+import click
+
+# kubectl's global flags, which kubectl users also put before the subcommand (kubectl -n kafka get pods): there they
+# are moved behind the subcommand, where each command declares them. All of them take a value.
+GLOBAL_FLAGS = ("-n", "--namespace", "--context", "--kubeconfig", "--timeout")
+VERBOSITY_FLAGS = ("-v", "--v")  # kubectl's -v=N: taken by the root command, wherever it is written
+
+
+def normalize_args(args: list[str]) -> list[str]:
+    """The command line as kubectl users write it, made into what click parses. Arguments after '--' are left
+    alone.
+
+    - -n/--namespace, --context, --kubeconfig, --timeout before the subcommand move behind it;
+    - -v N / -v=N / --v=N anywhere move in front (the root command takes it);
+    - a bare --dry-run means --dry-run=client, as for kubectl; written out so that click never takes the next word
+      (a connector name) as its value."""
+    cut = args.index("--") if "--" in args else len(args)
+    head, tail = args[:cut], args[cut:]
+    verbosity, head = _take_verbosity(head)
+    leading, head = _take_leading_globals(head)
+    head = ["--dry-run=client" if arg == "--dry-run" else arg for arg in head]
+    return verbosity + head + leading + tail
+
+
+def _take_verbosity(args: list[str]) -> tuple[list[str], list[str]]:
+    taken: list[str] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name, eq, value = arg.partition("=")
+        if name in VERBOSITY_FLAGS and eq and value.isdigit():
+            taken.append(f"--v={value}")
+        elif arg in VERBOSITY_FLAGS and index + 1 < len(args) and args[index + 1].isdigit():
+            taken.append(f"--v={args[index + 1]}")
+            index += 1
+        elif arg.startswith("-v") and arg[2:].isdigit():
+            taken.append(f"--v={arg[2:]}")
+        else:
+            rest.append(arg)
+        index += 1
+    return taken, rest
+
+
+def _take_leading_globals(args: list[str]) -> tuple[list[str], list[str]]:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name = arg.partition("=")[0]
+        if (name in GLOBAL_FLAGS and "=" in arg) or (arg.startswith("-n") and len(arg) > 2 and arg[1] != "-"):
+            index += 1
+        elif arg in GLOBAL_FLAGS and index + 1 < len(args):
+            index += 2
+        else:
+            break
+    return args[:index], args[index:]
+
+
+def dry_run_mode() -> str:
+    """none, client or server: what --dry-run asked for in the running command."""
+    return click.get_current_context().meta.get("kubectl_offsets.dry_run_mode", "none")
+
+
+_SERVER_DRY_RUN_DONE = "kubectl_offsets.server_dry_run_done"
+
+
+def server_dry_run_done() -> None:
+    """Called where a command really sent its writes to the API server for --dry-run=server."""
+    click.get_current_context().meta[_SERVER_DRY_RUN_DONE] = True
+
+
+def warn_if_server_dry_run_skipped(ctx: click.Context) -> None:
+    """--dry-run=server on a command (or form, such as -l) that has no server-side dry run: never silently a
+    client-side one."""
+    if ctx.meta.get("kubectl_offsets.dry_run_mode") == "server" and not ctx.meta.get(_SERVER_DRY_RUN_DONE):
+        click.echo("warning: --dry-run=server is not available for this command (only for alter, reset and undo on "
+                   "one connector); this was a client-side dry run", err=True)
+
+
+def set_verbosity(level: int) -> None:
+    """kubectl's -v=N on stderr: 4+ the plugin's debug log, 6+ also the HTTP client's (urllib3: each request)."""
+    import logging
+
+    logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
+    if level >= 4:
+        logging.getLogger("kubectl_offsets").setLevel(logging.DEBUG)
+    if level >= 6:
+        logging.getLogger("urllib3").setLevel(logging.DEBUG)
