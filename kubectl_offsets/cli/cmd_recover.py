@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
 from .options import cluster_options, quiet_option
 
@@ -43,6 +44,6 @@ def recover_command(target, connector, source_cluster, rollback, force, kafka_op
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, mm2=mm2_settings(flags))
         summary = operations.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, options=options, progress=progress)
-        click.echo(summary)
+        echo(summary)
 
     work()

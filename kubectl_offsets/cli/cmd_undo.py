@@ -58,8 +58,8 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             from .fleet import parse_since, run_fleet_command
 
             start = parse_since(since)
-            run_fleet_command("undo", lambda fleet, cluster, members, options, progress: fleet.plan_undo(
-                cluster, members, start, options, parallel=parallel, progress=progress),
+            run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
+                cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
                 all_namespaces, parallel, skip_invalid)
             return

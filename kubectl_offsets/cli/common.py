@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import click
 
+from ..output.terminal import echo, printable
 from .options import cluster_config, complete_target, kafka_option
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
@@ -102,9 +103,9 @@ def require_confirmation_possible(yes: bool, dry_run: bool, operation: str) -> N
 
 
 def confirm_on_terminal(preview) -> bool:
-    click.echo(render_preview(preview), err=True)
-    return click.confirm(f"{preview.operation} the offsets of '{preview.target.connector_name}'?", default=False,
-                         err=True)
+    echo(render_preview(preview), err=True)
+    return click.confirm(printable(f"{preview.operation} the offsets of '{preview.target.connector_name}'?"),
+                         default=False, err=True)
 
 
 def render_preview(preview) -> str:
@@ -150,10 +151,10 @@ def print_dry_run(preview) -> None:
     """The preview, then the exact patches and ConfigMap, as YAML documents on stdout."""
     from ..output.render import to_yaml
 
-    click.echo(render_preview(preview), err=True)
+    echo(render_preview(preview), err=True)
     documents = [f"# {description}\n{to_yaml(body)}" for description, body in preview.patches]
-    click.echo("\n---\n".join(documents))
-    click.echo("dry run: nothing was changed", err=True)
+    echo("\n---\n".join(documents))
+    echo("dry run: nothing was changed", err=True)
 
 
 def print_result(result, dry_run: bool, fmt: str) -> None:
@@ -170,10 +171,10 @@ def print_outcome(outcome, kind, fmt: str) -> None:
 
     if fmt == "table":
         rows = diff(outcome.before, outcome.after)
-        click.echo(render_changes(rows, kind) if rows else "No offsets before or after.")
-        click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
+        echo(render_changes(rows, kind) if rows else "No offsets before or after.")
+        echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
     else:
-        click.echo(render_offsets(outcome.after, fmt, kind))
+        echo(render_offsets(outcome.after, fmt, kind))
 
 
 def connector_flags(flags: dict[str, Any]) -> Any:

@@ -12,6 +12,7 @@ from typing import Iterator
 import click
 
 from ..errors import ExitStatus, OffsetsError
+from ..output.terminal import echo
 
 
 def report(error: OffsetsError) -> int:
@@ -22,7 +23,7 @@ def report(error: OffsetsError) -> int:
         lines.append(f"  hint: {error.advice}")
     if error.next_command:
         lines.append(f"  next: {error.next_command}")
-    click.echo("\n".join(lines), err=True)
+    echo("\n".join(lines), err=True)
     return int(error.exit_status)
 
 
@@ -39,6 +40,23 @@ def _signals_interrupt():
         return
     names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
     saved = {name: signal.signal(getattr(signal, name), _terminated) for name in names}
+    try:
+        yield
+    finally:
+        for name, handler in saved.items():
+            signal.signal(getattr(signal, name), handler)
+
+
+@contextlib.contextmanager
+def signals_set(stop: threading.Event) -> Iterator[None]:
+    """While many connectors are worked on in threads: Ctrl-C, SIGTERM and SIGHUP set ``stop`` instead of raising
+    in the main thread, however often they come, so that no new connector starts, the ones under way finish, and
+    the summary with the next commands is always printed (the caller exits 130 after it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {name: signal.signal(getattr(signal, name), lambda signum, frame: stop.set()) for name in names}
     try:
         yield
     finally:
