@@ -19,8 +19,9 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @selection_options
 @parallel_options
 @click.option("--since", metavar="TIME", help="With -l/--all/-A: restore each connector's newest backup taken at or "
-              "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h): the backups a fleet "
-              "operation took.")
+              "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h) by an alter, reset or "
+              "import: the backups a fleet operation took. Undo's own backups are passed over, so running the same "
+              "undo again restores the same backups.")
 @flow_options
 @with_mm2_broker_options
 @cluster_options

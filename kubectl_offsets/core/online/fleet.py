@@ -576,9 +576,10 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
     try:
         items = _plan(cluster, placed, plan_one, options, parallel, progress, stop, missing=missing)
         if len(absent) == len(items):
-            namespaces = ", ".join(sorted({m.namespace for m in absent}))
+            namespaces = sorted({m.namespace for m in absent})
+            where = f"namespace{'s' if len(namespaces) > 1 else ''} {', '.join(namespaces)}"
             raise NotFoundError(f"not one of the {len(items)} connectors of {document.origin} exists where it would "
-                                f"be imported (namespace {namespaces}); nothing was changed",
+                                f"be imported ({where}); nothing was changed",
                                 advice="check -n, --map-namespace OLD=NEW and --context")
     except BaseException:
         scratch.cleanup()

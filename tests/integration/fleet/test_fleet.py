@@ -171,6 +171,12 @@ def test_undo_since_restores_what_a_fleet_reset_took(cli, fleet, tmp_path):
     assert result.exit_code == 0, result
     after = _offsets_by_connector(json.loads(cli("list", "-A", "-l", sources, "-o", "json").stdout))
     assert after == before
+    # The same command again (after a partial failure, a user reruns it): it restores the reset's backups again,
+    # never the backups the first undo took of the reset state, so nothing moves.
+    again = cli("undo", "-A", "-l", sources, "--since", started, "--yes")
+    assert again.exit_code == 0, again
+    assert _offsets_by_connector(json.loads(cli("list", "-A", "-l", sources, "-o", "json").stdout)) == after
+    assert again.stderr.count("already at the offsets of configmap/") == 4 and "nothing to undo" in again.stderr
 
 
 def test_a_target_that_fails_validation_changes_nothing_unless_skip_invalid(cli, fleet, cluster):
