@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 from urllib.parse import quote
@@ -25,14 +26,14 @@ from urllib.parse import quote
 import pytest
 
 from tests.integration.fleet.conftest import _label, _namespace_with_connect
-from tests.integration.online.conftest import JOURNAL, Cluster, live_state
+from tests.integration.online.conftest import JOURNAL, Cluster, eventually, live_state
 
 ROOT = Path(__file__).resolve().parents[3]
 SINKS = 5
 
 
 @pytest.fixture
-def sinks(env, kafka_admin, kube_api, tmp_path):
+def sinks(env, kafka_admin, kube_api, connect, tmp_path):
     cluster = Cluster(kube_api)
     lab = _namespace_with_connect(env, cluster, kafka_admin, "fleet-int", tmp_path)
     tag = uuid.uuid4().hex[:6]
@@ -41,6 +42,9 @@ def sinks(env, kafka_admin, kube_api, tmp_path):
         conn = lab.sink("sink", records=2 + i, live=False)
         _label(cluster, conn, {"kubectl-offsets-fleet": tag})
         made.append(conn)
+    for records, conn in enumerate(made, start=2):  # committed (offset.flush.interval.ms), not only written
+        eventually(f"{conn.name} committed {records} in Connect", lambda c=conn, n=records: any(
+            o["offset"].get("kafka_offset") == n for o in _connect_offsets(connect, c.name)))
     yield lab, made, f"kubectl-offsets-fleet={tag}"
     lab.producer.flush(10)
     lab.producer = None
@@ -100,18 +104,22 @@ class Plugin:
         return "\n".join(self.lines)
 
 
+def _connect_offsets(connect, name: str) -> list[dict]:
+    status, body = connect.get(f"/connectors/{quote(name, safe='')}/offsets")
+    assert status == 200, (status, body)
+    return body.get("offsets") or []
+
+
 def _state_of(cluster: Cluster, connect, conns) -> dict[str, dict]:
     """Each connector as the cluster has it: its spec, journal, Connect state, and its offsets from Connect's REST
     API (``GET /connectors/NAME/offsets``)."""
     found = {}
     for conn in conns:
         obj = cluster.get(conn.ns, conn.name)
-        status, body = connect.get(f"/connectors/{quote(conn.name, safe='')}/offsets")
-        assert status == 200, (status, body)
         found[conn.name] = {
             "state": (obj.get("spec") or {}).get("state"), "connect": live_state(obj),
             "journal": (obj["metadata"].get("annotations") or {}).get(JOURNAL),
-            "offsets": sorted(json.dumps(o, sort_keys=True) for o in body.get("offsets") or []),
+            "offsets": sorted(json.dumps(o, sort_keys=True) for o in _connect_offsets(connect, conn.name)),
         }
     return found
 
@@ -148,9 +156,9 @@ def test_ctrl_c_while_the_fleet_runs_finishes_the_connector_under_way_and_starts
     plugin = Plugin(env, tmp_path, "reset", "-l", selector, "-n", lab.ns, "--yes", "--parallel", "1",
                     "--no-resume")
     first = plugin.wait_for_line(r"stopping connector '")
-    plugin.interrupt()
-    plugin.interrupt()  # a second and a third Ctrl-C change nothing: the summary still comes
-    plugin.interrupt()
+    for _ in range(3):  # a second and a third Ctrl-C (apart, or Python would take them for one) change nothing
+        plugin.interrupt()
+        time.sleep(0.5)
     code = plugin.finish()
 
     assert code == 130, plugin.stderr
