@@ -743,9 +743,11 @@ def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[An
 def _announce_stop(progress: Progress | None, failure: bool, running: int) -> None:
     if progress is None:
         return
-    why = "an unexpected failure" if failure else "interrupted"
-    progress.warn(f"{why}: no new connector starts; waiting for the {running} under way to finish "
-                  "(a second Ctrl-C changes nothing)")
+    if failure:
+        progress.warn(f"an unexpected failure: no new connector starts; waiting for the {running} under way to finish")
+    else:
+        progress.warn(f"interrupted: no new connector starts; waiting for the {running} under way to finish (each "
+                      "ends its flow; another Ctrl-C changes nothing)")
 
 
 # --- progress -------------------------------------------------------------------------------------------------
