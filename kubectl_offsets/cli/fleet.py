@@ -117,9 +117,9 @@ def run_plan(plan_builder: Callable[[threading.Event], Plan], cluster, options, 
     except BaseException:
         plan.close()
         raise
-    with signals_set(stop):
+    with signals_set(stop):  # through the summary too: a late Ctrl-C must not cut it (and its commands) short
         report = fleet.execute(cluster, plan, options, parallel=parallel, progress=progress, stop=stop)
-    _show_summary(report)
+        _show_summary(report)
     status = fleet.exit_status(report)
     if status:
         sys.exit(status)

@@ -461,3 +461,32 @@ def test_a_plan_never_holds_one_connector_twice():
         fleet.Plan([fleet.PlanItem(member), fleet.PlanItem(same)])
     with pytest.raises(InputError, match="more than once"):
         fleet._run_lanes(ClusterConfig(), [member, member], lambda kube, m: None, 2, threading.Event())
+
+
+def test_a_ctrl_c_while_the_summary_prints_does_not_cut_it_short(monkeypatch, capsys):
+    """The run is over, the summary prints, the user presses Ctrl-C once more: the summary (with its undo and
+    recover commands) still comes whole, and the exit status is the run's."""
+    import os
+    import signal
+
+    from kubectl_offsets.cli import fleet as cli_fleet
+    from kubectl_offsets.output import fleet as output_fleet
+
+    member = fleet.Member("ns", strimzi.KIND_CONNECTOR, "sink", "sink")
+    plan = fleet.Plan([fleet.PlanItem(member, "reset", run=lambda kube, options, progress: None)])
+    report = fleet.FleetReport([fleet.MemberResult(plan.items[0], started=True)], interrupted=True)
+    monkeypatch.setattr(fleet, "execute", lambda *args, **kwargs: report)
+    render = output_fleet.render_summary
+
+    def render_with_ctrl_c(rows):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here, in the main thread
+        return render(rows)
+
+    monkeypatch.setattr(output_fleet, "render_summary", render_with_ctrl_c)
+    monkeypatch.setattr(cli_fleet, "_show_plan", lambda plan: None)
+    with pytest.raises(SystemExit) as exited:
+        cli_fleet.run_plan(lambda stop: plan, ClusterConfig(), fleet.Options(yes=True), 1, False, "reset", None)
+    assert exited.value.code == 130
+    out, err = capsys.readouterr()
+    assert "kafkaconnector/sink" in out and "interrupted: connectors not started are unchanged" in err
