@@ -720,7 +720,8 @@ def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[An
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="fleet")
     pending: set[Future] = set()
     try:
-        pending = {pool.submit(run_lane, lane) for lane in lanes.values()}
+        for lane in lanes.values():  # one by one: a Ctrl-C here must not lose the lanes already started
+            pending.add(pool.submit(run_lane, lane))
     except KeyboardInterrupt:
         stop.set()
     announced = False
@@ -735,7 +736,12 @@ def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[An
                 stop.set()
         except KeyboardInterrupt:  # a second one while the first was being handled
             stop.set()
-    pool.shutdown(wait=True)
+    while True:  # also a lane submitted in the instant of a Ctrl-C, before it was counted
+        try:
+            pool.shutdown(wait=True)
+            break
+        except KeyboardInterrupt:
+            stop.set()
     run.interrupted = stop.is_set()
     return run
 

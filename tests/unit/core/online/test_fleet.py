@@ -263,9 +263,9 @@ def test_an_interrupt_while_listing_a_fleet_returns_no_partial_document(monkeypa
     assert len(listed) == 1
 
 
-def _ctrl_c_main_thread(times, gap=0.05):
-    """Send SIGINT to this process `times` times from another thread: Python raises KeyboardInterrupt in the main
-    thread (the default handler), as a user's Ctrl-C does."""
+def _ctrl_c_main_thread(times, sent, gap=0.05):
+    """Send SIGINT to this process `times` times from another thread, then set `sent`: Python raises
+    KeyboardInterrupt in the main thread (the default handler), as a user's Ctrl-C does."""
     import os
     import signal
 
@@ -273,6 +273,7 @@ def _ctrl_c_main_thread(times, gap=0.05):
         for _ in range(times):
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(gap)
+        sent.set()
 
     threading.Thread(target=send, daemon=True).start()
 
@@ -280,13 +281,15 @@ def _ctrl_c_main_thread(times, gap=0.05):
 def test_three_ctrl_c_while_lanes_run_still_wait_for_the_running_members_and_return(monkeypatch):
     monkeypatch.setattr(fleet.operations, "connect", lambda cluster: _StandInKube())
     members = _sinks(6)
-    started, finished = [], []
+    started, finished, sent, lock = [], [], threading.Event(), threading.Lock()
 
     def work(kube, member):
-        started.append(member.name)
-        if len(started) == 2:
-            _ctrl_c_main_thread(3)
-        time.sleep(0.6)
+        with lock:
+            started.append(member.name)
+            if len(started) == 2:
+                _ctrl_c_main_thread(3, sent)
+        sent.wait(30)  # both members run until every Ctrl-C is sent...
+        time.sleep(0.5)  # ...and handled by the main thread, which waits for them
         finished.append(member.name)
 
     try:
