@@ -51,7 +51,10 @@ def _signals_interrupt():
 def signals_set(stop: threading.Event) -> Iterator[None]:
     """While many connectors are worked on in threads: Ctrl-C, SIGTERM and SIGHUP set ``stop`` instead of raising
     in the main thread, however often they come, so that no new connector starts, the ones under way finish, and
-    the summary with the next commands is always printed (the caller exits 130 after it)."""
+    the summary with the next commands is always printed (the caller exits 130 after it).
+
+    Once interrupted, the process is on its way out (exit 130): the handlers are not put back, so one more Ctrl-C
+    pressed while it prints and exits cannot turn that into a death by SIGINT halfway through."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -60,8 +63,9 @@ def signals_set(stop: threading.Event) -> Iterator[None]:
     try:
         yield
     finally:
-        for name, handler in saved.items():
-            signal.signal(getattr(signal, name), handler)
+        if not stop.is_set():
+            for name, handler in saved.items():
+                signal.signal(getattr(signal, name), handler)
 
 
 @contextlib.contextmanager

@@ -333,20 +333,37 @@ def test_an_interrupted_run_reports_and_exits_130(monkeypatch):
     assert report.interrupted and fleet.exit_status(report) == 130
 
 
-def test_the_cli_signal_handlers_set_the_stop_event_instead_of_raising():
+@pytest.fixture
+def signal_handlers():
+    """The process's signal handlers as they were before the test (the CLI's leave theirs once interrupted)."""
+    import signal
+
+    names = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+    saved = {number: signal.getsignal(number) for number in names}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+def test_the_cli_signal_handlers_set_the_stop_event_instead_of_raising(signal_handlers):
     import os
     import signal
 
     from kubectl_offsets.cli.exits import signals_set
 
+    quiet, before = threading.Event(), signal.getsignal(signal.SIGTERM)
+    with signals_set(quiet):
+        pass
+    assert signal.getsignal(signal.SIGTERM) == before  # not interrupted: the handlers are put back
+
     stop = threading.Event()
-    before = signal.getsignal(signal.SIGTERM)
     with signals_set(stop):
         os.kill(os.getpid(), signal.SIGINT)
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(0.05)  # the handler runs in the main thread between bytecodes
     assert stop.is_set()
-    assert signal.getsignal(signal.SIGTERM) == before
+    os.kill(os.getpid(), signal.SIGINT)  # interrupted: on its way out, a late Ctrl-C changes nothing
+    time.sleep(0.05)
 
 
 def test_an_export_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
@@ -466,7 +483,7 @@ def test_a_plan_never_holds_one_connector_twice():
         fleet._run_lanes(ClusterConfig(), [member, member], lambda kube, m: None, 2, threading.Event())
 
 
-def test_a_ctrl_c_while_the_summary_prints_does_not_cut_it_short(monkeypatch, capsys):
+def test_a_ctrl_c_while_the_summary_prints_does_not_cut_it_short(monkeypatch, capsys, signal_handlers):
     """The run is over, the summary prints, the user presses Ctrl-C once more: the summary (with its undo and
     recover commands) still comes whole, and the exit status is the run's."""
     import os
