@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
                      require_check_option, require_confirmation_possible, session, target_spec,
                      with_connector_options)
@@ -116,8 +117,8 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
             from .fleet import run_fleet_command
 
             check_request(request)
-            run_fleet_command("alter", lambda fleet, cluster, members, options, progress: fleet.plan_alter(
-                cluster, members, request, options, parallel=parallel, progress=progress),
+            run_fleet_command("alter", lambda fleet, cluster, members, options, progress, stop: fleet.plan_alter(
+                cluster, members, request, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
                 all_namespaces, parallel, skip_invalid)
             return
@@ -153,5 +154,5 @@ def print_positions(positions) -> None:
     from ..output.render import table
 
     rows = [[p.topic, p.partition, p.resume_at, iso_ms(p.record_ms) or "-", p.basis] for p in positions]
-    click.echo(table(["TOPIC", "PARTITION", "RESUME AT", "RECORD TIME", "BASIS"], rows), err=True)
+    echo(table(["TOPIC", "PARTITION", "RESUME AT", "RECORD TIME", "BASIS"], rows), err=True)
 

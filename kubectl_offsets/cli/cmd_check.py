@@ -6,6 +6,7 @@ import json
 
 import click
 
+from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, with_connector_options, with_mm2_broker_options
 from .options import cluster_options, output_option, quiet_option
 
@@ -43,7 +44,7 @@ def check_command(target, connector, source_cluster, namespace, context, kubecon
         document = operations.check_resource(kube, target, connector, source_cluster, options=options,
                                             progress=progress)
         progress.done()
-        click.echo(_render(document, output))
+        echo(_render(document, output))
         if not document["ok"]:
             bad = sum(c["problems"] for c in document["connectors"])
             raise CheckFailedError(f"{bad} source partition(s) of kafkamirrormaker2/{document['resource']} are not "

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ..output.terminal import echo
 from .common import connector_flags, with_connector_options
 from .options import (allow_future_option, check_output_path, cluster_options, group, kafka_option, key_value_pairs,
                       output_option, quiet_option)
@@ -119,17 +120,17 @@ def _run_compute(flags: dict[str, Any]) -> None:
     result = positions.compute(request, spark=spark_flags(flags).factory(), progress=progress)
     progress.done()
     if not flags["quiet"]:
-        click.echo(positions_table(result), err=True)
+        echo(positions_table(result), err=True)
     if result.poison is not None:
         assert request.poison is not None  # a poison result answers a request that asked for one
         report = poison.poison_report(result.poison, request.poison)
         if flags["report"]:
             _write(report_text(report, flags["report"]), flags["report"])
         if not flags["quiet"]:
-            click.echo(report_table(report), err=True)
+            echo(report_table(report), err=True)
     if not len(result.document):
         progress.warn("no partition needs to move: the document is empty (alter -f rejects an empty document)")
-    click.echo(render_offsets(result.document, flags["output"], result.kind))
+    echo(render_offsets(result.document, flags["output"], result.kind))
 
 
 # --- flags -> the typed requests of core/compute/request.py -----------------------------------------------------
@@ -213,4 +214,4 @@ def _run_connect_offsets(flags: dict[str, Any]) -> None:
     if result.ignored_keys:
         progress.warn(f"{result.ignored_keys} keys are not [\"connector\", {{partition}}] and were ignored, as "
                       f"Connect ignores them")
-    click.echo(render_connect(result, flags["output"], single=len(connectors) == 1))
+    echo(render_connect(result, flags["output"], single=len(connectors) == 1))

@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import confirm_on_terminal, require_confirmation_possible, session
 from .options import (allow_future_option, cluster_options, kafka_option, mutation_options, output_option,
                       quiet_option)
@@ -130,12 +131,12 @@ def _print_plan(plan) -> None:
     from ..output.render import to_yaml
 
     change = plan.change.to_json() if plan.change is not None else "(none: only --from-scratch)"
-    click.echo(f"create kafkaconnector/{plan.target.resource_name} in namespace {plan.target.namespace}, stopped; "
+    echo(f"create kafkaconnector/{plan.target.resource_name} in namespace {plan.target.namespace}, stopped; "
                f"operator: {plan.operator.describe()}\nthe offsets to apply:\n{to_yaml(change) if plan.change else change}"
                "\nleftover offsets of an earlier connector of this name can only be listed once it exists",
                err=True)
-    click.echo(f"# create kafkaconnector/{plan.target.resource_name}\n{to_yaml(plan.created_body)}")
-    click.echo("dry run: nothing was changed", err=True)
+    echo(f"# create kafkaconnector/{plan.target.resource_name}\n{to_yaml(plan.created_body)}")
+    echo("dry run: nothing was changed", err=True)
 
 
 def _print_outcome(outcome, fmt: str) -> None:
@@ -144,12 +145,12 @@ def _print_outcome(outcome, fmt: str) -> None:
 
     if fmt == "table":
         rows = diff(outcome.leftovers, outcome.after)
-        click.echo(render_changes(rows, outcome.kind) if rows else "No offsets (it starts as its consumer/source "
+        echo(render_changes(rows, outcome.kind) if rows else "No offsets (it starts as its consumer/source "
                                                                     "does by default).")
     else:
-        click.echo(render_offsets(outcome.after, fmt, outcome.kind))
+        echo(render_offsets(outcome.after, fmt, outcome.kind))
     leftovers = f"{len(outcome.leftovers)} leftover offsets" if len(outcome.leftovers) else "no leftover offsets"
     backup = f"; backup of the leftovers: configmap/{outcome.backup}" if outcome.backup else ""
-    click.echo(f"kafkaconnector/{outcome.target.resource_name} created ({leftovers}{backup}); connector is "
+    echo(f"kafkaconnector/{outcome.target.resource_name} created ({leftovers}{backup}); connector is "
                f"{outcome.final_state}", err=True)
 

@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import confirm_on_terminal, print_dry_run, require_confirmation_possible, session, target_spec
 from .options import cluster_options, complete_target, mutation_options, output_option, quiet_option
 
@@ -39,7 +40,7 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
         if dry_run:
             if result is not None:
                 print_dry_run(result)
-            click.echo(f"then: delete kafkaconnector/{target.split('/')[-1]}; dry run: nothing was changed", err=True)
+            echo(f"then: delete kafkaconnector/{target.split('/')[-1]}; dry run: nothing was changed", err=True)
             return
         _print(result, output)
 
@@ -49,7 +50,7 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
 def _print(outcome, fmt: str) -> None:
     from ..output.render import render_offsets
 
-    click.echo(render_offsets(outcome.offsets, fmt, outcome.kind))
+    echo(render_offsets(outcome.offsets, fmt, outcome.kind))
     what = (f"offsets reset (backup: configmap/{outcome.backup})" if outcome.reset
             else "offsets kept in Connect (shown above)")
-    click.echo(f"kafkaconnector/{outcome.target.resource_name} deleted; {what}", err=True)
+    echo(f"kafkaconnector/{outcome.target.resource_name} deleted; {what}", err=True)

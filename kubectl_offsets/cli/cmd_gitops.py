@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..output.terminal import echo
 from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
 from .options import alter_input_options, group, kubeconfig_options, quiet_option
@@ -301,15 +302,15 @@ def _finish_offline(plan, root, kw) -> None:
 
     _report(plan, kw)
     if plan.already:
-        click.echo("the repository already holds this phase; nothing to change", err=True)
+        echo("the repository already holds this phase; nothing to change", err=True)
         return
     _check(plan, root, kw)
     if kw["output"] == "diff":
-        click.echo(output.unified_diff(plan), nl=False)
+        click.echo(output.unified_diff(plan), nl=False)  # a patch: byte for byte, for git apply
         return
     written = output.write(plan, root, Path(kw["out_dir"]) if kw["out_dir"] else None)
     for rel in written:
-        click.echo(rel)
+        echo(rel)
     _steps(plan, kw)
 
 
@@ -333,14 +334,14 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
         forge_url=kw["forge_url"], forge_project=kw["forge_project"], reason=kw["reason"],
         repo_in_git=rel.as_posix() or ".", path_arg=kw["path"], allow_default_branch=kw["allow_default_branch"])
     plan, result = publish.publish(git, scope_rel, in_worktree, request)
-    click.echo(f"branch {result.branch} at {result.commit[:12]}"
+    echo(f"branch {result.branch} at {result.commit[:12]}"
                + ("" if result.created_commit else " (unchanged: same input as before)"))
     if result.pushed or kw["push"]:
-        click.echo(f"pushed to {kw['remote']}" + ("" if result.pushed else " (already up to date)"))
+        echo(f"pushed to {kw['remote']}" + ("" if result.pushed else " (already up to date)"))
     if result.pr_url:
-        click.echo(("opened " if result.pr_created else "already open: ") + result.pr_url)
+        echo(("opened " if result.pr_created else "already open: ") + result.pr_url)
     for note in result.notes:
-        click.echo(note, err=True)
+        echo(note, err=True)
     _steps(plan, kw)
 
 
@@ -348,9 +349,9 @@ def _report(plan, kw) -> None:
     from ..core.gitops import output
 
     if not kw["quiet"]:
-        click.echo(f"==> {output.describe(plan)}", err=True)
+        echo(f"==> {output.describe(plan)}", err=True)
     for warning in plan.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
 
 
 def _steps(plan, kw) -> None:
@@ -358,9 +359,9 @@ def _steps(plan, kw) -> None:
 
     if kw["quiet"]:
         return
-    click.echo("next steps:", err=True)
+    echo("next steps:", err=True)
     for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"]), 1):
-        click.echo(f"  {i}. {step}", err=True)
+        echo(f"  {i}. {step}", err=True)
 
 
 def _check(plan, root, kw) -> None:
@@ -368,7 +369,7 @@ def _check(plan, root, kw) -> None:
     from ..core.gitops import validation
 
     for warning in validation.check_built(plan, root):
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     if kw["server_dry_run"]:
         _server_dry_run(plan, root, kw)
 
@@ -379,4 +380,4 @@ def _server_dry_run(plan, root, kw) -> None:
     namespace = kw["namespace"] or plan.target.namespace or None
     checked = validation.server_dry_run(plan, root, namespace, kw["kubeconfig"], kw["context"])
     if not kw["quiet"]:
-        click.echo(f"==> server-side dry run accepted {checked} manifest(s)", err=True)
+        echo(f"==> server-side dry run accepted {checked} manifest(s)", err=True)

@@ -46,11 +46,12 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
         document = fleet.read_fleet_file(file)
         mapping = fleet.ImportMapping(namespace=namespace, namespaces=fleet.parse_namespace_map(map_namespace),
                                       only=tuple(only))
+        fleet.place_entries(document, mapping)  # collisions and mappings that match nothing: before any cluster
         cluster = cluster_config(namespace, context, kubeconfig)
         _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                        resume=not no_resume, force=force)
-        run_plan(lambda: fleet.plan_import(cluster, document, mapping, options, strict=strict, parallel=parallel,
-                                           progress=progress), cluster, options, parallel, skip_invalid, "import",
-                 progress)
+        run_plan(lambda stop: fleet.plan_import(cluster, document, mapping, options, strict=strict, parallel=parallel,
+                                                progress=progress, stop=stop), cluster, options, parallel, skip_invalid,
+                 "import", progress)
 
     work()

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ..output.terminal import echo
 from .common import connector_flags, target_argument, with_connector_options
 from .options import cluster_options, kafka_option, output_option, quiet_option
 
@@ -66,5 +67,5 @@ def _run(flags: dict[str, Any]) -> None:
     rows = lag.lag(kind, current, request.source(), progress=progress)
     progress.done()
     document = lag.lag_document(rows, thresholds)
-    click.echo(render_lag(document, flags["output"]))
+    echo(render_lag(document, flags["output"]))
     gate(document)

@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import optional_target_argument, session, target_spec, with_connector_options
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
@@ -43,19 +44,23 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
         result = operations.list_offsets(kube, target_spec(target, connector, source_cluster), options=options,
                                          progress=progress)
-        click.echo(render_offsets(result.offsets, output, result.kind))
+        echo(render_offsets(result.offsets, output, result.kind))
 
     work()
 
 
 def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces,
                 out=None, record_source=False):
-    """The fleet form of list, shared with export (which records where the offsets come from)."""
+    """The fleet form of list, shared with export (which records where the offsets come from). Ctrl-C/SIGTERM
+    while listing: the lists under way finish, nothing is printed or written, exit 130. ``out`` is written whole
+    or not at all (a previous file there stays as it was)."""
     import sys
+    import threading
 
     from ..core.online import fleet
     from ..errors import ExitStatus
     from ..output.fleet import render_fleet
+    from .exits import signals_set
     from .fleet import cluster_and_members, entry_rows, no_resources_found, selection, warn_unlisted
 
     sel = selection(namespace, selector, all_, all_namespaces)
@@ -65,17 +70,17 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
         if output == "table":
             return
     _, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
-    document, errors = fleet.list_fleet(cluster, members, options, progress=progress)
+    stop = threading.Event()
+    with signals_set(stop):
+        document, errors = fleet.list_fleet(cluster, members, options, progress=progress, stop=stop)
     if record_source:
         document.source = fleet.export_source(kube, cluster, sel)
     text = render_fleet(document.to_json(), entry_rows(document), output)
     if out:
-        from pathlib import Path
-
-        Path(out).write_text(text + "\n", encoding="utf-8")
-        click.echo(f"wrote the offsets of {len(document.entries)} connector(s) to {out}", err=True)
+        fleet.write_fleet_file(out, text + "\n")
+        echo(f"wrote the offsets of {len(document.entries)} connector(s) to {out}", err=True)
     else:
-        click.echo(text)
+        echo(text)
     warn_unlisted(errors)
     if errors:
         sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))

@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
 from .options import cluster_options, dry_run_option, kafka_option, quiet_option, yes_option
 
@@ -58,7 +59,7 @@ def recover_command(target, connector, source_cluster, rollback, force, wait_for
                                           mm2=mm2)
         summary = recovery.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
                                      force=force, wait=wait_for_owner, options=options, progress=progress)
-        click.echo(summary)
+        echo(summary)
         if dry_run:
             click.echo("dry run: nothing was changed", err=True)
 

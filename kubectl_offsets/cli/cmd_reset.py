@@ -70,8 +70,8 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                                  "--with-offset-syncs")
             from .fleet import run_fleet_command
 
-            run_fleet_command("reset", lambda fleet, cluster, members, options, progress: fleet.plan_reset(
-                cluster, members, options, parallel=parallel, progress=progress),
+            run_fleet_command("reset", lambda fleet, cluster, members, options, progress, stop: fleet.plan_reset(
+                cluster, members, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
                 all_namespaces, parallel, skip_invalid)
             return

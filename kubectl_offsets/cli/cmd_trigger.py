@@ -2,6 +2,7 @@
 
 import click
 
+from ..output.terminal import echo
 from .common import session, target_argument, target_spec, with_connector_options
 from .options import cluster_options, dry_run_option, quiet_option, yes_option
 
@@ -39,16 +40,16 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
         result = trigger_command.trigger(kube, target_spec(target, connector, source_cluster), options=options,
                                         progress=progress, force=force)
         if dry_run and not result.already:
-            click.echo(f"dry run: trigger would fire the {result.action} of operation {result.operation_id} on "
+            echo(f"dry run: trigger would fire the {result.action} of operation {result.operation_id} on "
                        f"{result.target.display}")
             click.echo("dry run: nothing was changed", err=True)
         elif result.already:
-            click.echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "
+            echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "
                        "nothing done", err=True)
         else:
             assert result.after is not None and result.kind is not None  # a fired trigger sets both
-            click.echo(render_offsets(result.after, "table", result.kind))
-            click.echo(f"{result.action} done on {result.target.display}; backup: configmap/{result.backup}; the "
+            echo(render_offsets(result.after, "table", result.kind))
+            echo(f"{result.action} done on {result.target.display}; backup: configmap/{result.backup}; the "
                        "connector stays stopped until GitOps phase 2 (kubectl offsets gitops next) is merged", err=True)
 
     work()

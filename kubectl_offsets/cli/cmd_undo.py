@@ -19,8 +19,9 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 @selection_options
 @parallel_options
 @click.option("--since", metavar="TIME", help="With -l/--all/-A: restore each connector's newest backup taken at or "
-              "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h): the backups a fleet "
-              "operation took.")
+              "after TIME (ISO 8601, e.g. 2026-11-23T10:00:00Z, or a duration ago such as 2h) by an alter, reset or "
+              "import: the backups a fleet operation took. Undo's own backups are passed over, so running the same "
+              "undo again restores the same backups.")
 @flow_options
 @with_mm2_broker_options
 @cluster_options
@@ -58,8 +59,8 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             from .fleet import parse_since, run_fleet_command
 
             start = parse_since(since)
-            run_fleet_command("undo", lambda fleet, cluster, members, options, progress: fleet.plan_undo(
-                cluster, members, start, options, parallel=parallel, progress=progress),
+            run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
+                cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
                 all_namespaces, parallel, skip_invalid)
             return

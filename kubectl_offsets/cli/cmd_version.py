@@ -6,6 +6,7 @@ import json
 
 import click
 
+from ..output.terminal import echo
 from .options import cluster_config, cluster_options
 
 FORMATS = ("text", "json", "yaml")
@@ -46,11 +47,11 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
     def work() -> None:
         if output == "text":
             # First, as `kubectl version` prints its client line: still useful when the cluster is unreachable.
-            click.echo(_plugin_line(versions.client_report()))
+            echo(_plugin_line(versions.client_report()))
         report = versions.cluster_report(config, connect_url=connect_url,
                                          request_timeout=min(timeout, REQUEST_TIMEOUT))
         if output == "text":
-            click.echo("\n".join(cluster_lines(report)))
+            echo("\n".join(cluster_lines(report)))
         else:
             _print(report, output)
 
@@ -59,13 +60,13 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
 
 def _print(report, output: str) -> None:
     if output == "json":
-        click.echo(json.dumps(report.to_json(), indent=2))
+        echo(json.dumps(report.to_json(), indent=2))
     elif output == "yaml":
         from ..output.render import to_yaml
 
-        click.echo(to_yaml(report.to_json()))
+        echo(to_yaml(report.to_json()))
     else:
-        click.echo("\n".join([_plugin_line(report), *cluster_lines(report)]))
+        echo("\n".join([_plugin_line(report), *cluster_lines(report)]))
 
 
 def cluster_lines(report) -> list[str]:

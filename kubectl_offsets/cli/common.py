@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import click
 
+from ..output.terminal import echo, printable
 from .options import cluster_config, complete_target, kafka_option
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
@@ -104,10 +105,10 @@ def require_confirmation_possible(yes: bool, dry_run: bool, operation: str) -> N
 def confirm_on_terminal(preview) -> bool:
     """Ctrl-C or Ctrl-D at the prompt is a "no": the operation is cancelled and says what that left (create deletes
     the connector it created for the preview), instead of click's bare "Aborted!"."""
-    click.echo(render_preview(preview), err=True)
+    echo(render_preview(preview), err=True)
     try:
-        return click.confirm(f"{preview.operation} the offsets of '{preview.target.connector_name}'?", default=False,
-                             err=True)
+        return click.confirm(printable(f"{preview.operation} the offsets of '{preview.target.connector_name}'?"),
+                             default=False, err=True)
     except click.Abort:
         click.echo("", err=True)
         return False
@@ -166,7 +167,7 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
     from .invocation import dry_run_mode
 
     mode = dry_run_mode() if click.get_current_context(silent=True) else "client"
-    click.echo(render_preview(preview), err=True)
+    echo(render_preview(preview), err=True)
     if mode == "server" and kube is not None:
         from ..core.online import operations
 
@@ -174,16 +175,16 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
 
         sent = operations.server_dry_run(kube, preview)
         server_dry_run_done()
-        click.echo(f"server-side dry run: the API server accepted {sent} write(s)", err=True)
-    click.echo(render_dry_run(preview, fmt, "client" if mode == "none" else mode))
+        echo(f"server-side dry run: the API server accepted {sent} write(s)", err=True)
+    echo(render_dry_run(preview, fmt, "client" if mode == "none" else mode))
     listed_at = getattr(preview, "listed_at", None)
     if preview.before is not None:
         age = _age(listed_at) if listed_at else None
         when = f", written {listed_at}" + (f" ({age} ago)" if age else "") if listed_at else ""
-        click.echo(f"BEFORE is the connector's last list{when}, not listed anew; a real run lists again and "
+        echo(f"BEFORE is the connector's last list{when}, not listed anew; a real run lists again and "
                    "computes the change from that", err=True)
-    click.echo(f"not shown: {DRY_RUN_LEAVES_OUT}", err=True)
-    click.echo("dry run: nothing was changed", err=True)
+    echo(f"not shown: {DRY_RUN_LEAVES_OUT}", err=True)
+    echo("dry run: nothing was changed", err=True)
 
 
 def _age(rfc3339: str) -> str | None:
@@ -232,11 +233,11 @@ def print_outcome(outcome, kind, fmt: str) -> None:
 
     if fmt == "table":
         rows = diff(outcome.before, outcome.after)
-        click.echo(render_changes(rows, kind) if rows else "No offsets before or after.")
+        echo(render_changes(rows, kind) if rows else "No offsets before or after.")
     else:
-        click.echo(render_offsets(outcome.after, fmt, kind))
+        echo(render_offsets(outcome.after, fmt, kind))
     # In every format (stdout keeps the document alter -f accepts): the backup is what undo restores.
-    click.echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
+    echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
 
 
 def connector_flags(flags: dict[str, Any]) -> Any:

@@ -12,6 +12,7 @@ from typing import Iterator
 import click
 
 from ..errors import ExitStatus, OffsetsError
+from ..output.terminal import echo
 
 
 # What each exit status means, in a word or two: the epilog of every command's --help (docs/online.md has the table).
@@ -51,7 +52,7 @@ def report_usage(error: click.UsageError) -> int:
     """A usage error (unknown flag, bad value, missing argument) in the style of every other error: ``error:``
     and a hint instead of click's usage block; exit 2, as kubectl."""
     where = error.ctx.command_path if error.ctx is not None else "kubectl offsets"
-    click.echo(f"error: {error.format_message()}\n  hint: see '{where} --help'", err=True)
+    echo(f"error: {error.format_message()}\n  hint: see '{where} --help'", err=True)
     return int(ExitStatus.USAGE)
 
 
@@ -63,7 +64,7 @@ def report(error: OffsetsError) -> int:
         lines.append(f"  hint: {error.advice}")
     if error.next_command:
         lines.append(f"  next: {error.next_command}")
-    click.echo("\n".join(lines), err=True)
+    echo("\n".join(lines), err=True)
     return int(error.exit_status)
 
 
@@ -85,6 +86,27 @@ def _signals_interrupt():
     finally:
         for name, handler in saved.items():
             signal.signal(getattr(signal, name), handler)
+
+
+@contextlib.contextmanager
+def signals_set(stop: threading.Event) -> Iterator[None]:
+    """While many connectors are worked on in threads: Ctrl-C, SIGTERM and SIGHUP set ``stop`` instead of raising
+    in the main thread, however often they come, so that no new connector starts, the ones under way finish, and
+    the summary with the next commands is always printed (the caller exits 130 after it).
+
+    Once interrupted, the process is on its way out (exit 130): the handlers are not put back, so one more Ctrl-C
+    pressed while it prints and exits cannot turn that into a death by SIGINT halfway through."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {name: signal.signal(getattr(signal, name), lambda signum, frame: stop.set()) for name in names}
+    try:
+        yield
+    finally:
+        if not stop.is_set():
+            for name, handler in saved.items():
+                signal.signal(getattr(signal, name), handler)
 
 
 @contextlib.contextmanager

@@ -4,10 +4,12 @@ before one confirmation, and the summary printed after. Parsing and printing onl
 from __future__ import annotations
 
 import sys
+import threading
 from typing import TYPE_CHECKING, Callable
 
 import click
 
+from ..output.terminal import echo
 from .options import group
 
 if TYPE_CHECKING:
@@ -83,38 +85,47 @@ def entry_rows(document):
 
 def warn_unlisted(errors) -> None:
     for member, error in errors:
-        click.echo(f"warning: {member.namespace}/{member.display}: {error.message}", err=True)
+        echo(f"warning: {member.where}: {error.message}", err=True)
 
 
 # --- mutating fleet operations ------------------------------------------------------------------------------------
 
 
-def run_plan(plan_builder: Callable[[], Plan], cluster, options, parallel: int, skip_invalid: bool, verb: str,
-             progress) -> None:
-    """Plan, show, confirm once, execute, summarise; exit non-zero if any connector failed."""
-    from ..core.online import fleet
+def run_plan(plan_builder: Callable[[threading.Event], Plan], cluster, options, parallel: int, skip_invalid: bool,
+             verb: str, progress) -> None:
+    """Plan, show, confirm once, execute, summarise; exit non-zero if any connector failed or it was interrupted.
 
-    plan = plan_builder()
+    While the plan is built and while it runs, Ctrl-C/SIGTERM only set ``stop``: an interrupted plan changes
+    nothing (exit 130); an interrupted run starts no new connector, lets the ones under way finish and prints the
+    summary before it exits."""
+    from ..core.online import fleet
+    from ..errors import InputError, InterruptedOperationError
+    from .exits import signals_set
+
+    stop = threading.Event()
+    with signals_set(stop):
+        plan = plan_builder(stop)
     try:
+        if stop.is_set():  # after the last list ended, before the handlers went back
+            raise InterruptedOperationError("interrupted while planning; nothing was changed")
         plan.require_valid(skip_invalid)
         _show_plan(plan)
         runnable = plan.runnable
         if not runnable:
-            click.echo(f"nothing to {verb}", err=True)
+            echo(f"nothing to {verb}", err=True)
             return
         if options.dry_run:
-            click.echo("dry run: nothing was changed", err=True)
+            echo("dry run: nothing was changed", err=True)
             return
         if not options.yes and not click.confirm(f"{verb} the offsets of {len(runnable)} connector(s), "
                                                  f"{parallel} at a time?", default=False, err=True):
-            from ..errors import InputError
-
             raise InputError(f"{verb} cancelled; nothing was changed")
     except BaseException:
         plan.close()
         raise
-    report = fleet.execute(cluster, plan, options, parallel=parallel, progress=progress)
-    _show_summary(report)
+    with signals_set(stop):  # through the summary too: a late Ctrl-C must not cut it (and its commands) short
+        report = fleet.execute(cluster, plan, options, parallel=parallel, progress=progress, stop=stop)
+        _show_summary(report)
     status = fleet.exit_status(report)
     if status:
         sys.exit(status)
@@ -125,13 +136,13 @@ def _show_plan(plan) -> None:
     from .common import render_preview
 
     for item in plan.runnable:
-        click.echo(render_preview(item.preview) + "\n", err=True)
+        echo(render_preview(item.preview) + "\n", err=True)
     rows = []
     for item in plan.items:
         changed = sum(1 for row in item.preview.rows() if row.changed) if item.preview is not None else ""
         note = item.skipped or (f"invalid: {item.problem.message}" if item.problem else "")
         rows.append([item.member.namespace, item.member.display, item.operation or "-", str(changed), note])
-    click.echo(render_plan(rows), err=True)
+    echo(render_plan(rows), err=True)
 
 
 def _show_summary(report) -> None:
@@ -139,22 +150,23 @@ def _show_summary(report) -> None:
 
     rows = [[r.item.member.namespace, r.item.member.display, r.status,
              r.outcome.backup if r.outcome is not None else "", r.next_command or ""] for r in report.results]
-    click.echo(render_summary(rows))
+    echo(render_summary(rows))
     counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts().items()))
-    if report.interrupted:
+    if report.stopped_by_failure:
+        counts += "; stopped after an unexpected failure: connectors not started are unchanged"
+    elif report.interrupted:
         counts += "; interrupted: connectors not started are unchanged"
-    click.echo(counts, err=True)
+    echo(counts, err=True)
     for result in report.failed:
-        click.echo(f"error: {result.item.member.namespace}/{result.item.member.display}: {result.error.message}",
-                   err=True)
+        echo(f"error: {result.item.member.where}: {result.error.message}", err=True)
         if result.error.advice:
-            click.echo(f"  hint: {result.error.advice}", err=True)
+            echo(f"  hint: {result.error.advice}", err=True)
 
 
 def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force,
                       selector, all_, all_namespaces, parallel, skip_invalid) -> None:
-    """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress)``),
-    confirm once, run."""
+    """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress,
+    stop)``), confirm once, run."""
     from ..core.online import fleet
     from .common import session
 
@@ -162,8 +174,8 @@ def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, q
     cluster, _, members = cluster_and_members(namespace, context, kubeconfig, sel)
     _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                    resume=not no_resume, force=force)
-    run_plan(lambda: plan_for(fleet, cluster, members, options, progress), cluster, options, parallel, skip_invalid,
-             verb, progress)
+    run_plan(lambda stop: plan_for(fleet, cluster, members, options, progress, stop), cluster, options, parallel,
+             skip_invalid, verb, progress)
 
 
 def parse_since(text: str):

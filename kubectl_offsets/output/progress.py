@@ -12,6 +12,8 @@ import threading
 import time
 from typing import TextIO
 
+from .terminal import printable
+
 
 class StderrProgress:
     """``==> message`` per step; while waiting on a TTY a spinner with elapsed seconds redraws one line."""
@@ -26,16 +28,17 @@ class StderrProgress:
     def step(self, message: str) -> None:
         self.done()
         if not self.quiet:
-            print(f"==> {message}", file=self.stream, flush=True)
+            print(f"==> {printable(message)}", file=self.stream, flush=True)
 
     def warn(self, message: str) -> None:
         self.done()
-        print(f"warning: {message}", file=self.stream, flush=True)  # warnings show even with --quiet
+        print(f"warning: {printable(message)}", file=self.stream, flush=True)  # warnings show even with --quiet
 
     def waiting(self, message: str) -> None:
         self.done()
         if self.quiet:
             return
+        message = printable(message, multiline=False)
         if not self.tty:
             print(f"    {message}", file=self.stream, flush=True)
             return

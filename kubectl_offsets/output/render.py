@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..connect import ConnectorKind, next_record_after_stored, position_of, topic_partition_of
 from ..conventions import StrEnum
 from ..model import OffsetChange, OffsetsDocument
+from .terminal import printable
 
 
 def render_offsets(document: OffsetsDocument, fmt: str, kind: ConnectorKind = ConnectorKind.SOURCE) -> str:
@@ -65,7 +66,8 @@ def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """kubectl-style plain columns: upper-case headers, two spaces between columns, no borders."""
-    cells = [list(map(str, headers))] + [[("" if c is None else str(c)) for c in row] for row in rows]
+    cells = [list(map(str, headers))] + [[("" if c is None else printable(str(c), multiline=False)) for c in row]
+                                         for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     return "\n".join("   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
 

@@ -26,21 +26,22 @@ import json
 import os
 import tempfile
 import threading
+import traceback
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 
 from ... import schemas, strimzi
 from ...connect import ConnectorKind
-from ...conventions import ANNOTATION_TAKEN_AT, Operation
-from ...errors import ApiNotServedError, ExitStatus, InputError, NotFoundError, OffsetsError
+from ...conventions import ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, Operation
+from ...errors import ApiNotServedError, ExitStatus, InputError, InterruptedOperationError, NotFoundError, OffsetsError
 from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from . import backups, operations
 from ..inputs import AlterRequest, build_change, validate_change
-from .steps import Outcome
+from .steps import Outcome, as_offsets_error
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
@@ -86,6 +87,17 @@ class Member:
         base = f"{self.kind.lower()}/{self.name}"
         return base if self.kind == strimzi.KIND_CONNECTOR else f"{base} '{self.connector}'"
 
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        """The connector this member is, as Connect and Strimzi know it: a KafkaConnector's connector is named
+        after the resource, whatever ``connector`` says."""
+        connector = self.connector if self.kind == strimzi.KIND_MM2 else self.name
+        return (self.namespace, self.kind, self.name, connector)
+
+    @property
+    def where(self) -> str:
+        return f"{self.namespace}/{self.display}"
+
     def command(self, verb: str) -> str:
         """The single-connector command for this member (``recover``, ``undo``), as the user would type it."""
         words = ["kubectl offsets", verb, f"{strimzi.PLURALS[self.kind][:-1]}/{self.name}"]
@@ -115,6 +127,18 @@ def select(kube: Kube, selection: Selection) -> list[Member]:
     return sorted(members)
 
 
+def check_distinct(members: Iterable[Member]) -> None:
+    """A fleet never holds one connector twice: two flows on one connector would race (the second refuses the
+    first's journal, or alters it again after it)."""
+    seen: dict[tuple[str, str, str, str], list[Member]] = {}
+    for member in members:
+        seen.setdefault(member.identity, []).append(member)
+    twice = [found for found in seen.values() if len(found) > 1]
+    if twice:
+        shown = "; ".join(f"{found[0].where} ({len(found)} times)" for found in twice[:5])
+        raise InputError(f"the same connector is selected more than once: {shown}; nothing was changed")
+
+
 # --- the fleet document ---------------------------------------------------------------------------------------
 
 
@@ -136,6 +160,7 @@ class FleetDocument:
 
     entries: list[FleetEntry]
     source: dict[str, Any] | None = None
+    origin: str = "the fleet document"  # where it was read from, for messages
 
     def to_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {"connectors": [e.to_json() for e in self.entries]}
@@ -148,7 +173,7 @@ class FleetDocument:
         schemas.validate(FLEET_SCHEMA, document, what=f"the fleet document in {where}")
         entries = [FleetEntry(Member(e["namespace"], e["kind"], e["name"], e["connector"]),
                               OffsetsDocument.from_json({"offsets": e["offsets"]})) for e in document["connectors"]]
-        return cls(entries, document.get("source"))
+        return cls(entries, document.get("source"), where)
 
 
 def read_fleet_file(path: str) -> FleetDocument:
@@ -178,6 +203,40 @@ def read_fleet_file(path: str) -> FleetDocument:
     return FleetDocument.from_json(document, path)
 
 
+def write_fleet_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it, renamed over ``path`` only
+    once complete, so an interrupted or failed export never leaves a truncated document that looks finished (and a
+    previous export there stays intact)."""
+    target = Path(path)
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error.__class__.__name__}") from None
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fchmod(file.fileno(), _mode_for(target))
+            os.fsync(file.fileno())
+        os.replace(temporary, target)
+    except BaseException as error:
+        Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise InputError(f"cannot write {path}: {error.strerror or error.__class__.__name__}") from None
+        raise
+
+
+def _mode_for(target: Path) -> int:
+    """The mode a plain write would have given: the old file's, else the default under the umask (mkstemp's is
+    0600)."""
+    try:
+        return target.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def export_source(kube: Kube, cluster: ClusterConfig, selection: Selection) -> dict[str, Any]:
     """Where the offsets come from: the context, the Strimzi API versions served (the Strimzi era), the time."""
     from .versions import strimzi_api
@@ -196,9 +255,12 @@ def _now() -> str:
 
 
 def list_fleet(cluster: ClusterConfig, members: list[Member], options: Options, *, parallel: int = DEFAULT_PARALLEL,
-               progress: Progress | None = None) -> tuple[FleetDocument, list[tuple[Member, OffsetsError]]]:
+               progress: Progress | None = None, stop: threading.Event | None = None
+               ) -> tuple[FleetDocument, list[tuple[Member, OffsetsError]]]:
     """The offsets of every member (listing stops nothing, so only the per-resource lanes limit parallelism).
-    Returns the document of the members that could be listed and the errors of those that could not."""
+    Returns the document of the members that could be listed and the errors of those that could not. An interrupt
+    (``stop`` set, or Ctrl-C) raises InterruptedOperationError once the lists under way are done: a document
+    without the members never asked for must not pass for the whole selection."""
     progress = progress or SilentProgress()
     results: dict[Member, FleetEntry | OffsetsError] = {}
 
@@ -210,10 +272,20 @@ def list_fleet(cluster: ClusterConfig, members: list[Member], options: Options, 
         except OffsetsError as error:
             results[member] = error
 
-    _run_lanes(cluster, members, list_one, parallel, threading.Event())
+    run = _run_lanes(cluster, members, list_one, parallel, stop or threading.Event(), progress)
+    _raise_unexpected(run)
+    if run.interrupted:
+        raise InterruptedOperationError(f"interrupted after listing {len(results)} of {len(members)} connectors; "
+                                        "nothing was written")
     entries = [r for _, r in sorted(results.items()) if isinstance(r, FleetEntry)]
     errors = [(m, r) for m, r in sorted(results.items()) if isinstance(r, OffsetsError)]
     return FleetDocument(entries), errors
+
+
+def _raise_unexpected(run: LaneRun) -> None:
+    """A read-only pass (list, plan) that met an unexpected exception stops there: it is a bug, with its traceback."""
+    if run.failures:
+        raise next(iter(run.failures.values()))
 
 
 # --- planning -------------------------------------------------------------------------------------------------
@@ -264,16 +336,24 @@ class Plan:
         if self._scratch is not None:
             self._scratch.cleanup()
 
+    def __post_init__(self) -> None:
+        check_distinct(item.member for item in self.items)
+
 
 # plan_one(kube, member, live, progress): the member's plan item, given its resolved target.
 Planner = Callable[[Any, Member, LiveTarget, Any], PlanItem]
 
 
 def _plan(cluster: ClusterConfig, members: Iterable[Member], plan_one: Planner, options: Options, parallel: int,
-          progress: Progress, *, missing: Callable[[Member, NotFoundError], PlanItem] | None = None
-          ) -> list[PlanItem]:
+          progress: Progress | None, stop: threading.Event | None, *,
+          missing: Callable[[Member, NotFoundError], PlanItem] | None = None) -> list[PlanItem]:
     """Resolve, check and preview every member; the listing each preview needs runs in the lanes, in parallel.
-    ``missing``: the item of a member whose resource does not exist (default: a problem)."""
+    ``missing``: the item of a member whose resource does not exist (default: a problem).
+
+    Planning changes no offsets and no state, so an interrupt (``stop`` set, or Ctrl-C) ends it with
+    InterruptedOperationError once the lists under way are done: a plan that misses members must never run."""
+    members = list(members)
+    progress = progress or SilentProgress()
     items: dict[Member, PlanItem] = {}
 
     def one(kube: Kube, member: Member) -> None:
@@ -289,7 +369,11 @@ def _plan(cluster: ClusterConfig, members: Iterable[Member], plan_one: Planner, 
         except OffsetsError as error:
             items[member] = PlanItem(member, problem=error)
 
-    _run_lanes(cluster, list(members), one, parallel, threading.Event())
+    run = _run_lanes(cluster, members, one, parallel, stop or threading.Event(), progress)
+    _raise_unexpected(run)
+    if run.interrupted:
+        raise InterruptedOperationError(f"interrupted while planning ({len(items)} of {len(members)} connectors "
+                                        "checked); nothing was changed")
     return [items[m] for m in sorted(items)]
 
 
@@ -302,7 +386,7 @@ def _current(kube: Kube, live: LiveTarget, options: Options, progress: Progress)
 
 
 def plan_reset(cluster: ClusterConfig, members: list[Member], options: Options, *, parallel: int = DEFAULT_PARALLEL,
-               progress: Progress | None = None) -> Plan:
+               progress: Progress | None = None, stop: threading.Event | None = None) -> Plan:
     def plan_one(kube: Kube, member: Member, live: LiveTarget, progress: Progress) -> PlanItem:
         before = _current(kube, live, options, progress)
         preview = operations.Preview(Operation.RESET, live.target, live.kind, before, None)
@@ -310,11 +394,12 @@ def plan_reset(cluster: ClusterConfig, members: list[Member], options: Options, 
         return PlanItem(member, Operation.RESET, preview, run=lambda kube, opts, prog: operations.reset_offsets(
             kube, member.spec, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
-    return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
+    return Plan(_plan(cluster, members, plan_one, options, parallel, progress, stop))
 
 
 def plan_alter(cluster: ClusterConfig, members: list[Member], request: AlterRequest, options: Options, *,
-               parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None) -> Plan:
+               parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None,
+               stop: threading.Event | None = None) -> Plan:
     """The same request for every member (``--shift-by N --topic T`` and the other relative inputs make sense for
     many connectors; each is validated against its own connector)."""
     check_request(request)
@@ -326,7 +411,7 @@ def plan_alter(cluster: ClusterConfig, members: list[Member], request: AlterRequ
         return PlanItem(member, Operation.ALTER, preview, run=lambda kube, opts, prog: operations.alter_offsets(
             kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
-    return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
+    return Plan(_plan(cluster, members, plan_one, options, parallel, progress, stop))
 
 
 def check_request(request: AlterRequest) -> None:
@@ -338,27 +423,39 @@ def check_request(request: AlterRequest) -> None:
 
 
 def plan_undo(cluster: ClusterConfig, members: list[Member], since: dt.datetime, options: Options, *,
-              parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None) -> Plan:
-    """Each member's newest backup taken at or after ``since`` (what a fleet operation started then took)."""
+              parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None,
+              stop: threading.Event | None = None) -> Plan:
+    """Each member's newest backup taken at or after ``since`` by anything but an undo (what a fleet operation
+    started then took). Undo's own backups are passed over, so running the same undo again restores the same
+    backups (a member already back at its backup's offsets is skipped) instead of undoing the first undo."""
     def plan_one(kube: Kube, member: Member, live: LiveTarget, progress: Progress) -> PlanItem:
         name = backup_since(kube, live.target, since)
         if name is None:
-            return PlanItem(member, skipped=f"no backup taken since {since.isoformat()}")
+            return PlanItem(member, skipped=f"no backup taken since {since.isoformat()} (other than by undo)")
         before = _current(kube, live, options, progress)
-        change = operations.restoring_change(backups.load_configmap(kube, live.target, name), before)
+        saved = backups.load_configmap(kube, live.target, name)
+        change = operations.restoring_change(saved, before, backups.load_changed(kube, live.target, name))
+        if change is None and not len(before):
+            return PlanItem(member, skipped=f"already as configmap/{name} has it (no offsets)")
         if change is not None:
             validate_change(change, live.facts())
+            if before.same_offsets(before.merged_with(change)):
+                return PlanItem(member, skipped=f"already at the offsets of configmap/{name}")
         preview = operations.Preview(Operation.UNDO, live.target, live.kind, before, change)
         return PlanItem(member, Operation.UNDO, preview, run=lambda kube, opts, prog: operations.undo(
             kube, member.spec, backup=name, namespace=member.namespace, options=opts, progress=prog))
 
-    return Plan(_plan(cluster, members, plan_one, options, parallel, progress or SilentProgress()))
+    return Plan(_plan(cluster, members, plan_one, options, parallel, progress, stop))
 
 
 def backup_since(kube: Kube, target: strimzi.ConnectorTarget, since: dt.datetime) -> str | None:
+    """The newest backup of ``target`` taken at or after ``since`` by an alter or a reset (not by an undo)."""
     threshold = since.astimezone(dt.timezone.utc)
     for configmap in backups.list_backups(kube, target):  # newest first
-        taken = (configmap["metadata"].get("annotations") or {}).get(ANNOTATION_TAKEN_AT)
+        annotations = configmap["metadata"].get("annotations") or {}
+        taken = annotations.get(ANNOTATION_TAKEN_AT)
+        if annotations.get(ANNOTATION_OPERATION) == Operation.UNDO:
+            continue
         if taken and _parse_time(taken) >= threshold:
             return configmap["metadata"]["name"]
     return None
@@ -394,18 +491,62 @@ def parse_namespace_map(pairs: Iterable[str]) -> dict[str, str]:
         old, sep, new = pair.partition("=")
         if not sep or not old or not new:
             raise InputError(f"--map-namespace takes OLD=NEW, got '{pair}'")
+        if old in mapping and mapping[old] != new:
+            raise InputError(f"--map-namespace maps {old} twice (to {mapping[old]} and to {new})",
+                             advice="give one target namespace per source namespace")
         mapping[old] = new
     return mapping
 
 
+def place_entries(document: FleetDocument, mapping: ImportMapping) -> dict[Member, FleetEntry]:
+    """Each selected entry at the member it will be applied to. Refuses, before anything is asked of the cluster,
+    what would otherwise be lost silently: a mapping or ``--only`` name that matches no entry (a typo that would
+    skip everything), a KafkaConnector entry whose connector is not its resource (Strimzi names the connector after
+    the resource), and two entries that end on one connector (the last would win, or it would be altered twice)."""
+    where = document.origin
+    for number, entry in enumerate(document.entries, start=1):
+        member = entry.member
+        if member.kind == strimzi.KIND_CONNECTOR and member.connector != member.name:
+            raise InputError(f"entry #{number} of {where} ({member.namespace}/{member.display}) names connector "
+                             f"'{member.connector}', but a KafkaConnector's connector has the resource's name; "
+                             "nothing was changed", advice=f"correct its name or connector in {where}")
+    recorded = sorted({e.member.namespace for e in document.entries})
+    for old in mapping.namespaces:
+        if old not in recorded:
+            raise InputError(f"--map-namespace {old}={mapping.namespaces[old]}: no entry of {where} is in namespace "
+                             f"{old} (its entries are in: {', '.join(recorded) or 'none'}); nothing was changed",
+                             advice="the OLD of --map-namespace OLD=NEW is a namespace recorded in the document")
+    names = {e.member.name for e in document.entries} | {e.member.connector for e in document.entries}
+    for name in mapping.only:
+        if name not in names:
+            raise InputError(f"--only {name}: no entry of {where} has that resource or connector name; nothing was "
+                             "changed", advice="kubectl offsets import -f FILE --dry-run lists the entries")
+    targets: dict[tuple[str, str, str, str], list[tuple[int, FleetEntry, Member]]] = {}
+    for number, entry in enumerate(document.entries, start=1):
+        placed = mapping.place(entry.member)
+        if placed is not None:
+            targets.setdefault(placed.identity, []).append((number, entry, placed))
+    collisions = [found for found in targets.values() if len(found) > 1]
+    if collisions:
+        shown = "; ".join(" and ".join(f"#{n} ({e.member.where})" for n, e, _ in found)
+                          + f" would all go to {found[0][2].where}" for found in collisions[:3])
+        raise InputError(f"entries of {where} collide: {shown}; nothing was changed",
+                         advice="map each source namespace to a namespace of its own (--map-namespace OLD=NEW per "
+                                "namespace, instead of -n for all), or remove the duplicate entries")
+    if not targets:
+        raise InputError(f"no entry of {where} is selected", advice="check --only")
+    return {found[0][2]: found[0][1] for found in targets.values()}
+
+
 def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: ImportMapping, options: Options, *,
-                strict: bool = False, parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None) -> Plan:
+                strict: bool = False, parallel: int = DEFAULT_PARALLEL, progress: Progress | None = None,
+                stop: threading.Event | None = None) -> Plan:
     """Each entry applied to the connector of the same name through the normal alter flow, so that the connector
     ends exactly as exported: partitions the export has get its offsets, partitions that appeared since are reset
-    (as ``undo`` does), and an entry without offsets becomes a reset."""
-    placed = {m: e for e in document.entries if (m := mapping.place(e.member)) is not None}
-    if not placed:
-        raise InputError("no entry of the fleet document is selected", advice="check --only")
+    (as ``undo`` does), and an entry without offsets becomes a reset. When not one of the entries' connectors
+    exists, the target is wrong (namespace, context), not the connectors: that is an error, not a run that skips
+    every entry."""
+    placed = place_entries(document, mapping)
     scratch = tempfile.TemporaryDirectory(prefix="kubectl-offsets-import-")
     os.chmod(scratch.name, 0o700)
 
@@ -429,13 +570,22 @@ def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: Import
         return PlanItem(member, Operation.ALTER, preview, run=lambda kube, opts, prog: operations.alter_offsets(
             kube, member.spec, request, namespace=member.namespace, options=opts, progress=prog, listed=before))
 
+    absent: list[Member] = []
+
     def missing(member: Member, error: NotFoundError) -> PlanItem:
+        absent.append(member)
         if strict:
             return PlanItem(member, problem=error)
         return PlanItem(member, skipped=f"not found ({error.message})")
 
     try:
-        items = _plan(cluster, placed, plan_one, options, parallel, progress or SilentProgress(), missing=missing)
+        items = _plan(cluster, placed, plan_one, options, parallel, progress, stop, missing=missing)
+        if len(absent) == len(items):
+            namespaces = sorted({m.namespace for m in absent})
+            where = f"namespace{'s' if len(namespaces) > 1 else ''} {', '.join(namespaces)}"
+            raise NotFoundError(f"not one of the {len(items)} connectors of {document.origin} exists where it would "
+                                f"be imported ({where}); nothing was changed",
+                                advice="check -n, --map-namespace OLD=NEW and --context")
     except BaseException:
         scratch.cleanup()
         raise
@@ -474,7 +624,8 @@ class MemberResult:
 @dataclass
 class FleetReport:
     results: list[MemberResult]
-    interrupted: bool = False
+    interrupted: bool = False  # Ctrl-C/SIGTERM: nothing new was started after it
+    stopped_by_failure: bool = False  # an unexpected failure of one member: nothing new was started after it
 
     @property
     def failed(self) -> list[MemberResult]:
@@ -490,7 +641,9 @@ class FleetReport:
 def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: int = DEFAULT_PARALLEL,
             progress: Progress | None = None, stop: threading.Event | None = None) -> FleetReport:
     """Run every runnable item of the plan, ``parallel`` at a time (lanes one after another). Set ``stop`` (or
-    interrupt the calling thread) to start nothing new; the flows under way always finish."""
+    interrupt the calling thread) to start nothing new; the flows under way always finish, and the report always
+    comes back. A member that fails with anything but our own errors (a bug) is reported as failed and, like an
+    interrupt, stops the starting of new members."""
     progress = progress or SilentProgress()
     stop = stop or threading.Event()
     results = {id(item): MemberResult(item) for item in plan.items}
@@ -507,52 +660,105 @@ def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: i
             result.outcome = cast(Outcome, run(kube, flow_options, _Prefixed(progress, item.member)))  # not a dry run
         except OffsetsError as error:
             result.error = error
+        except BaseException as failure:  # noqa: BLE001 - a bug: report it for this member, start nothing new
+            result.error = as_offsets_error(failure)
+            progress.warn(f"{item.member.where}: {result.error.message}\n{traceback.format_exc().rstrip()}")
+            counter.finished(item.member, result)
+            raise
         counter.finished(item.member, result)
 
     items_by_member = {item.member: item for item in runnable}
-    interrupted = _run_lanes(cluster, list(items_by_member), lambda kube, m: run_one(kube, items_by_member[m]),
-                             parallel, stop)
-    plan.close()
-    return FleetReport([results[id(item)] for item in plan.items], interrupted=interrupted)
+    try:
+        run = _run_lanes(cluster, list(items_by_member), lambda kube, m: run_one(kube, items_by_member[m]),
+                         parallel, stop, progress)
+    finally:
+        plan.close()
+    return FleetReport([results[id(item)] for item in plan.items], interrupted=run.interrupted,
+                       stopped_by_failure=bool(run.failures))
+
+
+@dataclass
+class LaneRun:
+    """How a run of the lanes ended: ``interrupted`` (Ctrl-C, SIGTERM or ``stop`` set from outside) and the members
+    whose work raised (each stopped the starting of new members, as an interrupt does)."""
+
+    interrupted: bool = False
+    failures: dict[Member, BaseException] = field(default_factory=dict)
+
+
+# How often the calling thread looks at the lanes while it waits for them (and how soon it notices ``stop``).
+_POLL_SECONDS = 0.2
 
 
 def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[Any, Member], None], parallel: int,
-               stop: threading.Event) -> bool:
+               stop: threading.Event, progress: Progress | None = None) -> LaneRun:
     """Run ``work(kube, member)`` for every member: members of one lane in order, at most ``parallel`` lanes at
     once, each worker thread with its own API client (siblings of one: what discovery and access reviews answered
-    is asked once). Returns True when interrupted (Ctrl-C in the calling thread or ``stop`` set): lanes then start
-    no new member, and the calls under way run to their end."""
+    is asked once).
+
+    Once ``stop`` is set (by the caller, e.g. from a signal handler; by Ctrl-C in the calling thread; or by a
+    member whose work raised) no lane starts a new member, and the work under way runs to its end: this returns
+    only when no worker is left, however often Ctrl-C is pressed meanwhile, so the caller can always report."""
     if parallel < 1:
         raise InputError(f"--parallel must be at least 1 (got {parallel})")
+    check_distinct(members)
     lanes: dict[tuple[str, str, str], list[Member]] = {}
     for member in members:
         lanes.setdefault(member.lane, []).append(member)
+    run = LaneRun()
+    failed = threading.Event()  # apart from ``stop``, so that a failure is not taken for an interrupt
     base = operations.connect(cluster)
     local = threading.local()
 
     def run_lane(lane: list[Member]) -> None:
         for member in lane:
-            if stop.is_set():
+            if stop.is_set() or failed.is_set():
                 return
-            if getattr(local, "kube", None) is None:
-                local.kube = base.sibling()
-            work(local.kube, member)
+            try:
+                if getattr(local, "kube", None) is None:
+                    local.kube = base.sibling()
+                work(local.kube, member)
+            except BaseException as failure:  # noqa: BLE001 - reported for this member; the others stop starting
+                run.failures[member] = failure
+                failed.set()
 
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="fleet")
-    futures = [pool.submit(run_lane, lane) for lane in lanes.values()]
-    interrupted = False
+    pending: set[Future] = set()
     try:
-        for future in futures:
-            future.result()
+        for lane in lanes.values():  # one by one: a Ctrl-C here must not lose the lanes already started
+            pending.add(pool.submit(run_lane, lane))
     except KeyboardInterrupt:
-        interrupted = True
         stop.set()
-        for future in futures:  # the ones running finish their member; the rest see `stop` and start nothing
-            future.cancel()
-        pool.shutdown(wait=True)
-    finally:
-        pool.shutdown(wait=True)
-    return interrupted or stop.is_set()
+    announced = False
+    while pending:
+        try:
+            try:
+                if (stop.is_set() or failed.is_set()) and not announced:
+                    announced = True
+                    _announce_stop(progress, not stop.is_set(), sum(1 for f in pending if f.running()))
+                pending = wait(pending, timeout=_POLL_SECONDS).not_done
+            except KeyboardInterrupt:  # Ctrl-C where the caller installed no handler: the same as ``stop``
+                stop.set()
+        except KeyboardInterrupt:  # a second one while the first was being handled
+            stop.set()
+    while True:  # also a lane submitted in the instant of a Ctrl-C, before it was counted
+        try:
+            pool.shutdown(wait=True)
+            break
+        except KeyboardInterrupt:
+            stop.set()
+    run.interrupted = stop.is_set()
+    return run
+
+
+def _announce_stop(progress: Progress | None, failure: bool, running: int) -> None:
+    if progress is None:
+        return
+    if failure:
+        progress.warn(f"an unexpected failure: no new connector starts; waiting for the {running} under way to finish")
+    else:
+        progress.warn(f"interrupted: no new connector starts; waiting for the {running} under way to finish (each "
+                      "ends its flow; another Ctrl-C changes nothing)")
 
 
 # --- progress -------------------------------------------------------------------------------------------------
