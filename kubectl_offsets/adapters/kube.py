@@ -379,11 +379,22 @@ class Kube:
                           content_type="application/strategic-merge-patch+json",
                           query={"fieldManager": FIELD_MANAGER, "dryRun": "All" if dry_run else None})
 
-    @_guard(lambda namespace, selector: f"configmaps with {selector} in namespace {namespace}")
-    def list_configmaps(self, namespace: str, selector: str) -> builtins.list[Resource]:
-        result = self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps",
-                            query={"labelSelector": selector})
+    @_guard(lambda namespace, selector: f"configmaps with {selector} in " + (f"namespace {namespace}" if namespace
+                                                                            else "any namespace"))
+    def list_configmaps(self, namespace: str | None, selector: str) -> builtins.list[Resource]:
+        """ConfigMaps by label, in one namespace or (``namespace`` None) in all of them."""
+        path = f"/api/v1/namespaces/{quote(namespace)}/configmaps" if namespace else "/api/v1/configmaps"
+        result = self._json("GET", path, query={"labelSelector": selector})
         return result.get("items") or []
+
+    @_guard(_cm)
+    def delete_configmap(self, name: str, namespace: str, *, resource_version: str | None = None) -> None:
+        """Delete one ConfigMap; with ``resource_version``, only that version of it (a ConfigMap changed since it
+        was read is left alone: the API server answers 409)."""
+        body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if resource_version:
+            body["preconditions"] = {"resourceVersion": resource_version}
+        self._json("DELETE", f"/api/v1/namespaces/{quote(namespace)}/configmaps/{quote(name)}", body=body)
 
     @_guard(lambda selector, namespace=None: f"pods with {selector}" + (f" in namespace {namespace}" if namespace
                                                                         else " in any namespace"))

@@ -19,6 +19,7 @@ COMMANDS = {
     "alter": "cmd_alter:alter_command",
     "reset": "cmd_reset:reset_command",
     "undo": "cmd_undo:undo_command",
+    "backups": "cmd_backups:backups_command",
     "export": "cmd_export:export_command",
     "import": "cmd_import:import_command",
     "recover": "cmd_recover:recover_command",
@@ -41,6 +42,7 @@ SUMMARIES = {
     "alter": "Change a connector's offsets, safely.",
     "reset": "Wipe a connector's offsets, so it starts from scratch.",
     "undo": "Put back the offsets of a backup taken by alter, reset or undo.",
+    "backups": "List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.",
     "export": "Write the offsets of every selected connector to one fleet document, for import elsewhere.",
     "import": "Apply a fleet document: each entry's offsets to the connector of the same name, through the normal "
               "alter flow (backup, stop, alter, verify, resume).",
