@@ -129,6 +129,31 @@ def _cm(name, namespace=None, *a, **k) -> str:
     return f"configmap/{name}" + (f" in namespace {namespace}" if namespace else "")
 
 
+# -v 6 and above (cli/kubectl_output.py): called with (method, url, status, seconds) after every API request; never
+# given headers or bodies. None: no logging.
+REQUEST_LOGGER: Callable[[str, str, Any, float], None] | None = None
+
+
+def _log_requests(api: client.ApiClient) -> None:
+    """Wrap the REST client's request method so each request is reported to REQUEST_LOGGER (when set)."""
+    rest = api.rest_client
+    send = rest.request
+
+    def request(method, url, *args, **kwargs):
+        logger = REQUEST_LOGGER
+        if logger is None:
+            return send(method, url, *args, **kwargs)
+        started = time.monotonic()
+        try:
+            response = send(method, url, *args, **kwargs)
+        except Exception as error:
+            logger(method, url, type(error).__name__, time.monotonic() - started)
+            raise
+        logger(method, url, getattr(response, "status", "?"), time.monotonic() - started)
+        return response
+    rest.request = request
+
+
 class Kube:
     """One client per invocation, built from kubectl's flags."""
 
@@ -150,6 +175,7 @@ class Kube:
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         _share_tls_context(self.api)
+        _log_requests(self.api)
         self.request_timeout = request_timeout
         self.custom = client.CustomObjectsApi(self.api)
         # What discovery and access reviews answered: asked once per process (sibling() shares it).
@@ -162,6 +188,7 @@ class Kube:
         other = copy.copy(self)  # _answers is shared, not copied
         other.api = client.ApiClient(self.api.configuration)
         _share_tls_context(other.api, self.api.rest_client.pool_manager.connection_pool_kw["ssl_context"])
+        _log_requests(other.api)
         other.custom = client.CustomObjectsApi(other.api)
         return other
 

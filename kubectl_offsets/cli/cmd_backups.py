@@ -8,11 +8,13 @@ import click
 
 from .common import optional_target_argument
 from .fleet import selection_options
+from .kubectl_output import kubectl_conventions
 from .options import cluster_config, cluster_options, quiet_option
 
 BACKUP_FORMATS = ("table", "json", "yaml", "name")
 
 
+@kubectl_conventions()
 @click.command("backups")
 @optional_target_argument
 @selection_options

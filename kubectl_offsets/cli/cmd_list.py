@@ -4,17 +4,19 @@ import click
 
 from .common import optional_target_argument, session, target_spec, with_connector_options
 from .connectors_table import overview_options
+from .kubectl_output import kubectl_conventions, target_name
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
 
 
+@kubectl_conventions(target_name)
 @click.command("list")
 @optional_target_argument
 @with_connector_options
 @selection_options
 @cluster_options
 @overview_options
-@output_option(formats=("table", "json", "yaml", "csv", "name"))
+@output_option()
 @quiet_option
 def list_command(target, connector, source_cluster, selector, all_, all_namespaces, namespace, context, kubeconfig,
                  timeout, output, quiet, lag=False, lag_bootstrap_server=None, kafka_options=()):
@@ -49,10 +51,10 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
             list_connectors(namespace, context, kubeconfig, timeout, quiet, output, lag=lag,
                             bootstrap_server=lag_bootstrap_server, kafka_options=kafka_options)
             return
-        if lag or output == "name":
+        if lag:
             from ..errors import InputError
 
-            raise InputError("--lag and -o name apply to list without TARGET (every connector of the namespace)",
+            raise InputError("--lag applies to list without TARGET (every connector of the namespace)",
                              advice="for one connector's lag: kubectl offsets lag TARGET --bootstrap-server HOST:PORT")
 
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "list"):

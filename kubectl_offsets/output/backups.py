@@ -9,8 +9,7 @@ from typing import Any, Mapping, Sequence
 from .render import table, to_yaml
 
 
-def render_backups(backups: Sequence[Mapping[str, Any]], fmt: str, *, all_namespaces: bool = False,
-                   headers: bool = True) -> str:
+def render_backups(backups: Sequence[Mapping[str, Any]], fmt: str, *, all_namespaces: bool = False) -> str:
     if fmt == "json":
         return json.dumps({"backups": list(backups)}, indent=2)
     if fmt == "yaml":
@@ -20,8 +19,7 @@ def render_backups(backups: Sequence[Mapping[str, Any]], fmt: str, *, all_namesp
     head = (["NAMESPACE"] if all_namespaces else []) + ["NAME", "CONNECTOR", "OPERATION", "AGE", "SIZE"]
     rows = [([b["namespace"]] if all_namespaces else []) + [b["name"], b["connector"] or "-", b["operation"] or "-",
             human_age(b["ageSeconds"]), human_size(b["size"])] for b in backups]
-    text = table(head, rows)
-    return text.split("\n", 1)[1] if not headers and "\n" in text else ("" if not headers else text)
+    return table(head, rows)
 
 
 def human_age(seconds: int | None) -> str:

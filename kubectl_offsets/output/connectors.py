@@ -15,9 +15,6 @@ def render_connectors(rows: Sequence[Mapping[str, Any]], fmt: str, *, all_namesp
     if fmt in ("json", "yaml"):
         document = {"connectors": [_with_partitions(r, lag) for r in rows]}
         return json.dumps(document, indent=2) if fmt == "json" else to_yaml(document)
-    if fmt == "name":
-        # one line per resource, as kubectl: a KafkaMirrorMaker2's connectors share theirs
-        return "\n".join(dict.fromkeys(f"{_kind_word(r['kind'])}/{r['name'].split('/')[-1]}" for r in rows))
     ns = ["NAMESPACE"] if all_namespaces else []
     if lag is None:
         head = [*ns, "NAME", "KIND", "CONNECTOR", "TYPE", "CLASS", "STATE", "TASKS"]
@@ -39,10 +36,6 @@ def render_connectors(rows: Sequence[Mapping[str, Any]], fmt: str, *, all_namesp
 
 def _ns(row: Mapping[str, Any], all_namespaces: bool) -> list[str]:
     return [row["namespace"]] if all_namespaces else []
-
-
-def _kind_word(kind: str) -> str:
-    return kind.lower()
 
 
 def _short_class(name: str | None) -> str:

@@ -445,3 +445,11 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
     flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress) or \
         AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
     return flow.recover(journal, rollback=rollback, force=force)
+
+
+def log_requests(logger: Callable[[str, str, Any, float], None] | None) -> None:
+    """Report every Kubernetes API request of this process to ``logger(method, url, status, seconds)`` (``-v 6``);
+    None stops it. Headers and bodies are never passed on."""
+    from ...adapters import kube as kube_adapter
+
+    kube_adapter.REQUEST_LOGGER = logger
