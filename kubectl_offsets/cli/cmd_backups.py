@@ -54,8 +54,8 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
     from ..errors import InputError
     from ..output.backups import render_backups
 
-    if not prune and (keep is not None or older_than is not None):
-        raise InputError("--keep and --older-than only apply with --prune",
+    if not prune and (keep is not None or older_than is not None or dry_run):
+        raise InputError("--keep, --older-than and --dry-run only apply with --prune",
                          advice="kubectl offsets backups ... --prune --keep N")
     if prune and not (target or selector or all_ or all_namespaces):
         raise InputError("backups --prune: give a TARGET, -l SELECTOR, --all or -A",

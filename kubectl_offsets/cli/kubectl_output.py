@@ -41,6 +41,11 @@ class OutputFormat(click.ParamType):
             return text
         self.fail(f"'{text}' is not one of {', '.join(self.formats)}, jsonpath=TEMPLATE", param, ctx)
 
+    def shell_complete(self, ctx, param, incomplete):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(f) for f in (*self.formats, "jsonpath=") if f.startswith(incomplete)]
+
     def get_metavar(self, param, ctx=None) -> str:
         return "[" + "|".join(self.formats) + "|jsonpath=...]"
 
@@ -146,7 +151,7 @@ def kubectl_conventions(name_of: NameOf | None = None) -> Callable:
         output = next(p for p in command.params if p.name == "output")
         own = tuple(getattr(output.type, "choices", ()))
         output.type = OutputFormat(own)
-        output.help = (output.help or "") + " name: kind/name. " + JSONPATH_HELP
+        output.help = (output.help or "") + ("" if "name" in own else " name: kind/name.") + " " + JSONPATH_HELP
         command.params += [
             click.Option(["--no-headers"], is_flag=True, help="Table output: leave out the header line."),
             click.Option(["-v", "--v", "verbosity"], type=click.IntRange(min=0), default=0, metavar="N",

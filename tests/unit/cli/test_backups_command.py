@@ -89,6 +89,7 @@ def test_prune_older_than_keeps_the_newest_even_when_old(kube):
 
 @pytest.mark.parametrize("args, says", [
     (["--all", "--keep", "1"], "--prune"),
+    (["--all", "--dry-run"], "--prune"),
     (["--prune", "--keep", "1", "--yes"], "TARGET"),
     (["--all", "--prune", "--older-than", "soon", "--yes"], "--older-than"),
     (["--all", "--prune", "--yes"], "--keep"),

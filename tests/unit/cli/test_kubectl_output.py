@@ -83,3 +83,11 @@ def test_verbosity_six_logs_method_url_status_and_latency_never_headers(monkeypa
     assert kubectl_output.request_logger(5, lines.append) is None
     assert json.dumps(lines).count("Authorization") == 0
     assert logging  # (the module is imported for its side effects elsewhere)
+
+
+def test_output_formats_still_complete():
+    from click.shell_completion import ShellComplete
+
+    completer = ShellComplete(root, {}, "kubectl offsets", "_KUBECTL_OFFSETS_COMPLETE")
+    offered = [c.value for c in completer.get_completions(["list", "-o"], "j")]
+    assert offered == ["json", "jsonpath="]
