@@ -14,7 +14,7 @@ from .options import cluster_config, cluster_options, quiet_option
 BACKUP_FORMATS = ("table", "json", "yaml", "name")
 
 
-@kubectl_conventions()
+@kubectl_conventions(no_json=lambda flags: "--prune" if flags.get("prune") else None)
 @click.command("backups")
 @optional_target_argument
 @selection_options

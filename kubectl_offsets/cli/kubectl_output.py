@@ -142,10 +142,12 @@ _REASONS = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 40
 NameOf = Callable[[dict[str, Any], Any], list[str]]
 
 
-def kubectl_conventions(name_of: NameOf | None = None) -> Callable:
+def kubectl_conventions(name_of: NameOf | None = None,
+                        no_json: Callable[[dict[str, Any]], str | None] | None = None) -> Callable:
     """Decorate a click command (outermost): its -o accepts name and jsonpath=..., and it gains --no-headers and
     -v. ``name_of(kwargs, json_output)``: the ``kind/name`` lines for -o name when the command has no name format of
-    its own."""
+    its own. ``no_json(kwargs)``: why this invocation prints no JSON result (None: it does), so that -o jsonpath is
+    refused before the command runs rather than after it changed something."""
 
     def apply(command: click.Command) -> click.Command:
         output = next(p for p in command.params if p.name == "output")
@@ -178,6 +180,12 @@ def kubectl_conventions(name_of: NameOf | None = None) -> Callable:
                 return
             if fmt.startswith("jsonpath="):
                 template = jsonpath_template(fmt)
+                reason = no_json(kwargs) if no_json else None
+                if reason:
+                    from ..errors import InputError
+
+                    raise InputError(f"-o jsonpath=... needs a JSON result, and {reason} prints none",
+                                     advice="use -o table, or leave out the flag named")
                 captured = _captured(callback, args, {**kwargs, "output": "json"})
                 click.echo(jsonpath(template, _parsed(captured, fmt, required=True)), nl=False)
                 return
@@ -253,3 +261,12 @@ def target_name(kwargs: dict[str, Any], document: Any) -> list[str]:
     entries = document.get("connectors", []) if isinstance(document, dict) else []
     return list(dict.fromkeys(f"{strimzi.PLURALS[e['kind']][:-1]}/{e['name'].split('/')[-1]}" for e in entries
                               if e.get("kind") in strimzi.PLURALS))
+
+
+def mutation_without_json(kwargs: dict[str, Any]) -> str | None:
+    """alter/reset/undo: a dry run prints YAML patches and many connectors a summary table; neither is JSON."""
+    if kwargs.get("dry_run"):
+        return "--dry-run"
+    if kwargs.get("selector") or kwargs.get("all_") or kwargs.get("all_namespaces"):
+        return "a run over many connectors (-l/--all/-A)"
+    return None

@@ -91,3 +91,24 @@ def test_output_formats_still_complete():
     completer = ShellComplete(root, {}, "kubectl offsets", "_KUBECTL_OFFSETS_COMPLETE")
     offered = [c.value for c in completer.get_completions(["list", "-o"], "j")]
     assert offered == ["json", "jsonpath="]
+
+
+@pytest.mark.parametrize("argv", [
+    ["alter", "--all", "--set", "t:0=1", "--yes"],
+    ["reset", "-l", "a=b", "--yes"],
+    ["undo", "sink", "--dry-run"],
+    ["reset", "sink", "--dry-run"],
+])
+def test_jsonpath_where_no_json_result_comes_is_refused_before_anything_runs(argv, tmp_path, monkeypatch):
+    def no_cluster(cluster):
+        raise AssertionError("refused too late: the command already talks to the cluster")
+    monkeypatch.setattr(operations, "connect", no_cluster)
+    result = CliRunner().invoke(root, [*argv, "-o", "jsonpath={.offsets}", "--kubeconfig", str(tmp_path / "none")])
+    assert result.exit_code == 2, result.output
+    assert "jsonpath" in result.stderr
+
+
+def test_backups_prune_with_jsonpath_is_refused_before_deleting(kube):  # noqa: F811
+    result = CliRunner().invoke(root, ["backups", "--all", "--prune", "--keep", "1", "--yes", "-o", "jsonpath={.x}"])
+    assert result.exit_code == 2 and "--prune" in result.stderr
+    assert kube.deleted == []
