@@ -106,3 +106,24 @@ def iso_ms(ts_ms: int | None) -> str | None:
         return None
     return dt.datetime.fromtimestamp(ts_ms / 1000, dt.timezone.utc).isoformat(timespec="milliseconds") \
         .replace("+00:00", "Z")
+
+
+_AGE_PART = re.compile(r"(\d+)([wdhms])")
+_AGE_UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+
+
+def parse_age(text: str, flag: str) -> dt.timedelta:
+    """``30d``, ``2h``, ``1w2d``, ``90m`` (kubectl-style, as ``kubectl get`` prints ages), or an ISO-8601 duration
+    (``P30D``) -> a timedelta. ``flag`` names the option in the error."""
+    cleaned = text.strip()
+    if cleaned.upper().startswith("P"):
+        try:
+            return parse_duration(cleaned)
+        except InputError:
+            pass
+    parts = _AGE_PART.findall(cleaned)
+    if not parts or "".join(n + u for n, u in parts) != cleaned:
+        raise InputError(f"{flag} '{text}' is not a duration",
+                         advice="a number and a unit, combined as needed: 30d, 12h, 90m, 1w2d (w d h m s), or "
+                                "ISO-8601 such as P30D")
+    return sum((dt.timedelta(**{_AGE_UNITS[u]: int(n)}) for n, u in parts), dt.timedelta())

@@ -129,6 +129,31 @@ def _cm(name, namespace=None, *a, **k) -> str:
     return f"configmap/{name}" + (f" in namespace {namespace}" if namespace else "")
 
 
+# -v 6 and above (cli/kubectl_output.py): called with (method, url, status, seconds) after every API request; never
+# given headers or bodies. None: no logging.
+REQUEST_LOGGER: Callable[[str, str, Any, float], None] | None = None
+
+
+def _log_requests(api: client.ApiClient) -> None:
+    """Wrap the REST client's request method so each request is reported to REQUEST_LOGGER (when set)."""
+    rest = api.rest_client
+    send = rest.request
+
+    def request(method, url, *args, **kwargs):
+        logger = REQUEST_LOGGER
+        if logger is None:
+            return send(method, url, *args, **kwargs)
+        started = time.monotonic()
+        try:
+            response = send(method, url, *args, **kwargs)
+        except Exception as error:
+            logger(method, url, type(error).__name__, time.monotonic() - started)
+            raise
+        logger(method, url, getattr(response, "status", "?"), time.monotonic() - started)
+        return response
+    rest.request = request
+
+
 class Kube:
     """One client per invocation, built from kubectl's flags."""
 
@@ -150,6 +175,7 @@ class Kube:
         self.namespace = cluster.namespace or (active.get("context") or {}).get("namespace") or "default"
         self.api = client.ApiClient(configuration)
         _share_tls_context(self.api)
+        _log_requests(self.api)
         self.request_timeout = request_timeout
         self.custom = client.CustomObjectsApi(self.api)
         # What discovery and access reviews answered: asked once per process (sibling() shares it).
@@ -162,6 +188,7 @@ class Kube:
         other = copy.copy(self)  # _answers is shared, not copied
         other.api = client.ApiClient(self.api.configuration)
         _share_tls_context(other.api, self.api.rest_client.pool_manager.connection_pool_kw["ssl_context"])
+        _log_requests(other.api)
         other.custom = client.CustomObjectsApi(other.api)
         return other
 
@@ -383,11 +410,22 @@ class Kube:
                           content_type="application/strategic-merge-patch+json",
                           query={"fieldManager": FIELD_MANAGER, "dryRun": "All" if dry_run else None})
 
-    @_guard(lambda namespace, selector: f"configmaps with {selector} in namespace {namespace}")
-    def list_configmaps(self, namespace: str, selector: str) -> builtins.list[Resource]:
-        result = self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps",
-                            query={"labelSelector": selector})
+    @_guard(lambda namespace, selector: f"configmaps with {selector} in " + (f"namespace {namespace}" if namespace
+                                                                            else "any namespace"))
+    def list_configmaps(self, namespace: str | None, selector: str) -> builtins.list[Resource]:
+        """ConfigMaps by label, in one namespace or (``namespace`` None) in all of them."""
+        path = f"/api/v1/namespaces/{quote(namespace)}/configmaps" if namespace else "/api/v1/configmaps"
+        result = self._json("GET", path, query={"labelSelector": selector})
         return result.get("items") or []
+
+    @_guard(_cm)
+    def delete_configmap(self, name: str, namespace: str, *, resource_version: str | None = None) -> None:
+        """Delete one ConfigMap; with ``resource_version``, only that version of it (a ConfigMap changed since it
+        was read is left alone: the API server answers 409)."""
+        body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if resource_version:
+            body["preconditions"] = {"resourceVersion": resource_version}
+        self._json("DELETE", f"/api/v1/namespaces/{quote(namespace)}/configmaps/{quote(name)}", body=body)
 
     @_guard(lambda selector, namespace=None: f"pods with {selector}" + (f" in namespace {namespace}" if namespace
                                                                         else " in any namespace"))

@@ -7,7 +7,7 @@ import click
 from ..output.terminal import echo
 from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
-from .options import alter_input_options, group, kubeconfig_options, quiet_option
+from .options import alter_input_options, group, kafka_option, kubeconfig_options, quiet_option
 
 repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
@@ -90,16 +90,33 @@ phase1_options = group(
 )
 
 
+# The time-travel questions of online alter, resolved from the broker when phase 1 is planned.
+time_travel_options = group(
+    click.option("--to-datetime", metavar="ISO-8601",
+                 help="Time travel: resume at the first record at or after this time (UTC unless it has a zone); "
+                      "resolved now, from the broker's timestamp index. Needs --bootstrap-server."),
+    click.option("--by-duration", metavar="PnDTnHnM", help="Time travel: as --to-datetime, at now minus this (PT30M)."),
+    click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition."),
+    click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition."),
+    click.option("--bootstrap-server", metavar="HOST:PORT",
+                 help="For time travel: the Kafka cluster the connector reads (MirrorMaker 2: the source cluster)."),
+    kafka_option("For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL."),
+)
+
+
 @gitops_group.command("alter")
 @target_argument
 @with_connector_options
 @alter_inputs
+@time_travel_options
 @repo_options
 @phase1_options
 @output_options
 @git_options
 @quiet_option
-def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics, **kw):
+def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
+                 to_datetime=None, by_duration=None, to_earliest=False, to_latest=False, bootstrap_server=None,
+                 kafka_options=(), **kw):
     """Phase 1 of an alter: stop the connector and hand Strimzi the new offsets, as repository edits.
 
     \b
@@ -107,10 +124,28 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200 -o diff
       kubectl offsets gitops alter my-sink --repo ./deploy --path overlays/prod -f offsets.json --pr
       kubectl offsets gitops alter kmm2/mirror --connector source --repo . --set orders:0=41 --trigger job
+      kubectl offsets gitops alter my-sink --repo . --to-datetime 2026-11-21T09:00:00Z --bootstrap-server localhost:9092
+
+    The time-travel flags are resolved when phase 1 is written, as online alter resolves them (the broker's
+    timestamp index); the phase-1 ConfigMap holds the resolved offsets, and the commit message and pull request
+    say what time was asked and what each partition resolved to. Without --topic they need the current offsets
+    (--from-cluster or --current FILE).
     """
     def work():
         from ..core.inputs import AlterRequest
+        from ..core.online.timetravel import TimeTravel
 
+        travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
+                            to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
+                            kafka_options=tuple(kafka_options or ()))
+        if travel.requested:
+            from ..core.gitops.time_travel import time_travel_request
+            from ..output.progress import StderrProgress
+
+            given = bool(file or sets or skip_records or to_offset is not None or shift_by is not None)
+            question = time_travel_request(travel, given, StderrProgress(quiet=kw["quiet"]))
+            _phase1(Operation.ALTER, target, connector, source_cluster, question, kw)
+            return
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_combination()
@@ -350,6 +385,8 @@ def _report(plan, kw) -> None:
 
     if not kw["quiet"]:
         echo(f"==> {output.describe(plan)}", err=True)
+        for line in plan.time_travel:
+            echo(f"    {line}", err=True)
     for warning in plan.warnings:
         echo(f"warning: {warning}", err=True)
 

@@ -4,19 +4,23 @@ import click
 
 from ..output.terminal import echo
 from .common import optional_target_argument, session, target_spec, with_connector_options
+from .connectors_table import overview_options
+from .kubectl_output import kubectl_conventions, target_name
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
 
 
+@kubectl_conventions(target_name)
 @click.command("list")
 @optional_target_argument
 @with_connector_options
 @selection_options
 @cluster_options
+@overview_options
 @output_option()
 @quiet_option
 def list_command(target, connector, source_cluster, selector, all_, all_namespaces, namespace, context, kubeconfig,
-                 timeout, output, quiet):
+                 timeout, output, quiet, lag=False, lag_bootstrap_server=None, kafka_options=()):
     """Show a connector's offsets, as Strimzi lists them; or many connectors' with -l, --all or -A.
 
     Makes sure the connector's listOffsets stanza names a ConfigMap (default NAME-offsets), asks the operator
@@ -24,16 +28,35 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
     -o json prints the {"offsets": [...]} document that alter -f accepts; for many connectors, the fleet
     document ({"connectors": [...]}) that import -f accepts.
 
+    Without TARGET (and without -l/--all/-A): every connector of the namespace, as kcctl get connectors shows
+    them (NAME, KIND, CONNECTOR, TYPE, CLASS, STATE, TASKS), read from the resources' status: no offsets are
+    listed, nothing is annotated. With --lag --bootstrap-server, each connector's offsets are listed too and
+    printed per partition with the log-end offset and the lag.
+
     \b
     Examples:
       kubectl offsets list my-sink -n kafka
       kubectl offsets list kafkamirrormaker2/mirror --connector source -o json > offsets.json
       kubectl offsets list kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o csv
-      kubectl offsets list --all -n kafka                 # every connector in the namespace
+      kubectl offsets list -n kafka                       # every connector: state and tasks, no offsets
+      kubectl offsets list -n kafka --lag --bootstrap-server kafka:9092   # and each partition's lag
+      kubectl offsets list --all -n kafka                 # every connector's offsets
       kubectl offsets list -l team=payments -A -o csv     # by label, in every namespace
     """
     def work():
-        from .fleet import check_target_or_selection
+        from .fleet import check_target_or_selection, fleet_requested
+
+        if not target and not connector and not fleet_requested(selector, all_, all_namespaces):
+            from .connectors_table import list_connectors
+
+            list_connectors(namespace, context, kubeconfig, timeout, quiet, output, lag=lag,
+                            bootstrap_server=lag_bootstrap_server, kafka_options=kafka_options)
+            return
+        if lag:
+            from ..errors import InputError
+
+            raise InputError("--lag applies to list without TARGET (every connector of the namespace)",
+                             advice="for one connector's lag: kubectl offsets lag TARGET --bootstrap-server HOST:PORT")
 
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "list"):
             _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces)

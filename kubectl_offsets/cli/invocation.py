@@ -85,11 +85,10 @@ def warn_if_server_dry_run_skipped(ctx: click.Context) -> None:
 
 
 def set_verbosity(level: int) -> None:
-    """kubectl's -v=N on stderr: 4+ the plugin's debug log, 6+ also the HTTP client's (urllib3: each request)."""
+    """kubectl's -v=N on stderr: 4+ the plugin's debug log (6+: each API request, logged by the root command through
+    cli/kubectl_output.request_log: method, URL, status and latency, never headers or bodies)."""
     import logging
 
     logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
     if level >= 4:
         logging.getLogger("kubectl_offsets").setLevel(logging.DEBUG)
-    if level >= 6:
-        logging.getLogger("urllib3").setLevel(logging.DEBUG)

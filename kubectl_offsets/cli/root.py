@@ -3,9 +3,11 @@ and ``kubectl offsets <TAB>`` list them from ``SUMMARIES`` and import none of th
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
+from typing import Iterator
 
 import click
 
@@ -19,6 +21,7 @@ COMMANDS = {
     "alter": "cmd_alter:alter_command",
     "reset": "cmd_reset:reset_command",
     "undo": "cmd_undo:undo_command",
+    "backups": "cmd_backups:backups_command",
     "export": "cmd_export:export_command",
     "import": "cmd_import:import_command",
     "recover": "cmd_recover:recover_command",
@@ -41,6 +44,7 @@ SUMMARIES = {
     "alter": "Change a connector's offsets, safely.",
     "reset": "Wipe a connector's offsets, so it starts from scratch.",
     "undo": "Put back the offsets of a backup taken by alter, reset or undo.",
+    "backups": "List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.",
     "export": "Write the offsets of every selected connector to one fleet document, for import elsewhere.",
     "import": "Apply a fleet document: each entry's offsets to the connector of the same name, through the normal "
               "alter flow (backup, stop, alter, verify, resume).",
@@ -115,7 +119,7 @@ class LazyGroup(click.Group):
 
         from .invocation import warn_if_server_dry_run_skipped
 
-        with exit_on_error():
+        with exit_on_error(), _request_log(ctx.params.get("verbosity") or 0):
             result = super().invoke(ctx)
             warn_if_server_dry_run_skipped(ctx)
             return result
@@ -164,6 +168,18 @@ def root(verbosity: int) -> None:
 
         set_verbosity(verbosity)
 
+
+
+@contextlib.contextmanager
+def _request_log(verbosity: int) -> Iterator[None]:
+    """-v 6 and up: every API request on stderr, for this invocation only (cli/kubectl_output.py)."""
+    if verbosity < 6:
+        yield
+        return
+    from .kubectl_output import request_log
+
+    with request_log(verbosity):
+        yield
 
 
 def run(argv: list[str]) -> int:

@@ -1,5 +1,6 @@
-"""times.py: the one parser of ISO-8601 date-times (every flag and stored time goes through it), and the refusal of a
---to-datetime in the future (a typo such as 2062 would otherwise act as --to-latest)."""
+"""times.py: the one parser of ISO-8601 date-times (every flag and stored time goes through it), the refusal of a
+--to-datetime in the future (a typo such as 2062 would otherwise act as --to-latest), and the short ages that
+`backups --older-than` takes (30d, 2h, 1w2d)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -86,3 +87,23 @@ def test_no_module_parses_times_with_fromisoformat():
     package = Path(times.__file__).parent
     users = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if "fromisoformat" in p.read_text())
     assert users == ["times.py"]  # its docstring says why it is not used
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("30d", dt.timedelta(days=30)),
+    ("2h", dt.timedelta(hours=2)),
+    ("1w2d", dt.timedelta(days=9)),
+    ("90m", dt.timedelta(minutes=90)),
+    ("45s", dt.timedelta(seconds=45)),
+    ("1d12h", dt.timedelta(days=1, hours=12)),
+    ("P1DT2H", dt.timedelta(days=1, hours=2)),  # ISO-8601 too, as --by-duration takes it
+])
+def test_parse_age_accepts_kubectl_style_and_iso_durations(text, expected):
+    assert times.parse_age(text, "--older-than") == expected
+
+
+@pytest.mark.parametrize("text", ["", "30", "d", "3x", "2h30", "-1d", "1.5.2h"])
+def test_parse_age_refuses_what_is_not_a_duration_naming_the_flag(text):
+    with pytest.raises(InputError) as caught:
+        times.parse_age(text, "--older-than")
+    assert "--older-than" in caught.value.message and "30d" in (caught.value.advice or "")

@@ -17,7 +17,9 @@ from ..inputs import ConnectorFacts, build_change
 from . import locate as manifests
 from . import trigger_job
 from .edits import Editor
+from ..online.timetravel import TimeTravelRequest
 from .plan import OPERATIONS, GitopsRequest, Plan, parse_record
+from .time_travel import describe as describe_time_travel
 
 # --- phase 1 ----------------------------------------------------------------------------------------------------
 
@@ -36,6 +38,8 @@ def plan_phase1(root: Path, scope: Path | None, request: GitopsRequest) -> Plan:
     operation_id = _operation_id(request, target, change)
     plan = Plan(1, request.operation, target, operation_id, kind, change=change, before=request.current,
                 trigger=request.trigger, build_dir=_build_dir(repo, location))
+    if isinstance(request.alter, TimeTravelRequest):
+        plan.time_travel = describe_time_travel(request.alter)
     record = _existing_record(effective)
     if record is not None:
         return _already(plan, record, request, root)
@@ -151,11 +155,14 @@ def _facts(target: strimzi.ConnectorTarget, kind: ConnectorKind, resource: dict[
 
 def _change(request: GitopsRequest, target, kind, effective) -> OffsetsDocument | None:
     if request.operation == Operation.RESET:
-        if request.alter is not None and (request.alter.file or request.alter.shorthand):
+        if isinstance(request.alter, TimeTravelRequest) or (request.alter is not None
+                                                             and (request.alter.file or request.alter.shorthand)):
             raise InputError("reset takes no offsets", advice="use gitops alter to set offsets")
         return None
     if request.alter is None:
         raise InputError("nothing to alter", advice="give -f FILE, --set, --skip-record, --shift-by or --to-offset")
+    if isinstance(request.alter, TimeTravelRequest):
+        return request.alter.build_change(_facts(target, kind, effective), request.current)
     return build_change(request.alter, _facts(target, kind, effective), request.current)
 
 

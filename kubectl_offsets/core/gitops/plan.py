@@ -15,6 +15,7 @@ from ...model import OffsetsDocument, diff
 
 if TYPE_CHECKING:
     from ..inputs import AlterRequest
+    from ..online.timetravel import TimeTravelRequest
 
 OPERATIONS = (Operation.ALTER, Operation.RESET)  # what GitOps can do (an undo is an alter with a backup's offsets)
 PATCH_SUFFIX = ".offsets-patch.yaml"  # the patch file we add to an overlay, named after the resource
@@ -27,7 +28,7 @@ class GitopsRequest:
     namespace: str | None = None
     connector: str | None = None
     source_cluster: str | None = None
-    alter: AlterRequest | None = None
+    alter: AlterRequest | TimeTravelRequest | None = None  # the offsets asked for, or a time-travel question
     current: OffsetsDocument | None = None  # --before FILE or --from-cluster
     trigger: str = Trigger.COMMAND
     trigger_image: str = DEFAULT_TRIGGER_IMAGE
@@ -60,6 +61,8 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     already: bool = False  # the repository already holds exactly this phase
     build_dir: str | None = None  # the root kustomization (relative), built to validate the result
+    # gitops alter --to-datetime & co.: what was asked and what each partition resolved to (commit message, PR)
+    time_travel: list[str] = field(default_factory=list)
 
     @property
     def after(self) -> OffsetsDocument | None:

@@ -307,6 +307,9 @@ def commit_message(plan: Plan, reason: str) -> str:
                 + ". Strimzi's one-shot strimzi.io/connector-offsets annotation is deliberately NOT committed:\n"
                   "a GitOps sync would re-apply it after the operator removes it and fire the operation again.\n"
                   "The trigger fires it once on the cluster; phase 2 restores the previous state.")
+        if plan.time_travel:
+            body += "\n\nOffsets resolved from the broker's timestamp index:\n" + "\n".join(
+                f"  {line}" for line in plan.time_travel)
     else:
         body = (f"Why: {why}.\n\nPhase 2 restores the previous spec.state and removes alterOffsets"
                 + (", the ConfigMap" if plan.configmap else "") + " and the kubectl-offsets record.")
@@ -320,6 +323,8 @@ def pr_body(plan: Plan, reason: str, repo_arg: str = ".", path_arg: str | None =
     if reason:
         lines += [f"Why: {reason}", ""]
     lines += [f"Phase: **{plan.phase} of 2**", ""]
+    if plan.time_travel and plan.phase == 1:
+        lines += ["### Time travel", ""] + [f"- {line}" for line in plan.time_travel] + [""]
     lines += _offsets_section(plan)
     lines += ["### Files", ""] + [f"- `{c.rel}` ({_verb(c)})" for c in plan.files] + [""]
     lines += ["### Next steps", ""] + [f"{i}. {step}" for i, step in

@@ -48,6 +48,9 @@ def _order(configmap: dict[str, Any]) -> tuple[str, int]:
             int(tail) if tail.isdigit() and len(tail) <= 2 else 1)
 
 
+newest_first_key = _order  # for backup_catalog.py (listing and pruning across connectors)
+
+
 def state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "kubectl-offsets" / "backups"

@@ -465,3 +465,11 @@ def _with_parents(resource: dict[str, Any], operations: list[dict[str, Any]]) ->
                     node = node[part]
         out.append(operation)
     return out
+
+
+def log_requests(logger: Callable[[str, str, Any, float], None] | None) -> None:
+    """Report every Kubernetes API request of this process to ``logger(method, url, status, seconds)`` (``-v 6``);
+    None stops it. Headers and bodies are never passed on."""
+    from ...adapters import kube as kube_adapter
+
+    kube_adapter.REQUEST_LOGGER = logger

@@ -129,7 +129,8 @@ def test_since_takes_an_iso_time_or_a_duration_ago():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["list"], "missing TARGET"),
+    (["reset", "--yes"], "missing TARGET"),  # (list without TARGET lists the namespace's connectors)
+    (["list", "--lag"], "--bootstrap-server"),
     (["list", "sink", "--all"], "not both"),
     (["reset", "-l", "a=b", "--connector", "source", "--yes"], "not both"),
     (["undo", "--all", "--yes"], "needs --since"),

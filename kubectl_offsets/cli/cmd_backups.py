@@ -1,0 +1,122 @@
+"""kubectl offsets backups"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import optional_target_argument
+from .fleet import selection_options
+from .kubectl_output import kubectl_conventions
+from .options import cluster_config, cluster_options, dry_run_option, quiet_option
+
+BACKUP_FORMATS = ("table", "json", "yaml", "name")
+
+
+@kubectl_conventions(no_json=lambda flags: "--prune" if flags.get("prune") else None)
+@click.command("backups")
+@optional_target_argument
+@selection_options
+@click.option("--prune", is_flag=True, help="Delete backups instead of listing them: those past --keep N of each "
+                                            "connector and/or older than --older-than.")
+@click.option("--keep", type=int, metavar="N",
+              help="With --prune: keep the newest N backups of each connector. --keep 0 is the only way to delete "
+                   "a connector's newest backup (the one undo restores by default).")
+@click.option("--older-than", metavar="DURATION",
+              help="With --prune: delete only backups older than this (30d, 12h, 1w2d, or ISO-8601 such as P30D). "
+                   "Alone, it still keeps each connector's newest backup.")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask before deleting (required without a terminal).")
+@dry_run_option("With --prune: print what would be deleted; delete nothing (kubectl's forms: --dry-run, "
+                "--dry-run=client; =server is client-side here and says so).")
+@cluster_options
+@click.option("-o", "--output", type=click.Choice(BACKUP_FORMATS), default="table", show_default=True,
+              help="Output format. name prints configmap/NAME, one a line.")
+@quiet_option
+def backups_command(target, selector, all_, all_namespaces, prune, keep, older_than, yes, dry_run, namespace,
+                    context, kubeconfig, timeout, output, quiet):
+    """List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.
+
+    Without TARGET or a selection, lists the backups of the namespace. A backup is a ConfigMap labelled
+    kubectl-offsets.io/role=backup and app.kubernetes.io/managed-by=kubectl-offsets; nothing else is listed or
+    deleted, whatever its name. --prune never deletes the newest backup of a connector unless --keep 0 is given,
+    shows what it deletes and asks first (--yes without a terminal). Local backup files (under
+    ~/.local/state/kubectl-offsets/backups) are not touched.
+
+    \b
+    Examples:
+      kubectl offsets backups -n kafka                          # every backup in the namespace
+      kubectl offsets backups my-sink -o name
+      kubectl offsets backups -A -o json
+      kubectl offsets backups --all --prune --keep 3 -n kafka   # keep the newest 3 of each connector
+      kubectl offsets backups -l team=payments --prune --older-than 30d --dry-run
+    """
+    from ..core.online import backup_catalog, operations
+    from ..errors import InputError
+    from ..output.backups import render_backups
+
+    if not prune and (keep is not None or older_than is not None or dry_run):
+        raise InputError("--keep, --older-than and --dry-run only apply with --prune",
+                         advice="kubectl offsets backups ... --prune --keep N")
+    if prune and not (target or selector or all_ or all_namespaces):
+        raise InputError("backups --prune: give a TARGET, -l SELECTOR, --all or -A",
+                         advice="say which backups may be pruned; --dry-run shows what would go")
+    age = _parse_age(older_than)
+    if prune:
+        backup_catalog.plan_prune([], keep=keep, older_than=age)  # bad --keep/--older-than before any request
+        if not yes and not dry_run and not sys.stdin.isatty():
+            raise InputError("backups --prune deletes ConfigMaps and there is no terminal to confirm on",
+                             advice="pass --yes to delete without confirmation, or --dry-run to only preview")
+    kube = operations.connect(cluster_config(namespace, context, kubeconfig))
+    scope = _scope(kube, target, selector, all_, all_namespaces, namespace)
+    found = backup_catalog.find(kube, scope)
+    if not prune:
+        if not found and output in ("table", "name"):
+            where = "any namespace" if all_namespaces else f"{namespace or kube.namespace} namespace"
+            click.echo(f"No resources found in {where}.", err=True)
+            return
+        click.echo(render_backups([b.to_json() for b in found], output, all_namespaces=all_namespaces))
+        return
+    doomed = backup_catalog.plan_prune(found, keep=keep, older_than=age)
+    if not doomed:
+        click.echo(f"nothing to prune ({len(found)} backup(s) kept)", err=True)
+        return
+    if not quiet or not (yes or dry_run):
+        click.echo(f"to delete ({len(doomed)} of {len(found)} backup(s)):", err=True)
+        click.echo(render_backups([b.to_json() for b in doomed], "table", all_namespaces=True), err=True)
+    if dry_run:
+        click.echo("\n".join(f"configmap/{b.name} deleted (dry run)" for b in doomed))
+        return
+    if not yes and not click.confirm(f"delete {len(doomed)} backup ConfigMap(s)?", default=False, err=True):
+        raise InputError("prune cancelled; nothing was deleted")
+    for backup in backup_catalog.delete(kube, doomed):
+        click.echo(f"configmap/{backup.name} deleted")
+
+
+def _parse_age(older_than):
+    if older_than is None:
+        return None
+    from ..times import parse_age
+
+    return parse_age(older_than, "--older-than")
+
+
+def _scope(kube, target, selector, all_, all_namespaces, namespace):
+    from ..core.online import backup_catalog
+    from .fleet import check_target_or_selection
+
+    if not target and not (selector or all_ or all_namespaces):
+        return backup_catalog.Scope(namespace=namespace)
+    if not check_target_or_selection(target, None, selector, all_, all_namespaces, "backups"):
+        from .. import strimzi
+
+        _, name = strimzi.parse_target(target)
+        return backup_catalog.Scope(namespace=namespace, resources=frozenset({name}))
+    if not selector:
+        return backup_catalog.Scope(namespace=namespace, all_namespaces=all_namespaces)
+    from ..core.online import fleet
+    from .fleet import selection
+
+    members = fleet.select(kube, selection(namespace, selector, all_, all_namespaces))
+    return backup_catalog.Scope(namespace=namespace, all_namespaces=all_namespaces,
+                                members=frozenset((m.namespace, m.name, m.connector) for m in members))

@@ -1,0 +1,269 @@
+"""kubectl's output conventions, added to a command in one decorator (``kubectl_conventions``): ``-o name``,
+``-o jsonpath=TEMPLATE``, ``--no-headers`` and ``-v N``.
+
+The command keeps rendering its own formats. For ``-o jsonpath=...`` it renders json and the template is applied to
+that document; for ``-o name`` (where the command has no name format of its own) it prints ``kind/name`` of its
+target, as ``kubectl ... -o name`` does; ``--no-headers`` drops a table's header line. ``-v 6`` and above log each
+API request on stderr as kubectl's round-tripper does: method, URL, status and latency; never headers (the
+credentials are there) or bodies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import re
+from typing import Any, Callable
+
+import click
+
+JSONPATH_HELP = ("jsonpath=TEMPLATE: kubectl's JSONPath on the json output, this subset: {.field.field}, {.list[N]} "
+                 "(negative N counts from the end), {.list[*].field} (values joined by spaces), text outside the "
+                 "braces, {'\\n'}. Not supported: range/end, filters [?()], slices, '..'.")
+
+
+class OutputFormat(click.ParamType):
+    """The command's own formats, plus ``name`` and ``jsonpath=TEMPLATE`` (also ``jsonpath='{...}'``)."""
+
+    name = "format"
+
+    def __init__(self, formats: tuple[str, ...]):
+        self.formats = tuple(dict.fromkeys((*formats, "name")))
+
+    def convert(self, value: Any, param, ctx) -> str:
+        text = str(value)
+        if text in self.formats:
+            return text
+        if text.startswith("jsonpath="):
+            jsonpath_template(text)  # a template outside the subset fails here, before any request
+            return text
+        self.fail(f"'{text}' is not one of {', '.join(self.formats)}, jsonpath=TEMPLATE", param, ctx)
+
+    def shell_complete(self, ctx, param, incomplete):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(f) for f in (*self.formats, "jsonpath=") if f.startswith(incomplete)]
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "[" + "|".join(self.formats) + "|jsonpath=...]"
+
+
+def jsonpath_template(output: str) -> str:
+    template = output[len("jsonpath="):]
+    if len(template) >= 2 and template[0] == template[-1] and template[0] in "'\"":
+        template = template[1:-1]  # kubectl strips one pair of quotes a shell left in
+    jsonpath(template, {})  # parse only: an unsupported template is refused before anything runs
+    return template
+
+
+_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+_STEP = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(-?\d+|\*)\]")
+
+
+def jsonpath(template: str, document: Any) -> str:
+    """kubectl's JSONPath, the subset in JSONPATH_HELP. Missing keys print nothing (kubectl's --allow-missing-template-keys
+    default); objects and lists print as compact JSON."""
+    from ..errors import InputError
+
+    out, position = [], 0
+    for match in _EXPRESSION.finditer(template):
+        out.append(_literal(template[position:match.start()], template))
+        out.append(_evaluate(match.group(1).strip(), document, template))
+        position = match.end()
+    rest = template[position:]
+    if "{" in rest or "}" in rest:
+        raise InputError(f"jsonpath template '{template}' has an unbalanced brace", advice=JSONPATH_HELP)
+    out.append(rest)
+    return "".join(out)
+
+
+def _literal(text: str, template: str) -> str:
+    if "{" in text or "}" in text:
+        from ..errors import InputError
+
+        raise InputError(f"jsonpath template '{template}' has an unbalanced brace", advice=JSONPATH_HELP)
+    return text
+
+
+def _evaluate(expression: str, document: Any, template: str) -> str:
+    from ..errors import InputError
+
+    if len(expression) >= 2 and expression[0] == expression[-1] == "'":
+        return expression[1:-1].encode().decode("unicode_escape")  # {'\n'}, {'\t'}, {' '}
+    if expression in ("", "."):
+        return _show(document)
+    steps = list(_STEP.finditer(expression))
+    if not expression.startswith((".", "[")) or "".join(s.group(0) for s in steps) != expression:
+        raise InputError(f"jsonpath expression '{{{expression}}}' in '{template}' is outside the supported subset",
+                         advice=JSONPATH_HELP)
+    values = [document]
+    for step in steps:
+        key, index = step.group(1), step.group(2)
+        found = []
+        for value in values:
+            if key is not None and isinstance(value, dict) and key in value:
+                found.append(value[key])
+            elif index == "*" and isinstance(value, list):
+                found.extend(value)
+            elif index not in (None, "*") and isinstance(value, list) and -len(value) <= int(index) < len(value):
+                found.append(value[int(index)])
+        values = found
+    return " ".join(_show(v) for v in values)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def request_logger(verbosity: int, write: Callable[[str], None]) -> Callable[[str, str, Any, float], None] | None:
+    """From -v 6 on (as kubectl): one line per API request, ``GET URL 200 OK in 12 milliseconds``."""
+    if verbosity < 6:
+        return None
+
+    def log(method: str, url: str, status: Any, seconds: float) -> None:
+        shown = f"{status} {_REASONS.get(status, '')}".rstrip() if isinstance(status, int) else str(status)
+        write(f"{method} {url} {shown} in {round(seconds * 1000)} milliseconds")
+    return log
+
+
+_REASONS = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 409: "Conflict", 410: "Gone", 422: "Unprocessable Entity", 429: "Too Many Requests",
+            500: "Internal Server Error", 503: "Service Unavailable"}
+
+
+NameOf = Callable[[dict[str, Any], Any], list[str]]
+
+
+def kubectl_conventions(name_of: NameOf | None = None,
+                        no_json: Callable[[dict[str, Any]], str | None] | None = None) -> Callable:
+    """Decorate a click command (outermost): its -o accepts name and jsonpath=..., and it gains --no-headers (-v is
+    the root command's, for every command: request_log). ``name_of(kwargs, json_output)``: the ``kind/name`` lines
+    for -o name when the command has no name format of its own. ``no_json(kwargs)``: why this invocation prints no
+    JSON result (None: it does), so that -o jsonpath is refused before the command runs rather than after it changed
+    something."""
+
+    def apply(command: click.Command) -> click.Command:
+        output = next(p for p in command.params if p.name == "output")
+        own = tuple(getattr(output.type, "choices", ()))
+        output.type = OutputFormat(own)
+        output.help = (output.help or "") + ("" if "name" in own else " name: kind/name.") + " " + JSONPATH_HELP
+        command.params += [
+            click.Option(["--no-headers"], is_flag=True, help="Table output: leave out the header line."),
+        ]
+        callback = command.callback
+        assert callback is not None  # every command has one
+
+        @functools.wraps(callback)
+        def run(*args, no_headers: bool = False, **kwargs):
+            _run(args, kwargs, no_headers)
+
+        def _run(args, kwargs, no_headers: bool) -> None:
+            fmt = kwargs.get("output") or "table"
+            if fmt == "name" and "name" not in own:
+                if name_of is None:
+                    raise click.UsageError("-o name is not available for this command")
+                captured = _captured(callback, args, {**kwargs, "output": "json"})
+                names = name_of(kwargs, _parsed(captured, fmt, required=False))
+                if names:
+                    click.echo("\n".join(names))
+                return
+            if fmt.startswith("jsonpath="):
+                template = jsonpath_template(fmt)
+                reason = no_json(kwargs) if no_json else None
+                if reason:
+                    from ..errors import InputError
+
+                    raise InputError(f"-o jsonpath=... needs a JSON result, and {reason} prints none",
+                                     advice="use -o table, or leave out the flag named")
+                captured = _captured(callback, args, {**kwargs, "output": "json"})
+                click.echo(jsonpath(template, _parsed(captured, fmt, required=True)), nl=False)
+                return
+            if no_headers and fmt == "table":
+                click.echo(_without_header(_captured(callback, args, kwargs)), nl=False)
+                return
+            callback(*args, **kwargs)
+
+        command.callback = run
+        return command
+    return apply
+
+
+def _captured(callback: Callable, args, kwargs) -> str:
+    """What the command writes to stdout (stderr untouched); written out only after it succeeds."""
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            callback(*args, **kwargs)
+    except BaseException:
+        click.echo(buffer.getvalue(), nl=False)  # a partial result (a fleet with failures) is still shown
+        raise
+    return buffer.getvalue()
+
+
+def _parsed(captured: str, fmt: str, *, required: bool) -> Any:
+    """The command's json output as data. Some forms print no JSON document (--dry-run prints YAML patches, a
+    fleet run its summary table): -o name does without it, jsonpath says so."""
+    try:
+        return json.loads(captured) if captured.strip() else {}
+    except ValueError:
+        if not required:
+            return {}
+        from ..errors import InputError
+
+        raise InputError(f"-o {fmt.split('=')[0]}=... applies to a JSON result, and this form of the command "
+                         "prints none (--dry-run prints YAML patches; many connectors print a summary)",
+                         advice="drop --dry-run, or use -o json / -o yaml") from None
+
+
+def _without_header(text: str) -> str:
+    lines = text.split("\n")
+    if lines and lines[0] and lines[0] == lines[0].upper() and any(c.isalpha() for c in lines[0]):
+        lines = lines[1:]
+    return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def request_log(verbosity: int):
+    """-v N for the duration of the command only (the CLI also runs in-process: tests, embedding)."""
+    log = request_logger(verbosity, lambda line: click.echo(line, err=True))
+    if log is None:
+        yield
+        return
+    from ..core.online import operations
+
+    operations.log_requests(log)
+    try:
+        yield
+    finally:
+        operations.log_requests(None)
+
+
+def target_name(kwargs: dict[str, Any], document: Any) -> list[str]:
+    """-o name of list/alter/reset/undo: the resource as kubectl names it (kafkaconnector/NAME,
+    kafkamirrormaker2/NAME), from TARGET or, for many connectors, from the fleet document; once per resource."""
+    from .. import strimzi
+
+    target = kwargs.get("target")
+    if target:
+        kind, name = strimzi.parse_target(target)
+        return [f"{strimzi.PLURALS[kind][:-1]}/{name}"]
+    entries = document.get("connectors", []) if isinstance(document, dict) else []
+    return list(dict.fromkeys(f"{strimzi.PLURALS[e['kind']][:-1]}/{e['name'].split('/')[-1]}" for e in entries
+                              if e.get("kind") in strimzi.PLURALS))
+
+
+def mutation_without_json(kwargs: dict[str, Any]) -> str | None:
+    """alter/reset/undo: a dry run prints YAML patches and many connectors a summary table; neither is JSON."""
+    if kwargs.get("dry_run"):
+        return "--dry-run"
+    if kwargs.get("selector") or kwargs.get("all_") or kwargs.get("all_namespaces"):
+        return "a run over many connectors (-l/--all/-A)"
+    return None
