@@ -45,7 +45,9 @@ build_etcd() {
     go build -trimpath -ldflags "-s -w" -o "$dest/etcd" go.etcd.io/etcd/server/v3
   )
   rm -rf "$work"
-  "$dest/etcd" --version | head -1 >&2
+  # Not `| head -1`: head closes the pipe after one line and, under pipefail, etcd's SIGPIPE (exit 141) would fail
+  # the whole provisioning by chance, depending on whether etcd finished writing first.
+  "$dest/etcd" --version | sed -n 1p >&2
   touch "$dest/.complete"
 }
 
