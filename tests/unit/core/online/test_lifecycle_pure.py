@@ -169,3 +169,60 @@ def test_from_scratch_resets_every_leftover_the_change_does_not_name():
                                                   ).to_json()
     assert leftovers.merged_with(merged).same_offsets(change)
     assert lifecycle._with_reset_of_leftovers(None, leftovers) is None  # no change: a plain reset
+
+
+# --- the delete itself: the operator's status writes are no reason to refuse ----------------------------------------
+
+class StatusWritingKube:
+    """Stands in for the API server: every ``get`` is followed by the operator writing the status (a new
+    resourceVersion), ``writes`` times; ``delete`` honours the resourceVersion precondition as the server does."""
+
+    def __init__(self, writes: int, change=None):
+        self.resource = connector()
+        self.resource["metadata"].update({"resourceVersion": "1", "annotations": {"team": "payments"}})
+        self.writes, self.change, self.deleted = writes, change, False
+
+    def get(self, kind, name, namespace):
+        current = json.loads(json.dumps(self.resource))
+        if self.writes:
+            self.writes -= 1
+            version = int(self.resource["metadata"]["resourceVersion"]) + 1
+            self.resource["metadata"]["resourceVersion"] = str(version)
+            self.resource["status"] = {"observedGeneration": version}
+            if self.change:
+                self.change(self.resource)
+        return current
+
+    def delete(self, kind, name, namespace, *, resource_version=None):
+        from kubectl_offsets.adapters.kube import ConflictError
+
+        if resource_version != self.resource["metadata"]["resourceVersion"]:
+            raise ConflictError(f"kafkaconnector/{name} changed while we worked on it: the ResourceVersion in the "
+                                "precondition does not match")
+        self.deleted = True
+
+
+def _target():
+    return strimzi.ConnectorTarget(strimzi.KIND_CONNECTOR, "kafka", "my-sink", "my-sink")
+
+
+def test_delete_goes_ahead_when_only_the_operators_status_changed_in_between():
+    kube = StatusWritingKube(writes=2)  # the status is written right after each of our reads, twice
+
+    lifecycle._delete(kube, _target(), lifecycle.SilentProgress(), after_reset=True)
+
+    assert kube.deleted
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r["spec"].update(tasksMax=3),  # someone applied a new spec
+    lambda r: r["metadata"]["annotations"].update({"kubectl-offsets.io/journal": "{}"}),  # someone claimed it
+], ids=["spec", "annotations"])
+def test_delete_refuses_when_the_resource_itself_changed_in_between(change):
+    from kubectl_offsets.errors import OffsetsError
+
+    kube = StatusWritingKube(writes=1, change=change)
+
+    with pytest.raises(OffsetsError, match="was not deleted: its offsets are reset and it is STOPPED"):
+        lifecycle._delete(kube, _target(), lifecycle.SilentProgress(), after_reset=True)
+    assert not kube.deleted
