@@ -151,6 +151,8 @@ class Bench:
         self.ns = unique_name(prefix)
         self.core.create_namespace({"metadata": {"name": self.ns, "labels": {"kubectl-offsets-test": "true"}}})
         self.unique = unique_name
+        self._kube = None  # the plugin's client, for setting up only (setup_alter)
+        os.environ.setdefault("XDG_STATE_HOME", str(workdir / "state"))  # setup_alter's local backups, too
         # The plugin's own environment: local backups in the bench's folder, never the user's.
         self.process_env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                                                      os.environ.get("PYTHONPATH")])),
@@ -319,10 +321,21 @@ class Bench:
         return Run(command, process.wait(120), lines, killed)
 
     def setup_alter(self, subject: Subject, value: int) -> None:
-        """A plain alter, to a known offset (also a backup for undo); not under test."""
-        run = self.run(self.operation_args(subject, "alter", value))
-        if run.returncode != 0:
-            raise AssertionError(f"setting up offset {value}: exit {run.returncode}\n{run.text[-2000:]}")
+        """A plain alter, to a known offset (also a backup for undo); not under test, so through the library, in
+        this process: a process's start-up (about 1.5 s of CPU) is what the matrix spends most on a busy machine,
+        and undo needs one such alter per cell."""
+        from kubectl_offsets.core.inputs import AlterRequest
+        from kubectl_offsets.core.online import operations
+        from kubectl_offsets.core.online.targets import TargetSpec
+        from kubectl_offsets.model import ClusterConfig, Options, WaitSettings
+
+        if self._kube is None:
+            self._kube = operations.connect(ClusterConfig(kubeconfig=self.env.kubeconfig, namespace=self.ns))
+        path = self.workdir / f"{subject.name}-{value}.json"
+        path.write_text(json.dumps(subject.document(value)))
+        spec = TargetSpec(subject.target[0], connector=subject.target[2] if len(subject.target) > 2 else None)
+        operations.alter_offsets(self._kube, spec, AlterRequest(file=str(path)), namespace=self.ns,
+                                 options=Options(yes=True, wait=WaitSettings(timeout=60)))
 
     def recover_as_a_user(self, subject: Subject, killed: Run) -> tuple[str, list[str]]:
         """After a kill: the recover command the plugin printed, else ``kubectl offsets recover TARGET``; while
