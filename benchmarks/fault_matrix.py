@@ -3,11 +3,13 @@
     .venv/bin/python benchmarks/fault_matrix.py                           # starts (and stops) its own environment
     .venv/bin/python benchmarks/fault_matrix.py --env-json /tmp/kubectl-offsets-env/run-*/env.json [--json]
 
-Kills the plugin (SIGKILL) at every step of alter, reset and undo and cuts its API connection during every wait,
-for a KafkaConnector and a MirrorMaker 2 source connector, running and paused; after ``recover --force`` checks
-that no request or journal is left, the previous state is back, and the stored offsets are the old or the requested
-ones. The engine is tests/faultmatrix.py (also run as tests/integration/online/test_fault_matrix.py). Not a test:
-it prints the matrix; exit status 1 if any cell broke.
+Kills a real kubectl-offsets process (SIGKILL) at every step of alter, reset and undo and cuts its API connection
+during every wait, for a KafkaConnector and a MirrorMaker 2 source connector, every step on a running and on a
+paused connector; then recovers as a user does (the recover command the plugin printed, else `kubectl offsets
+recover TARGET`, then any recover command that one prints) and checks with Connect's REST API and the kubernetes
+client that no request or journal is left, the previous state is back, and the stored offsets are the old or the
+requested ones. The engine is tests/faultmatrix.py (also run as tests/integration/online/test_fault_matrix.py).
+Not a test: it prints the matrix; exit status 1 if any cell broke.
 """
 
 from __future__ import annotations

@@ -1,41 +1,59 @@
 """The fault matrix (issue 10): kill the plugin at every step of alter, reset and undo, and drop its API connection
-during every wait, for a KafkaConnector and a MirrorMaker 2 source connector, running and paused; then ``recover``
-and check the invariant:
+during every wait, for a KafkaConnector and a MirrorMaker 2 source connector, each step on a running and on a
+paused connector; then recover as a user does and check the invariant with readers independent of the plugin:
 
-    no offsets request and no journal left on the resource, the previous state restored (spec and Connect), and
-    the stored offsets either the old ones or the requested ones.
+    no offsets request and no journal left on the resource, the previous state restored (the resource's spec and
+    Connect's own status), no alterOffsets left, and the offsets stored in Connect either the old ones or the
+    requested ones.
 
 Used by tests/integration/online/test_fault_matrix.py (asserts every cell survives) and benchmarks/fault_matrix.py
-(prints the matrix). A kill is a real SIGKILL of a forked child process running the library (forked, so a cell does
-not pay for Python's start-up and imports), sent the moment the child reports the step's progress message: the
-step has started and is cut wherever it is. The connection drop goes through a loopback TCP proxy in front of the
-kube-apiserver (tests/env/tcpproxy.py) cut as each wait starts, with a short outage.
+(prints the matrix).
+
+As a user meets it: every operation is a real ``python -m kubectl_offsets alter|reset|undo ...`` process, killed
+with SIGKILL the moment its stderr shows the step's progress line (the step has started and is cut wherever it is).
+Then the user's recovery, driven only by what the plugin prints: the recover command it printed, or, as a SIGKILL
+leaves no last words, ``kubectl offsets recover TARGET``; when that refuses and prints a command to run instead (the
+dead process's lease still runs: ``--force``), that exact command. Each cell records the commands it took.
+The connection drop goes through a loopback TCP proxy in front of the kube-apiserver (tests/env/tcpproxy.py), cut
+with a 1 s outage as each wait line appears.
+
+The judges never ask the plugin: Connect's REST API (``GET /connectors/NAME/status`` and ``.../offsets``) and the
+resource as the kubernetes client fetches it.
 
 Subjects whose offsets move only when we move them, so "old or requested" can be checked exactly: an idle
-FileStreamSource (its file does not exist) and a MirrorSourceConnector replicating an empty topic.
+FileStreamSource (its file does not exist) and a MirrorSourceConnector replicating an empty topic. Each column (a
+subject and an operation) runs two lanes side by side, running and paused, each with its own subject in its own
+namespace (so its own KafkaConnect lock): nearly all the time is spent waiting on the operator and Connect.
 """
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
+import re
 import select
+import shlex
 import signal
+import subprocess
+import sys
 import time
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tests.env.emulator import profiles
 
+ROOT = Path(__file__).resolve().parent.parent
 GROUP = "kafka.strimzi.io"
 # The version a user's manifests use in the session's Strimzi era (v1 whenever it is served; 0.44-0.48 only v1beta2).
 VERSION = profiles.selected().preferred_version
 JOURNAL = "kubectl-offsets.io/journal"
 REQUESTS = ("strimzi.io/connector-offsets", "strimzi.io/mirrormaker-connector")
 STRING = "org.apache.kafka.connect.storage.StringConverter"
+TIMEOUT = "60s"  # each operation's --timeout
+SILENCE = 180.0  # a process that prints nothing for this long is stuck: killed, and the cell says so
 
-# (step as reported, the progress message that starts it); "{request}" is alter or reset.
+# (step as reported, the start of the progress line that starts it); "{request}" is alter or reset.
 KILL_POINTS = (
     ("list (preview)", "listing the current offsets"),
     ("stop", "waiting for connector"),  # the claim (journal + spec.state: stopped) is written; Connect stops it
@@ -49,6 +67,7 @@ KILL_POINTS = (
     ("cleanup", "removing the journal"),
 )
 OPERATIONS = ("alter", "reset", "undo")
+STATES = ("running", "paused")
 
 
 @dataclass
@@ -60,48 +79,84 @@ class Cell:
     injected: bool = False  # False: the run never reached that step (e.g. write-configmap of a reset)
     survived: bool = False
     detail: str = ""
+    recovery: str = ""  # the commands the user ran after the kill, " -> " between them
     seconds: float = 0.0
+
+    @property
+    def forced(self) -> bool:
+        """The recovery needed --force (the plugin printed it: the dead process's lease still ran)."""
+        return "--force" in self.recovery
 
 
 @dataclass
 class Subject:
-    """One connector and how to read and move it."""
+    """One connector: how a user names it to the plugin, and where the judges read it."""
 
     label: str
     kind: str
-    name: str
+    plural: str
+    name: str  # the resource's
     ns: str
-    connector: str | None
+    connector: str  # Connect's name for it
     partition: dict[str, Any]
     offset_key: str
-    base: int = 10
-    spec: Any = None  # TargetSpec
-    history: list = field(default_factory=list)
+    stanza_path: tuple  # where the connector's state lives in the resource
+
+    @property
+    def target(self) -> list[str]:
+        """The plugin's TARGET arguments, as a user types them."""
+        if self.kind == "KafkaConnector":
+            return [self.name]
+        return [f"kafkamirrormaker2/{self.name}", "--connector", self.connector]
 
     def document(self, value: int) -> dict:
         return {"offsets": [{"partition": self.partition, "offset": {self.offset_key: value}}]}
 
 
+@dataclass
+class Run:
+    """A finished (or killed) plugin process."""
+
+    command: list[str]
+    returncode: int | None
+    lines: list[str]  # stderr, line by line
+    killed: bool = False
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def printed_command(self, verb: str) -> str | None:
+        """The last ``kubectl offsets VERB ...`` the plugin printed (a ``next:`` line, or inside a message)."""
+        found = re.findall(rf"(kubectl offsets {verb} [^\n]*)", self.text)
+        return found[-1].strip() if found else None
+
+
 # --- the environment side -------------------------------------------------------------------------------------------
 
 class Bench:
-    """A namespace with a KafkaConnect, an idle FileStreamSource and a KafkaMirrorMaker2 over an empty topic."""
+    """A namespace with a KafkaConnect, an idle FileStreamSource or a KafkaMirrorMaker2 over an empty topic; the
+    plugin run as a user runs it, and the independent readers."""
 
     def __init__(self, env, workdir: Path, prefix: str = "faults"):
         from kubernetes import client, config
 
-        from kubectl_offsets.core.online import operations
-        from kubectl_offsets.model import ClusterConfig
-        from tests.env.clients import unique_name
+        from tests.env.clients import ConnectRest, unique_name
 
         self.env, self.workdir = env, workdir
+        workdir.mkdir(parents=True, exist_ok=True)
         api = config.new_client_from_config(config_file=env.kubeconfig)
         self.custom, self.core = client.CustomObjectsApi(api), client.CoreV1Api(api)
+        self.rest = ConnectRest(env.connect_url)
         self.ns = unique_name(prefix)
         self.core.create_namespace({"metadata": {"name": self.ns, "labels": {"kubectl-offsets-test": "true"}}})
-        self.kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=self.ns))
         self.unique = unique_name
-        os.environ.setdefault("XDG_STATE_HOME", str(workdir / "state"))
+        self._kube = None  # the plugin's client, for setting up only (setup_alter)
+        os.environ.setdefault("XDG_STATE_HOME", str(workdir / "state"))  # setup_alter's local backups, too
+        # The plugin's own environment: local backups in the bench's folder, never the user's.
+        self.process_env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                                                     os.environ.get("PYTHONPATH")])),
+                            "XDG_STATE_HOME": str(workdir / "state"), "KUBECONFIG": env.kubeconfig}
 
     def close(self) -> None:
         for plural in ("kafkaconnectors", "kafkamirrormaker2s", "kafkaconnects"):
@@ -112,8 +167,6 @@ class Bench:
         self.core.delete_namespace(self.ns)
 
     def connector_subject(self) -> Subject:
-        from kubectl_offsets.core.online.targets import TargetSpec
-
         name = self.unique("idle")
         path = self.workdir / f"{name}.in"  # never created: the task idles, its offsets move only when we move them
         self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnects", {
@@ -128,48 +181,58 @@ class Bench:
             "spec": {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasksMax": 1,
                      "config": {"file": str(path), "topic": self.unique("idle-topic"), "key.converter": STRING,
                                 "value.converter": STRING}}})
-        subject = Subject("KafkaConnector", "KafkaConnector", name, self.ns, None, {"filename": str(path)},
-                          "position", spec=TargetSpec(name))
-        self._ready(subject)
+        subject = Subject("KafkaConnector", "KafkaConnector", "kafkaconnectors", name, self.ns, name,
+                          {"filename": str(path)}, "position", ("spec",))
+        self.wait_state(subject, "running", 120)
         return subject
 
     def mirror_subject(self) -> Subject:
         from confluent_kafka.admin import AdminClient
 
-        from kubectl_offsets.core.online.targets import TargetSpec
         from tests.env.clients import create_topic, kafka_conf, one_mirror_mm2
 
         tag = self.unique("m").split("-")[1][:6]
         name, src, tgt, topic = f"mirror-{tag}", f"east{tag}", f"west{tag}", f"quiet-{tag}"
         create_topic(AdminClient(kafka_conf(self.env.bootstrap_servers)), topic)  # stays empty
-        bootstrap = self.env.bootstrap_servers
         mirror = {"sourceConnector": {"tasksMax": 1, "config": {
                       "refresh.topics.interval.seconds": 1, "sync.topic.configs.enabled": False,
                       "heartbeats.replication.enabled": False}},
                   "topicsPattern": f"^{topic}$", "groupsPattern": "^none$"}
         self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkamirrormaker2s",
-                                                    one_mirror_mm2(name, src, tgt, bootstrap, mirror))
-        connector = f"{src}->{tgt}.MirrorSourceConnector"
-        subject = Subject("MirrorMaker 2", "KafkaMirrorMaker2", name, self.ns, connector,
-                          {"cluster": src, "topic": topic, "partition": 0}, "offset",
-                          spec=TargetSpec(f"kafkamirrormaker2/{name}", connector=connector))
-        self._ready(subject)
+                                                    one_mirror_mm2(name, src, tgt, self.env.bootstrap_servers, mirror))
+        # Both MirrorMaker 2 layouts keep the connectors under spec.mirrors[].
+        subject = Subject("MirrorMaker 2", "KafkaMirrorMaker2", "kafkamirrormaker2s", name, self.ns,
+                          f"{src}->{tgt}.MirrorSourceConnector", {"cluster": src, "topic": topic, "partition": 0},
+                          "offset", ("spec", "mirrors", 0, "sourceConnector"))
+        self.wait_state(subject, "running", 180)
         return subject
 
-    # --- reading and moving a subject -------------------------------------------------------------------------
-    def target(self, subject: Subject):
-        from kubectl_offsets.core.online.targets import resolve
-
-        return resolve(self.kube, subject.spec, self.ns).target
-
+    # --- the independent readers ------------------------------------------------------------------------------
     def resource(self, subject: Subject) -> dict:
-        return self.kube.get(subject.kind, subject.name, self.ns)
+        """The resource as the kubernetes client fetches it."""
+        return self.custom.get_namespaced_custom_object(GROUP, VERSION, subject.ns, subject.plural, subject.name)
 
-    def live_state(self, subject: Subject) -> str | None:
-        return self.target(subject).live_state(self.resource(subject))
+    @staticmethod
+    def stanza(subject: Subject, resource: dict) -> dict:
+        node: Any = resource
+        for key in subject.stanza_path:
+            node = node[key]
+        return node
 
-    def _ready(self, subject: Subject, timeout: float = 120) -> None:
-        self.wait(f"{subject.label} RUNNING", lambda: self.live_state(subject) == "RUNNING", timeout)
+    def connect_state(self, subject: Subject) -> str | None:
+        """Connect's own word: GET /connectors/NAME/status."""
+        status, body = self.rest.get(self.rest.connector_path(subject.connector, "/status"))
+        return ((body or {}).get("connector") or {}).get("state") if status == 200 else None
+
+    def stored_offset(self, subject: Subject) -> int | None:
+        """The offset Connect stores for the subject's one partition (None: none): GET /connectors/NAME/offsets."""
+        status, body = self.rest.get(self.rest.connector_path(subject.connector, "/offsets"))
+        if status != 200:
+            raise AssertionError(f"GET offsets of {subject.connector}: {status} {body}")
+        for entry in body.get("offsets") or []:
+            if entry.get("partition") == subject.partition and entry.get("offset") is not None:
+                return entry["offset"][subject.offset_key]
+        return None
 
     def wait(self, what: str, probe, timeout: float = 60.0, interval: float = 0.3):
         deadline, last_error = time.monotonic() + timeout, None
@@ -185,167 +248,153 @@ class Bench:
                                      + (f" (last error: {last_error})" if last_error else ""))
             time.sleep(interval)
 
+    def wait_state(self, subject: Subject, state: str, timeout: float = 60.0) -> None:
+        self.wait(f"{subject.label} {state} in Connect", lambda: self.connect_state(subject) == state.upper(),
+                  timeout)
+
     def set_state(self, subject: Subject, state: str) -> None:
-        """running = no state field (the default), paused = state: paused; waits until Connect reports it."""
-        target = self.target(subject)
+        """What a user edits: running = no state field (the default), paused = state: paused; then waits until
+        Connect reports it."""
         resource = self.resource(subject)
-        path = f"{target.stanza_pointer()}/state"
-        ops = [{"op": "add", "path": path, "value": "paused"}] if state == "paused" else \
-            ([{"op": "remove", "path": path}] if "state" in target.stanza(resource) else [])
-        if ops:
-            self.kube.patch(subject.kind, subject.name, self.ns, ops)
-        self.wait(f"{subject.label} {state}", lambda: self.live_state(subject) == state.upper())
+        stanza = self.stanza(subject, resource)
+        wanted = "paused" if state == "paused" else None
+        if stanza.get("state") != wanted:
+            if subject.kind == "KafkaConnector":
+                patch: dict = {"spec": {"state": wanted}}
+            else:  # a merge patch replaces a list whole: send the mirrors with the one field changed
+                mirrors = resource["spec"]["mirrors"]
+                connector = mirrors[0]["sourceConnector"]
+                connector.pop("state", None)
+                if wanted:
+                    connector["state"] = wanted
+                patch = {"spec": {"mirrors": mirrors}}
+            self.custom.patch_namespaced_custom_object(GROUP, VERSION, subject.ns, subject.plural, subject.name,
+                                                       patch)
+        self.wait_state(subject, state)
 
-    def offsets(self, subject: Subject) -> int | None:
-        """The stored offset of the subject's one partition (None: none stored)."""
-        from kubectl_offsets.core.online import operations
-        from kubectl_offsets.model import Options, WaitSettings
+    # --- the plugin, as a user runs it ------------------------------------------------------------------------
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "kubectl_offsets", *args]
 
-        listed = operations.list_offsets(self.kube, subject.spec, namespace=self.ns,
-                                         options=Options(wait=WaitSettings(timeout=60)))
-        for entry in listed.offsets:
-            if entry.offset is not None:
-                return entry.offset[subject.offset_key]
-        return None
+    def operation_args(self, subject: Subject, operation: str, value: int) -> list[str]:
+        args = [operation, *subject.target, "-n", subject.ns, "--yes", "--timeout", TIMEOUT]
+        if operation == "alter":
+            path = self.workdir / f"{subject.name}-{value}.json"
+            path.write_text(json.dumps(subject.document(value)))
+            args += ["-f", str(path)]
+        return args
 
-    def alter(self, subject: Subject, value: int, kube=None, progress=None, timeout: float = 60):
-        from kubectl_offsets.core.online import operations
-        from kubectl_offsets.core.inputs import AlterRequest
-        from kubectl_offsets.model import Options, WaitSettings
-
-        path = self.workdir / f"{subject.name}-{value}.json"
-        path.write_text(json.dumps(subject.document(value)))
-        return operations.alter_offsets(kube or self.kube, subject.spec, AlterRequest(file=str(path)),
-                                        namespace=self.ns, progress=progress,
-                                        options=Options(yes=True, wait=WaitSettings(timeout=timeout)))
-
-    def newest_backup(self, subject: Subject) -> int | None:
-        from kubectl_offsets.core.online import backups
-
-        saved = backups.load_configmap(self.kube, self.target(subject), backups.newest(self.kube, self.target(subject)))
-        for entry in saved:
-            return entry.offset[subject.offset_key] if entry.offset else None
-        return None
-
-
-# --- one cell -------------------------------------------------------------------------------------------------------
-
-def _operate(bench: Bench, subject: Subject, operation: str, value: int, kube, progress) -> None:
-    from kubectl_offsets.core.online import operations
-    from kubectl_offsets.model import Options, WaitSettings
-
-    options = Options(yes=True, wait=WaitSettings(timeout=60))
-    if operation == "alter":
-        bench.alter(subject, value, kube=kube, progress=progress)
-    elif operation == "reset":
-        operations.reset_offsets(kube, subject.spec, namespace=bench.ns, options=options, progress=progress)
-    else:
-        operations.undo(kube, subject.spec, namespace=bench.ns, options=options, progress=progress)
-
-
-class _PipeProgress:
-    """Progress that reports every step and wait to the parent, one line each, before anything else happens."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-
-    def step(self, message: str) -> None:
-        os.write(self.fd, (message.replace("\n", " ") + "\n").encode())
-
-    waiting = step
-
-    def done(self) -> None:
-        pass
-
-    def warn(self, message: str) -> None:
-        self.step("warning: " + message)
-
-
-def _child(bench: Bench, subject: Subject, operation: str, value: int, fd: int) -> None:
-    from kubectl_offsets.core.online import operations
-    from kubectl_offsets.model import ClusterConfig
-
-    try:
-        kube = operations.connect(ClusterConfig(kubeconfig=bench.env.kubeconfig, namespace=bench.ns))
-        _operate(bench, subject, operation, value, kube, _PipeProgress(fd))
-        os.write(fd, b"finished\n")
-    except BaseException as error:  # noqa: BLE001 - reported to the parent
-        os.write(fd, f"failed: {error}\n".replace("\n", " ").encode() + b"\n")
-    finally:
-        os._exit(0)
-
-
-def kill_at(bench: Bench, subject: Subject, operation: str, value: int, prefix: str) -> tuple[bool, list[str]]:
-    """Run the operation in a forked child and SIGKILL it as soon as it reports ``prefix``. Returns (killed,
-    the messages it reported)."""
-    read, write = os.pipe()
-    process = multiprocessing.get_context("fork").Process(target=_child, args=(bench, subject, operation, value,
-                                                                               write), daemon=True)
-    process.start()
-    os.close(write)
-    seen, killed, buffer = [], False, b""
-    deadline = time.monotonic() + 180
-    with os.fdopen(read, "rb", buffering=0) as pipe:
+    def run(self, args: list[str], *, kill_at: str | None = None, on_wait=None,
+            kubeconfig: str | None = None) -> Run:
+        """Run the plugin; SIGKILL it the moment a progress line starts with ``kill_at``; call ``on_wait()`` as each
+        wait line appears."""
+        command = self.command(*args)
+        env = dict(self.process_env, **({"KUBECONFIG": kubeconfig} if kubeconfig else {}))
+        process = subprocess.Popen(command, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert process.stderr is not None
+        lines, killed, buffer = [], False, b""
+        fd = process.stderr.fileno()
         while True:
-            ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:  # a child that reports nothing for minutes is stuck: kill it, the cell says so
-                os.kill(process.pid, signal.SIGKILL)
-                seen.append("no progress for 180 s")
+            ready, _, _ = select.select([fd], [], [], SILENCE)
+            if not ready:
+                process.kill()
+                lines.append(f"(no output for {SILENCE:.0f} s: killed)")
                 break
-            chunk = pipe.read(4096)
+            chunk = os.read(fd, 65536)
             if not chunk:
                 break
             buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                text = line.decode()
-                seen.append(text)
-                if not killed and text.startswith(prefix):
+            *complete, buffer = buffer.split(b"\n")
+            for raw in complete:
+                line = raw.decode(errors="replace")
+                lines.append(line)
+                text = line.removeprefix("==> ").strip()
+                if kill_at is not None and not killed and text.startswith(kill_at):
                     os.kill(process.pid, signal.SIGKILL)
                     killed = True
+                elif on_wait is not None and line.startswith("    "):
+                    on_wait()
             if killed:
                 break
-    process.join(120)
-    return killed, seen
+        process.stderr.close()
+        return Run(command, process.wait(120), lines, killed)
+
+    def setup_alter(self, subject: Subject, value: int) -> None:
+        """A plain alter, to a known offset (also a backup for undo); not under test, so through the library, in
+        this process: a process's start-up (about 1.5 s of CPU) is what the matrix spends most on a busy machine,
+        and undo needs one such alter per cell."""
+        from kubectl_offsets.core.inputs import AlterRequest
+        from kubectl_offsets.core.online import operations
+        from kubectl_offsets.core.online.targets import TargetSpec
+        from kubectl_offsets.model import ClusterConfig, Options, WaitSettings
+
+        if self._kube is None:
+            self._kube = operations.connect(ClusterConfig(kubeconfig=self.env.kubeconfig, namespace=self.ns))
+        path = self.workdir / f"{subject.name}-{value}.json"
+        path.write_text(json.dumps(subject.document(value)))
+        spec = TargetSpec(subject.target[0], connector=subject.target[2] if len(subject.target) > 2 else None)
+        operations.alter_offsets(self._kube, spec, AlterRequest(file=str(path)), namespace=self.ns,
+                                 options=Options(yes=True, wait=WaitSettings(timeout=60)))
+
+    def recover_as_a_user(self, subject: Subject, killed: Run) -> tuple[str, list[str]]:
+        """After a kill: the recover command the plugin printed, else ``kubectl offsets recover TARGET``; while
+        the plugin refuses and prints another recover command, that one. Returns (outcome, commands run)."""
+        printed = killed.printed_command("recover")
+        command = printed or shlex.join(["kubectl", "offsets", "recover", *subject.target, "-n", subject.ns])
+        ran: list[str] = []
+        while True:
+            words = shlex.split(command)
+            assert words[:3] == ["kubectl", "offsets", "recover"], f"not a recover command: {command}"
+            ran.append(command)
+            result = self.run(words[2:])  # exactly as printed (or typed)
+            if result.returncode == 0:
+                return "recovered", ran
+            if "no interrupted kubectl-offsets operation" in result.text:
+                return "nothing to recover", ran
+            following = result.printed_command("recover")
+            if not following or following in ran or len(ran) >= 3:
+                return f"recover failed (exit {result.returncode}): {result.text.strip()[-300:]}", ran
+            command = following
 
 
-def recover_everything(bench: Bench, subject: Subject) -> str:
-    """What a user does after a crash: recover --force (the dead process's lease may still run)."""
-    from kubectl_offsets.core.online import recovery
-    from kubectl_offsets.errors import NotFoundError
-    from kubectl_offsets.model import Options, WaitSettings
-
-    # A list request left by a killed preview completes by itself: let the operator finish it first.
-    bench.wait("no pending list request", lambda: bench.target(subject).pending_annotations(
-        bench.resource(subject)).get(REQUESTS[0]) != "list", 60)
-    try:
-        return recovery.recover(bench.kube, subject.spec, namespace=bench.ns, force=True,
-                                options=Options(wait=WaitSettings(timeout=60)))
-    except NotFoundError:
-        return "nothing to recover"
-
+# --- the invariant ---------------------------------------------------------------------------------------------------
 
 def invariant(bench: Bench, subject: Subject, state: str, old: int | None, requested: int | None) -> str:
-    """'' when it holds, else what is wrong."""
-    target = bench.target(subject)
+    """'' when it holds, else what is wrong; every fact read without the plugin."""
     try:
-        bench.wait(f"{subject.label} {state}", lambda: bench.live_state(subject) == state.upper(), 60)
+        bench.wait_state(subject, state)
     except AssertionError as error:
-        return str(error)
+        return f"{error}; Connect says {bench.connect_state(subject)}"
     resource = bench.resource(subject)
     annotations = (resource.get("metadata") or {}).get("annotations") or {}
-    left = [key for key in (JOURNAL, *REQUESTS) if key in annotations]
-    if left:
-        return f"left on the resource: {left}"
-    stanza = target.stanza(resource)
+    if JOURNAL in annotations:
+        return "the journal is left on the resource"
+    try:  # a list request the killed run handed over completes by itself: the operator answers it
+        bench.wait("no offsets request left", lambda: not any(
+            key in ((bench.resource(subject).get("metadata") or {}).get("annotations") or {}) for key in REQUESTS))
+    except AssertionError:
+        return f"left on the resource: {[k for k in REQUESTS if k in annotations]}"
+    stanza = bench.stanza(subject, bench.resource(subject))
     if stanza.get("state") != ("paused" if state == "paused" else None):
         return f"spec state is {stanza.get('state')!r}"
     if "alterOffsets" in stanza:
         return "alterOffsets left in the stanza"
-    found = bench.offsets(subject)
+    found = bench.stored_offset(subject)
     if found not in (old, requested):
-        return f"stored offset {found}, neither the old {old} nor the requested {requested}"
+        return f"Connect stores offset {found}, neither the old {old} nor the requested {requested}"
     return ""
+
+
+# --- one cell -------------------------------------------------------------------------------------------------------
+
+def _prepare(bench: Bench, subject: Subject, operation: str, value: int) -> tuple[int | None, int | None]:
+    """(old, requested) offsets of the coming operation; for undo, first an alter whose backup undo restores."""
+    if operation == "undo":
+        before = bench.stored_offset(subject)
+        bench.setup_alter(subject, value)
+        return bench.stored_offset(subject), before
+    return bench.stored_offset(subject), {"alter": value, "reset": None}[operation]
 
 
 def run_cell(bench: Bench, subject: Subject, operation: str, state: str, point: tuple[str, str],
@@ -354,82 +403,45 @@ def run_cell(bench: Bench, subject: Subject, operation: str, state: str, point: 
     request = "reset" if operation == "reset" else "alter"
     cell = Cell(subject.label, operation, state, f"SIGKILL at {step}")
     started = time.monotonic()
-    bench.set_state(subject, state)
-    if operation == "undo":
-        bench.alter(subject, value)  # the newest backup now holds the offset before it: undo must restore it
-    old = bench.offsets(subject)
-    requested = {"alter": value, "reset": None, "undo": bench.newest_backup(subject) if operation == "undo"
-                 else None}[operation]
-    killed, seen = kill_at(bench, subject, operation, value, prefix.format(request=request))
-    cell.injected = killed
-    if not killed:
-        cell.detail = f"step not reached ({seen[-1] if seen else 'no output'})"
-        cell.survived = True
+    old, requested = _prepare(bench, subject, operation, value)
+    run = bench.run(bench.operation_args(subject, operation, value), kill_at=prefix.format(request=request))
+    cell.injected = run.killed
+    if not run.killed:
+        cell.detail = f"step not reached (exit {run.returncode}: {run.lines[-1] if run.lines else 'no output'})"
+        cell.survived = run.returncode == 0 and not invariant(bench, subject, state, requested, requested)
     else:
-        summary = recover_everything(bench, subject)
+        outcome, ran = bench.recover_as_a_user(subject, run)
+        cell.recovery = " -> ".join(ran)
         problem = invariant(bench, subject, state, old, requested)
-        cell.survived, cell.detail = not problem, problem or summary
+        cell.survived = not problem and not outcome.startswith("recover failed")
+        cell.detail = "; ".join(filter(None, [outcome if outcome.startswith("recover failed") else "", problem])) \
+            or outcome + (" (--force: the lease ran)" if cell.forced else "")
     cell.seconds = time.monotonic() - started
     return cell
-
-
-class _CutAtEveryWait:
-    def __init__(self, proxy, outage: float):
-        self.proxy, self.outage, self.cuts = proxy, outage, 0
-
-    def step(self, message):
-        pass
-
-    def waiting(self, message):
-        self.cuts += 1
-        self.proxy.cut(outage=self.outage)
-
-    def done(self):
-        pass
-
-    def warn(self, message):
-        pass
 
 
 def run_drop_cell(bench: Bench, subject: Subject, operation: str, state: str, value: int, proxy) -> Cell:
     """The API connection is cut as every wait starts (1 s outage); the operation must complete anyway."""
-    from kubectl_offsets.core.online import operations
-    from kubectl_offsets.errors import OffsetsError
-    from kubectl_offsets.model import ClusterConfig
-
     cell = Cell(subject.label, operation, state, "API connection cut at every wait")
     started = time.monotonic()
-    bench.set_state(subject, state)
-    if operation == "undo":
-        bench.alter(subject, value)
-    old = bench.offsets(subject)
-    requested = {"alter": value, "reset": None, "undo": bench.newest_backup(subject) if operation == "undo"
-                 else None}[operation]
-    kube = operations.connect(ClusterConfig(kubeconfig=proxy.kubeconfig_for(bench.env.kubeconfig, bench.workdir),
-                                            namespace=bench.ns))
-    progress = _CutAtEveryWait(proxy, outage=1.0)
-    try:
-        _operate(bench, subject, operation, value, kube, progress)
-        outcome = "completed"
-    except OffsetsError as error:
-        outcome = f"failed: {error.message}"
-    cell.injected = progress.cuts > 0
-    problem = invariant(bench, subject, state, requested, requested) if outcome == "completed" else \
-        invariant(bench, subject, state, old, requested)
-    cell.survived = outcome == "completed" and not problem
-    cell.detail = f"{progress.cuts} cuts; {outcome}" + (f"; {problem}" if problem else "")
+    old, requested = _prepare(bench, subject, operation, value)
+    cuts = []
+    run = bench.run(bench.operation_args(subject, operation, value), on_wait=lambda: cuts.append(proxy.cut(1.0)),
+                    kubeconfig=proxy.kubeconfig_for(bench.env.kubeconfig, bench.workdir))
+    cell.injected = bool(cuts)
+    outcome = "completed" if run.returncode == 0 else f"failed (exit {run.returncode}): {run.text.strip()[-200:]}"
+    problem = invariant(bench, subject, state, requested if run.returncode == 0 else old, requested)
+    cell.survived = run.returncode == 0 and not problem
+    cell.detail = f"{len(cuts)} cuts; {outcome}" + (f"; {problem}" if problem else "")
     cell.seconds = time.monotonic() - started
     return cell
 
 
+# --- columns and lanes ----------------------------------------------------------------------------------------------
+
 def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS,
                log=print) -> list[Cell]:
-    """Every cell; the state alternates running/paused along the kill points (both states for every operation and
-    subject, each step once per operation), plus one connection-drop cell per subject, operation and state. Each
-    column (a subject and an operation) has its own bench, in its own namespace, so the columns run side by side:
-    nearly all the time is spent waiting."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """Every column side by side (each has its own benches, in their own namespaces)."""
     columns = [(subject, operation) for subject in subjects for operation in operations]
     with ThreadPoolExecutor(max_workers=len(columns)) as pool:
         cells = list(pool.map(lambda column: run_column(env, workdir / "-".join(column), *column, log=log), columns))
@@ -437,32 +449,38 @@ def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operatio
 
 
 def run_column(env, workdir: Path, subject_name: str, operation: str, *, log=print) -> list[Cell]:
-    """One subject and one operation: a SIGKILL at each of its steps, then an API connection cut at every wait, in
-    both states. Its own bench: a column runs alone (one test of test_fault_matrix.py) or beside the others."""
+    """One subject and one operation: a SIGKILL at each of its steps and an API connection cut at every wait, on
+    a running and on a paused connector: two lanes side by side. A column runs alone (one test of
+    test_fault_matrix.py) or beside the others."""
+    with ThreadPoolExecutor(max_workers=len(STATES)) as pool:
+        lanes = list(pool.map(lambda state: run_lane(env, workdir / state, subject_name, operation, state, log=log),
+                              STATES))
+    return [cell for lane in lanes for cell in lane]
+
+
+def run_lane(env, workdir: Path, subject_name: str, operation: str, state: str, *, log=print) -> list[Cell]:
     from tests.env.tcpproxy import TcpProxy
 
-    workdir.mkdir(parents=True, exist_ok=True)
     bench = Bench(env, workdir)
     cells: list[Cell] = []
     try:
         subject = {"connector": bench.connector_subject, "mirror": bench.mirror_subject}[subject_name]()
         value = 100
-        bench.alter(subject, value)  # a known starting offset (and a first backup, which undo needs)
-        for index, point in enumerate(KILL_POINTS):
+        bench.setup_alter(subject, value)  # a known starting offset (and a first backup, which undo needs)
+        bench.set_state(subject, state)
+        for point in KILL_POINTS:
             if operation == "reset" and point[0] == "write-configmap":
                 continue  # a reset writes no ConfigMap
             value += 1
-            state = ("running", "paused")[index % 2]
             cell = run_cell(bench, subject, operation, state, point, value)
             cells.append(cell)
             log(_line(cell))
         api = env.api_server.rstrip("/").rsplit(":", 1)
         with TcpProxy("127.0.0.1", int(api[1])) as proxy:
-            for state in ("running", "paused"):
-                value += 1
-                cell = run_drop_cell(bench, subject, operation, state, value, proxy)
-                cells.append(cell)
-                log(_line(cell))
+            value += 1
+            cell = run_drop_cell(bench, subject, operation, state, value, proxy)
+            cells.append(cell)
+            log(_line(cell))
     finally:
         bench.close()
     return cells
@@ -476,20 +494,21 @@ def _line(cell: Cell) -> str:
 
 
 def render(cells: list[Cell], seconds: float) -> str:
-    """The report: per subject and operation, faults injected / survived; then the broken cells."""
-    rows = {}
+    """The report: per subject and operation, faults injected / survived (and recoveries that needed --force);
+    then the broken cells."""
+    rows: dict[tuple[str, str, str], tuple[int, int, int]] = {}
     for cell in cells:
         key = (cell.subject, cell.operation, "SIGKILL" if cell.fault.startswith("SIGKILL") else "connection cut")
-        injected, survived = rows.get(key, (0, 0))
-        rows[key] = (injected + cell.injected, survived + (cell.injected and cell.survived))
-    lines = ["| subject | operation | fault | injected | survived |", "|---|---|---|---|---|"]
-    for (subject, operation, fault), (injected, survived) in rows.items():
-        lines.append(f"| {subject} | {operation} | {fault} | {injected} | {survived} |")
+        injected, survived, forced = rows.get(key, (0, 0, 0))
+        rows[key] = (injected + cell.injected, survived + (cell.injected and cell.survived), forced + cell.forced)
+    lines = ["| subject | operation | fault | injected | survived | recover needed --force |", "|---|---|---|---|---|---|"]
+    for (subject, operation, fault), (injected, survived, forced) in rows.items():
+        lines.append(f"| {subject} | {operation} | {fault} | {injected} | {survived} | {forced} |")
     total = sum(c.injected for c in cells)
     ok = sum(c.injected and c.survived for c in cells)
-    lines.append(f"| **all** | | | **{total}** | **{ok}** |")
+    lines.append(f"| **all** | | | **{total}** | **{ok}** | **{sum(c.forced for c in cells)}** |")
     lines.append(f"\n{total} faults injected, {ok} survived, in {seconds:.0f} s "
                  f"({sum(not c.injected for c in cells)} cells whose step the operation does not have)")
     broken = [c for c in cells if c.injected and not c.survived]
-    lines += [f"BROKEN: {_line(c)}" for c in broken]
+    lines += [f"BROKEN: {_line(c)}\n        recovery: {c.recovery or '(none)'}" for c in broken]
     return "\n".join(lines)

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ERA_TESTS = ["tests/integration/online", "tests/integration/mirrormaker2",
              "tests/integration/gitops/test_end_to_end.py", "tests/integration/gitops/test_trigger_job.py",
              "tests/integration/gitops/test_mm2_end_to_end.py"]
-# The fault matrix (70 SIGKILLs and connection cuts, each followed by recover) takes over half an hour on an older
-# era, whose MirrorMaker 2 reconciles wait for the pods each time; it runs on the default profile in every suite
+# The fault matrix (128 SIGKILLs and connection cuts, each SIGKILL followed by recover) takes over half an hour on an
+# older era, whose MirrorMaker 2 reconciles wait for the pods each time; it runs on the default profile in every suite
 # run; on an era, run benchmarks/fault_matrix.py --env-json against `python -m tests.env up --strimzi ERA`.
 ERA_DESELECTED = ["tests/integration/online/test_fault_matrix.py::test_every_injected_fault_leaves_the_connector_safe"]
 

@@ -486,7 +486,7 @@ def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = Fals
     if reset_offsets:
         outcome = _reset_and_delete(kube, live, options, progress, crash_after)
         return DeleteOutcome(live.target, live.kind, outcome.before, outcome.backup, True)
-    _delete(kube, live.target, progress)
+    _delete(kube, live.target, progress, after_reset=False)
     if len(offsets):
         progress.warn(f"Connect keeps the offsets of '{live.target.connector_name}': a connector created later "
                       "under this name resumes from them (kubectl offsets create --from-scratch, or delete "
@@ -592,12 +592,40 @@ def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
     return Preview(what, live.target, live.kind, offsets, OffsetsDocument())
 
 
-def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress) -> None:
+# Deletes tried while only the operator's status writes move the resourceVersion (each of its passes writes one).
+DELETE_ATTEMPTS = 5
+
+
+def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress, after_reset: bool) -> None:
+    """Delete the resource as we last saw it: with its resourceVersion as a precondition, so that a spec or an
+    annotation changed meanwhile (a new manifest applied, another operation's journal) is not deleted unseen. The
+    operator's own status writes change the resourceVersion too, and it writes one right after our last change (the
+    journal's removal is an event it reconciles): when nothing but the status changed, the delete is tried again."""
+    from ...adapters.kube import ConflictError
+
     progress.step(f"deleting kafkaconnector/{target.resource_name}")
-    resource = kube.get(target.kind, target.resource_name, target.namespace)
-    try:
-        kube.delete(target.kind, target.resource_name, target.namespace,
-                    resource_version=resource["metadata"]["resourceVersion"])
-    except OffsetsError as error:
-        raise type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: "
-                          "run the same command again", advice=error.advice) from None
+    seen = kube.get(target.kind, target.resource_name, target.namespace)
+    for attempt in range(1, DELETE_ATTEMPTS + 1):
+        try:
+            kube.delete(target.kind, target.resource_name, target.namespace,
+                        resource_version=seen["metadata"]["resourceVersion"])
+            return
+        except ConflictError as error:
+            fresh = kube.get(target.kind, target.resource_name, target.namespace)
+            if attempt == DELETE_ATTEMPTS or _what_users_change(fresh) != _what_users_change(seen):
+                raise _not_deleted(error, target, after_reset) from None
+            seen = fresh
+        except OffsetsError as error:
+            raise _not_deleted(error, target, after_reset) from None
+
+
+def _what_users_change(resource: dict[str, Any]) -> tuple[Any, ...]:
+    """The resource but its status and bookkeeping: what a delete must not overlook a change of."""
+    meta = resource.get("metadata") or {}
+    return meta.get("uid"), meta.get("labels"), meta.get("annotations"), resource.get("spec")
+
+
+def _not_deleted(error: OffsetsError, target: strimzi.ConnectorTarget, after_reset: bool) -> OffsetsError:
+    state = ("its offsets are reset and it is STOPPED; " if after_reset else "")
+    return type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: {state}"
+                       "run the same command again", advice=error.advice)

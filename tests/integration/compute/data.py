@@ -9,7 +9,16 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
-BASE_MS = 1_763_712_000_000  # 2025-11-21T08:00:00Z
+BASE_MS = 1_763_712_000_000  # 2025-11-21T08:00:00Z: only for topics created with retention.ms=-1, and archives
+
+
+def recent_base_ms() -> int:
+    """A base time for records produced to a topic that keeps the broker's default retention (7 days): an hour ago,
+    to the second. A fixed date falls out of that retention as the calendar moves on, and the broker then deletes
+    the records at its next retention check (every 5 minutes), whenever that lands in the test."""
+    import time
+
+    return (int(time.time()) - 3600) * 1000
 
 
 @dataclass(frozen=True)

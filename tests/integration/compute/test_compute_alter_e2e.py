@@ -39,7 +39,7 @@ def _compute_and_alter(cli, conn, tmp_path, *flags: str) -> dict:
 
 
 def test_computed_offsets_make_the_real_sink_resume_at_the_intended_record(env, spark, lab, cli, tmp_path):
-    base = data.BASE_MS + 3_600_000 * 24 * 300  # recent enough for the broker's default retention
+    base = data.recent_base_ms()  # the topic keeps the broker's default retention
     # A static topic: the computed document is compared whole, record for record (compute over a topic that keeps
     # receiving records is test_compute_live.py; alters beside live partitions, tests/integration/online).
     conn = lab.sink("compute-e2e", records=0, live=False)
@@ -108,7 +108,7 @@ def test_computed_offsets_make_real_mirrormaker2_resume_at_the_intended_record(e
     replication restarts at record N (r6), proven by the records appearing again in the target topic."""
     from tests.env.clients import create_topic, unique_name
 
-    base = data.BASE_MS + 3_600_000 * 24 * 300
+    base = data.recent_base_ms()  # the source and the replicated topic keep the broker's default retention
     suffix = unique_name("x")[-6:]
     src, tgt, name = f"east{suffix}", f"west{suffix}", unique_name("mirror")
     topic = create_topic(lab.admin, unique_name("mm2-in"))

@@ -98,11 +98,21 @@ def _overwrite_alter_data(lab, conn, data: dict) -> None:
     labels, and the next alter would then rightly refuse to touch a ConfigMap it did not create)."""
     lab.cluster.core.patch_namespaced_config_map(f"{conn.name}-offsets-alter", conn.ns, {"data": data})
 
+def _changed_and_reconciled(lab, conn, spec: dict) -> None:
+    """Change the spec, then wait until the operator (still ignoring offsets) has reconciled the changed object.
+
+    The operator reconciles each event with the object that event carried, and re-reads the knobs whenever any event
+    comes in. Released at once, the reconcile of our own request's event, still running with the object from before
+    the change, could see the knob released and act on the stale object."""
+    generation = lab.cluster.merge(conn.ns, conn.name, {"spec": spec})["metadata"]["generation"]
+    eventually("the operator's pass over the changed resource", lambda: (
+        (lab.cr(conn).get("status") or {}).get("observedGeneration") or 0) >= generation, timeout=30)
+
+
 def test_missing_alter_offsets_stanza(lab, cli, emulator, hooks, idle_source):
     conn = idle_source
     before = _offsets(cli, conn)
-    hooks.update(_hold_operator_then(emulator, lambda: lab.cluster.merge(
-        conn.ns, conn.name, {"spec": {"alterOffsets": None}})))
+    hooks.update(_hold_operator_then(emulator, lambda: _changed_and_reconciled(lab, conn, {"alterOffsets": None})))
 
     result = _alter_to_9(cli, conn)
 

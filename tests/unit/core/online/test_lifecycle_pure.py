@@ -194,3 +194,60 @@ def test_every_command_with_to_datetime_refuses_a_future_one_before_touching_any
     assert f"--to-datetime {FUTURE} is in the future" in result.stderr and "--allow-future" in result.stderr
     meant = CliRunner().invoke(root, [*args, "--to-datetime", FUTURE, "--allow-future", *unreachable])
     assert "is in the future" not in meant.stderr and "No such option" not in meant.stderr, meant.output
+
+
+# --- the delete itself: the operator's status writes are no reason to refuse ----------------------------------------
+
+class StatusWritingKube:
+    """Stands in for the API server: every ``get`` is followed by the operator writing the status (a new
+    resourceVersion), ``writes`` times; ``delete`` honours the resourceVersion precondition as the server does."""
+
+    def __init__(self, writes: int, change=None):
+        self.resource = connector()
+        self.resource["metadata"].update({"resourceVersion": "1", "annotations": {"team": "payments"}})
+        self.writes, self.change, self.deleted = writes, change, False
+
+    def get(self, kind, name, namespace):
+        current = json.loads(json.dumps(self.resource))
+        if self.writes:
+            self.writes -= 1
+            version = int(self.resource["metadata"]["resourceVersion"]) + 1
+            self.resource["metadata"]["resourceVersion"] = str(version)
+            self.resource["status"] = {"observedGeneration": version}
+            if self.change:
+                self.change(self.resource)
+        return current
+
+    def delete(self, kind, name, namespace, *, resource_version=None):
+        from kubectl_offsets.adapters.kube import ConflictError
+
+        if resource_version != self.resource["metadata"]["resourceVersion"]:
+            raise ConflictError(f"kafkaconnector/{name} changed while we worked on it: the ResourceVersion in the "
+                                "precondition does not match")
+        self.deleted = True
+
+
+def _target():
+    return strimzi.ConnectorTarget(strimzi.KIND_CONNECTOR, "kafka", "my-sink", "my-sink")
+
+
+def test_delete_goes_ahead_when_only_the_operators_status_changed_in_between():
+    kube = StatusWritingKube(writes=2)  # the status is written right after each of our reads, twice
+
+    lifecycle._delete(kube, _target(), lifecycle.SilentProgress(), after_reset=True)
+
+    assert kube.deleted
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r["spec"].update(tasksMax=3),  # someone applied a new spec
+    lambda r: r["metadata"]["annotations"].update({"kubectl-offsets.io/journal": "{}"}),  # someone claimed it
+], ids=["spec", "annotations"])
+def test_delete_refuses_when_the_resource_itself_changed_in_between(change):
+    from kubectl_offsets.errors import OffsetsError
+
+    kube = StatusWritingKube(writes=1, change=change)
+
+    with pytest.raises(OffsetsError, match="was not deleted: its offsets are reset and it is STOPPED"):
+        lifecycle._delete(kube, _target(), lifecycle.SilentProgress(), after_reset=True)
+    assert not kube.deleted

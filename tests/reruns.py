@@ -1,0 +1,61 @@
+"""A pytest plugin (``-p tests.reruns --reruns-log FILE``) that writes one JSON line per rerun to FILE: the test id,
+the phase that failed (setup, call, teardown) and the first line of that failure.
+
+pytest-rerunfailures reports a rerun as the outcome "rerun" and keeps it out of the junit XML, so the suite
+(tests/suite.py) could only find reruns by reading pytest's terminal output. With this file it names every rerun in
+its closing summary, and ``--strict-reruns`` fails the run on one. Under xdist only the controller writes: the
+workers' reports reach it through ``pytest_runtest_logreport``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--reruns-log", default=None, metavar="FILE",
+                     help="append one JSON line per rerun (test id, phase, the failure's first line) to FILE")
+
+
+def first_line(report) -> str:
+    """The failure's one-line reason, as pytest's short summary shows it (the exception and its message)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr or "")
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return "(no message)"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report):
+    if report.outcome != "rerun":
+        return
+    config = _CONFIG.get("config")
+    path = config.getoption("reruns_log") if config is not None else None
+    if not path or hasattr(config, "workerinput"):  # an xdist worker: the controller writes it
+        return
+    line = {"nodeid": report.nodeid, "when": report.when, "reason": first_line(report)}
+    with Path(path).open("a", encoding="utf-8") as log:
+        log.write(json.dumps(line) + "\n")
+
+
+_CONFIG: dict = {}
+
+
+def pytest_configure(config):
+    _CONFIG["config"] = config
+
+
+def read(path: Path) -> list[dict]:
+    """The reruns a log holds, the first failure of each test only (in the order they happened)."""
+    if not path.exists():
+        return []
+    seen: dict[str, dict] = {}
+    for text in path.read_text(encoding="utf-8").splitlines():
+        if text.strip():
+            entry = json.loads(text)
+            seen.setdefault(entry["nodeid"], entry)
+    return list(seen.values())

@@ -1,0 +1,92 @@
+"""The suite names every rerun (tests/reruns.py logs them, tests/suite.py lists them) and --strict-reruns fails the
+run on a rerun of a test of the plugin. A real pytest with pytest-rerunfailures (and xdist) runs a test that fails
+once."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import reruns, suite
+
+ROOT = Path(__file__).resolve().parents[3]
+
+FLAKY = '''
+from pathlib import Path
+
+def test_fails_once(tmp_path_factory):
+    marker = Path(__file__).with_suffix(".ran")
+    if not marker.exists():
+        marker.write_text("1")
+        assert 1 + 1 == 3, "the operator never answered"
+
+def test_steady():
+    pass
+'''
+
+
+@pytest.fixture
+def flaky(tmp_path) -> Path:
+    path = tmp_path / "test_flaky.py"
+    path.write_text(FLAKY)
+    return path
+
+
+def _pytest(flaky: Path, log: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", str(flaky), "-p", "tests.reruns", f"--reruns-log={log}",
+                           "--reruns", "1", "-q", "-p", "no:cacheprovider", "--rootdir", str(flaky.parent), *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("extra", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_rerun_is_logged_with_its_first_failure(flaky, tmp_path, extra):
+    log = tmp_path / "reruns.jsonl"
+    result = _pytest(flaky, log, *extra)
+
+    assert result.returncode == 0, result.stdout + result.stderr  # passed on its rerun
+    [entry] = reruns.read(log)
+    assert entry["nodeid"].endswith("test_flaky.py::test_fails_once")
+    assert entry["when"] == "call"
+    assert entry["reason"].startswith("AssertionError: the operator never answered")
+
+
+def test_no_rerun_no_log(flaky, tmp_path):
+    flaky.with_suffix(".ran").write_text("1")  # it passes at once
+    log = tmp_path / "reruns.jsonl"
+    assert _pytest(flaky, log).returncode == 0
+    assert reruns.read(log) == []
+
+
+def _tally_with(tmp_path, *nodeids: str) -> suite.Tally:
+    report = tmp_path / "phase-0.xml"
+    suite.reruns_log(report).write_text("".join(
+        f'{{"nodeid": "{n}", "when": "call", "reason": "Failed: timed out after 60s"}}\n' for n in nodeids))
+    tally = suite.Tally()
+    tally.add_junit(report, where="Strimzi 1.2, not exclusive")
+    return tally
+
+
+def test_the_summary_names_every_rerun(tmp_path, capsys):
+    tally = _tally_with(tmp_path, "tests/integration/online/test_lifecycle.py::test_x",
+                        "tests/integration/env/test_emulator.py::test_y")
+
+    fails = suite.print_reruns(tally.reruns, strict=False)
+
+    out = capsys.readouterr().out
+    assert not fails
+    assert "RERUNS (each is a defect to fix): 2 test(s)" in out
+    assert ("  tests/integration/online/test_lifecycle.py::test_x [Strimzi 1.2, not exclusive]: "
+            "Failed: timed out after 60s") in out
+    assert out.index("tests of the plugin:") < out.index("test_x") < out.index("tests of the harness:") \
+        < out.index("test_y")
+    assert "--strict-reruns would" in out
+
+
+def test_strict_reruns_fails_on_a_rerun_of_a_plugin_test_only(tmp_path, capsys):
+    assert suite.print_reruns(_tally_with(tmp_path, "tests/integration/online/test_a.py::t").reruns, strict=True)
+    assert "--strict-reruns: 1 rerun(s) of tests of the plugin fail the run" in capsys.readouterr().out
+    harness_only = _tally_with(tmp_path, "tests/integration/env/test_emulator.py::t").reruns
+    assert not suite.print_reruns(harness_only, strict=True)
+    assert not suite.print_reruns([], strict=True)
