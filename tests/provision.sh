@@ -264,14 +264,13 @@ write_env() {
     echo "export TEST_ASSET_KUBE_APISERVER=$KO_CACHE/kube-apiserver-v$K8S_VERSION/kube-apiserver"
     echo "export KAFKA_LIB=$KO_CACHE/kafka-$KAFKA_VERSION/lib"
     local v; if v=$(pyspark_version 2>/dev/null); then echo "export SPARK_KAFKA_JARS=$KO_CACHE/spark-kafka-$v"; fi
-    # Every built release: STRIMZI_OPERATOR_<ver with underscores>=<dir>; the default one as STRIMZI_OPERATOR_HOME.
-    local first=""
-    for v in $STRIMZI_OPERATOR_VERSIONS; do
-      [ -f "$KO_CACHE/strimzi-operator-$v/.complete" ] || continue
-      echo "export STRIMZI_OPERATOR_${v//./_}=$KO_CACHE/strimzi-operator-$v"
-      [ -n "$first" ] || first=$v
+    # Every built release (this run's or an earlier one's): STRIMZI_OPERATOR_<ver with underscores>=<dir>.
+    local d
+    for d in "$KO_CACHE"/strimzi-operator-*/; do
+      [ -f "$d/.complete" ] || continue
+      v=${d%/}; v=${v##*/strimzi-operator-}
+      echo "export STRIMZI_OPERATOR_${v//./_}=${d%/}"
     done
-    [ -z "$first" ] || echo "export STRIMZI_OPERATOR_HOME=$KO_CACHE/strimzi-operator-$first"
     [ ! -f "$KO_CACHE/bind-shim-1/.complete" ] || echo "export KO_BIND_SHIM=$KO_CACHE/bind-shim-1/bind8080.so"
   } >"$env"
   echo "$env"
