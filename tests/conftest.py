@@ -94,7 +94,7 @@ def env():
         environment.check_alive()  # a dead component in a reused env fails loudly, with its log tail
         yield environment
         return
-    environment = start_environment(strimzi=wanted or profiles.DEFAULT)
+    environment = start_environment(strimzi=wanted or profiles.DEFAULT)  # the operator: KO_OPERATOR
     environment.start_reaper()  # stops the components even if this pytest process is killed
     try:
         yield environment

@@ -167,14 +167,14 @@ class Bench:
         self.core.delete_namespace(self.ns)
 
     def connector_subject(self) -> Subject:
+        from tests.env.kind.shared import connect_spec_for
+
         name = self.unique("idle")
         path = self.workdir / f"{name}.in"  # never created: the task idles, its offsets move only when we move them
         self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnects", {
             "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
             "metadata": {"name": "connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
-            "spec": {"replicas": 1, "bootstrapServers": self.env.bootstrap_servers, "groupId": f"{self.ns}-g",
-                     "configStorageTopic": f"{self.ns}-c", "statusStorageTopic": f"{self.ns}-s",
-                     "offsetStorageTopic": f"{self.ns}-o"}})
+            "spec": connect_spec_for(self.env, self.core, self.ns, "connect")})
         self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnectors", {
             "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
             "metadata": {"name": name, "labels": {"strimzi.io/cluster": "connect"}},

@@ -4,7 +4,8 @@
 #   bash tests/provision.sh            # everything (idempotent: cached pieces are reused)
 #   bash tests/provision.sh etcd kafka # only some pieces
 #
-# Pieces: etcd, kube-apiserver, kafka, spark-kafka. Each lands in $KO_CACHE/<piece>-<version>/ and is only
+# Pieces: etcd, kube-apiserver, kafka, spark-kafka, strimzi-operator (Strimzi's cluster operator built from source,
+# releases $STRIMZI_OPERATOR_VERSIONS). Each lands in $KO_CACHE/<piece>-<version>/ and is only
 # built or fetched when that directory lacks its ".complete" marker, so an interrupted run is redone cleanly.
 # Nothing is written into the git work tree. The last line printed is the env file to source.
 set -euo pipefail
@@ -15,6 +16,13 @@ ETCD_VERSION=${ETCD_VERSION:-3.5.21}
 KAFKA_VERSION=${KAFKA_VERSION:-4.3.1}
 LOG4J_VERSION=${LOG4J_VERSION:-2.25.1}
 DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
+# Strimzi releases whose cluster operator is built (the first is the default of `python -m tests.env up`).
+STRIMZI_OPERATOR_VERSIONS=${STRIMZI_OPERATOR_VERSIONS:-1.2.0 0.45.2 0.51.0}
+# Slim source tarballs of those releases (Strimzi's own sources, test sources left out) in shared/vendor/strimzi
+# beside the checkout (or beside the folder of worktrees).
+root=$(cd "$(dirname "$0")/.." && pwd)
+STRIMZI_VENDOR=${STRIMZI_VENDOR:-$( [ -d "$root/../shared/vendor/strimzi" ] && echo "$root/../shared/vendor/strimzi" \
+  || echo "$root/../../shared/vendor/strimzi")}
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 mkdir -p "$KO_CACHE"
@@ -169,6 +177,88 @@ fetch_spark_kafka() {
   touch "$dest/.complete"
 }
 
+
+# ---- Strimzi's cluster operator, built from source ----------------------------------------------------------------
+# Strimzi publishes the operator as container images, not on Maven Central: build cluster-operator and the modules it
+# needs (`mvn -pl cluster-operator -am`) and keep the jar, its lib/, the release's CRDs and kafka-versions.yaml.
+# Per release: the JDK, and the artifact versions the tag pins that Maven Central lacks (see the vendor RECIPE.md).
+strimzi_jdk() {
+  case $1 in
+    0.45.*) echo /usr/lib/jvm/java-17-openjdk-amd64 ;;
+    *) echo "${STRIMZI_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}" ;;  # needs >= 21; JDK 25 needs the flags below
+  esac
+}
+
+strimzi_maven_flags() {
+  case $1 in
+    0.45.*) echo "-Dstrimzi-oauth.version=0.15.0" ;;  # the tag's 0.15.1 is not on Maven Central
+    0.51.*) echo "-Dmaven.compiler.version=3.14.1 -Dmaven.compiler.proc=full -Dlombok.version=1.18.42" ;;
+    *) echo "-Dmaven.compiler.version=3.14.1 -Dmaven.compiler.proc=full -Dlombok.version=1.18.42" \
+            "-Dfabric8.kubernetes-client.version=7.7.0 -Dfabric8.openshift-client.version=7.7.0" \
+            "-Dfabric8.kubernetes-model.version=7.7.0 -Dfabric8.zjsonpatch.version=7.7.0" ;;  # 7.8.0 not on Central
+  esac
+}
+
+# Unpack release $1's source into the empty directory $2.
+strimzi_source() {
+  local ver=$1 src=$2 tarball="$STRIMZI_VENDOR/strimzi-$1-co-src.tar.gz"
+  if [ -f "$tarball" ]; then
+    tar xzf "$tarball" -C "$src"
+    return
+  fi
+  # Elsewhere (no vendored tarball): the release's whole source archive from GitHub. Untested here (this machine
+  # has no route to GitHub); the Maven command is the same, the test-only dependencies may need stripping with the
+  # vendor folder's prepare-slim.py.
+  log "no $tarball; fetching Strimzi $ver's source from GitHub"
+  curl -fsSL "https://github.com/strimzi/strimzi-kafka-operator/archive/refs/tags/$ver.tar.gz" \
+    | tar xz -C "$src" --strip-components=1 || registry_hint "downloading Strimzi $ver's source" "github.com"
+}
+
+build_strimzi_operator() {
+  local ver=$1 dest="$KO_CACHE/strimzi-operator-$1"
+  done_marker "$dest" && { log "strimzi-operator $ver cached"; return; }
+  local jdk; jdk=$(strimzi_jdk "$ver")
+  [ -x "$jdk/bin/java" ] || die "Strimzi $ver builds with the JDK in $jdk, which is not installed"
+  log "building Strimzi's cluster operator $ver from source with Maven (1-3 minutes, once)"
+  local work; work=$(mktemp -d)
+  mkdir "$work/src"
+  strimzi_source "$ver" "$work/src"
+  local rc=0
+  # shellcheck disable=SC2046 # the flags are words
+  (cd "$work/src" && JAVA_HOME=$jdk PATH="$jdk/bin:$PATH" MAVEN_OPTS=-Xmx2g \
+    nice -n 10 mvn -B -Dstyle.color=never -Dmaven.repo.local="$KO_CACHE/strimzi-m2" -pl cluster-operator -am \
+      clean package $(strimzi_maven_flags "$ver") \
+      -Dmaven.test.skip=true -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -Dcheckstyle.skip \
+      -Djacoco.skip=true -Dmdep.analyze.skip=true) >"$work/maven.log" 2>&1 || rc=$?
+  local target="$work/src/cluster-operator/target"
+  if [ $rc -ne 0 ] || [ ! -f "$target/cluster-operator-$ver.jar" ]; then
+    local tail_lines; tail_lines=$(tail -40 "$work/maven.log")
+    rm -rf "$work"
+    die "building Strimzi $ver's cluster operator failed (mvn exit $rc); last lines of the Maven log:
+$tail_lines"
+  fi
+  rm -rf "$dest"
+  mkdir -p "$dest/crds"
+  cp "$target/cluster-operator-$ver.jar" "$dest/"
+  cp -r "$target/lib" "$dest/lib"
+  cp "$work/src"/packaging/install/cluster-operator/04*-Crd-*.yaml "$dest/crds/"
+  cp "$work/src/kafka-versions.yaml" "$dest/"
+  echo "$jdk" >"$dest/JAVA_HOME"
+  rm -rf "$work"
+  touch "$dest/.complete"
+  log "strimzi-operator $ver: $(ls "$dest/lib" | wc -l) jars, $(ls "$dest/crds" | wc -l) CRDs"
+}
+
+# A shared object for the operator's JVM (LD_PRELOAD) that moves its health server off the hard-coded port 8080 to
+# $KO_BIND_8080_TO: a taken 8080 makes the operator exit, and two environments on one machine each run one.
+build_bind_shim() {
+  local dest="$KO_CACHE/bind-shim-1"
+  done_marker "$dest" && { log "bind shim cached"; return; }
+  mkdir -p "$dest"
+  gcc -shared -fPIC -O2 -o "$dest/bind8080.so" "$here/env/bind8080.c" -ldl || die "compiling $here/env/bind8080.c failed"
+  touch "$dest/.complete"
+}
+
 write_env() {
   local env="$KO_CACHE/env.sh"
   {
@@ -176,19 +266,28 @@ write_env() {
     echo "export TEST_ASSET_KUBE_APISERVER=$KO_CACHE/kube-apiserver-v$K8S_VERSION/kube-apiserver"
     echo "export KAFKA_LIB=$KO_CACHE/kafka-$KAFKA_VERSION/lib"
     local v; if v=$(pyspark_version 2>/dev/null); then echo "export SPARK_KAFKA_JARS=$KO_CACHE/spark-kafka-$v"; fi
+    # Every built release (this run's or an earlier one's): STRIMZI_OPERATOR_<ver with underscores>=<dir>.
+    local d
+    for d in "$KO_CACHE"/strimzi-operator-*/; do
+      [ -f "$d/.complete" ] || continue
+      v=${d%/}; v=${v##*/strimzi-operator-}
+      echo "export STRIMZI_OPERATOR_${v//./_}=${d%/}"
+    done
+    [ ! -f "$KO_CACHE/bind-shim-1/.complete" ] || echo "export KO_BIND_SHIM=$KO_CACHE/bind-shim-1/bind8080.so"
   } >"$env"
   echo "$env"
 }
 
 pieces=("$@")
-[ ${#pieces[@]} -gt 0 ] || pieces=(etcd kube-apiserver kafka spark-kafka)
+[ ${#pieces[@]} -gt 0 ] || pieces=(etcd kube-apiserver kafka spark-kafka strimzi-operator)
 for p in "${pieces[@]}"; do
   case $p in
     etcd) build_etcd ;;
     kube-apiserver) build_kube_apiserver ;;
     kafka) fetch_kafka ;;
     spark-kafka) fetch_spark_kafka ;;
-    *) die "unknown piece '$p' (choose from: etcd kube-apiserver kafka spark-kafka)" ;;
+    strimzi-operator) build_bind_shim; for v in $STRIMZI_OPERATOR_VERSIONS; do build_strimzi_operator "$v"; done ;;
+    *) die "unknown piece '$p' (choose from: etcd kube-apiserver kafka spark-kafka strimzi-operator)" ;;
   esac
 done
 write_env

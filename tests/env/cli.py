@@ -18,7 +18,7 @@ from pathlib import Path
 from . import emulator_process
 from .assets import AssetError
 from .emulator import profiles
-from .environment import POINTER, Env, say, start_environment
+from .environment import DEFAULT_OPERATOR, OPERATORS, POINTER, Env, say, start_environment
 from .processes import ComponentError
 
 
@@ -28,10 +28,18 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="start every component and leave it running")
     up.add_argument("--json", action="store_true", help="print the environment as one JSON object on stdout")
+    up.add_argument("--operator", choices=OPERATORS, default=DEFAULT_OPERATOR,
+                    help="what reconciles the Strimzi resources: Strimzi's real cluster operator, built from source "
+                         "(tests/provision.sh strimzi-operator), whose Connect pods run as local Connect workers; or "
+                         f"the emulator (tests/env/emulator), with its fault knobs (default {DEFAULT_OPERATOR}; "
+                         "env KO_OPERATOR)")
+    up.add_argument("--strimzi-version", default=None,
+                    help="the real operator's release, e.g. 1.2.0, 0.51.0, 0.45.2 (default: --strimzi's release); "
+                         "it decides the profile")
     up.add_argument("--no-emulator", action="store_true", help="do not start the Strimzi operator emulator")
     up.add_argument("--run-dir", help="use this (new or empty) directory as the run dir instead of a fresh one under "
                                       "the shared base")
-    up.add_argument("--strimzi", choices=sorted(profiles.PROFILES, key=_version_key), default=profiles.DEFAULT,
+    up.add_argument("--strimzi", choices=sorted(profiles.PROFILES, key=_version_key), default=None,
                     help=f"Strimzi profile: CRDs and operator rules of that era (default {profiles.DEFAULT})")
     up.add_argument("--cadence", choices=emulator_process.CADENCES, default=None,
                     help="operator reconcile semantics (default realistic; fast = the old re-queueing work queue)")
@@ -86,8 +94,12 @@ def cmd_up(args) -> int:
             raise SystemExit(f"--run-dir {run_dir} is not empty; give a new directory (or `down --purge` it first)")
         for sub in ("logs", "config", "data"):
             (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    env = start_environment(run_dir=run_dir, with_emulator=not args.no_emulator, strimzi=args.strimzi,
-                            cadence=args.cadence, interval=args.interval, with_spark_cluster=args.spark_cluster)
+    try:
+        env = start_environment(run_dir=run_dir, with_emulator=not args.no_emulator, strimzi=args.strimzi,
+                                cadence=args.cadence, interval=args.interval, with_spark_cluster=args.spark_cluster,
+                                operator=args.operator, strimzi_version=args.strimzi_version)
+    except ValueError as e:
+        raise SystemExit(f"tests.env up: {e}") from None
     POINTER.parent.mkdir(parents=True, exist_ok=True)
     tmp = POINTER.with_name(f".current.{os.getpid()}")
     tmp.unlink(missing_ok=True)
@@ -108,7 +120,7 @@ def cmd_up_kind(args) -> int:
     from .kind import up as kind
 
     kind.check_tools()  # one line and exit 1 without Docker, before a run dir is made
-    document = kind.up(args.strimzi, new_run_dir())
+    document = kind.up(args.strimzi or profiles.DEFAULT, new_run_dir())
     say(f"kind cluster {document['kind_cluster']} with Strimzi {document['versions']['strimzi']} is up; "
         f"stop with: python -m tests.env down --run-dir {document['run_dir']}")
     if args.json:

@@ -180,6 +180,32 @@ def kube_api_client(kubeconfig: str):
     return config.new_client_from_config(config_file=kubeconfig)
 
 
+# A KafkaMirrorMaker2 on this environment's one broker, as a user of a one-broker cluster writes it: the Connect
+# cluster's internal topics and the MirrorMaker 2 topics at the broker's default replication (Connect and MirrorMaker
+# default to 3 and fail on one broker), offsets flushed within a second like the environment's own worker, no ACL sync
+# (the broker may run without an authorizer). Values a test sets win.
+MM2_TARGET_CONFIG = {"config.storage.replication.factor": -1, "offset.storage.replication.factor": -1,
+                     "status.storage.replication.factor": -1, "offset.flush.interval.ms": 1000}
+MM2_CONNECTOR_CONFIG = {"sourceConnector": {"replication.factor": -1, "offset-syncs.topic.replication.factor": -1,
+                                            "sync.topic.acls.enabled": False},
+                        "checkpointConnector": {"checkpoints.topic.replication.factor": -1},
+                        "heartbeatConnector": {"heartbeats.topic.replication.factor": -1}}
+
+
+def for_one_broker(mm2: dict) -> dict:
+    """``mm2`` (either layout) with MM2_TARGET_CONFIG on its Connect cluster and MM2_CONNECTOR_CONFIG on its
+    connectors, where the test did not set them. Returns the same dict."""
+    spec = mm2["spec"]
+    target = spec.get("target") or next(c for c in spec.get("clusters") or []
+                                        if c.get("alias") == spec.get("connectCluster"))
+    target["config"] = {**MM2_TARGET_CONFIG, **(target.get("config") or {})}
+    for mirror in spec.get("mirrors") or []:
+        for slot, defaults in MM2_CONNECTOR_CONFIG.items():
+            if slot in mirror:
+                mirror[slot]["config"] = {**defaults, **(mirror[slot].get("config") or {})}
+    return mm2
+
+
 def one_mirror_mm2(name: str, source: str, target: str, bootstrap: str, mirror: dict, profile=None) -> dict:
     """A KafkaMirrorMaker2 with one mirror ``source -> target`` (both on ``bootstrap``), in the layout that the
     session's Strimzi profile lets a user write (the v1 layout where it is served, the legacy one on 0.44-0.48):
@@ -203,5 +229,5 @@ def one_mirror_mm2(name: str, source: str, target: str, bootstrap: str, mirror: 
                     "status.storage.topic": f"{name}-s", "offset.storage.topic": f"{name}-o"}}
                     if a == target else {"alias": a, "bootstrapServers": bootstrap} for a in (source, target)],
                 "mirrors": [mirror]}
-    return {"apiVersion": f"kafka.strimzi.io/{profile.preferred_version}", "kind": "KafkaMirrorMaker2",
-            "metadata": {"name": name}, "spec": spec}
+    return for_one_broker({"apiVersion": f"kafka.strimzi.io/{profile.preferred_version}", "kind": "KafkaMirrorMaker2",
+                           "metadata": {"name": name}, "spec": spec})

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import assets, crds, emulator_process, kafka, kube, pki, spark
+from . import assets, crds, emulator_process, kafka, kube, kubelet_process, pki, spark, strimzi_operator
 from .emulator import profiles
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
@@ -29,8 +29,12 @@ BASE_DIR = Path(os.environ.get("KO_ENV_BASE", "/tmp/kubectl-offsets-env"))
 POINTER = BASE_DIR / "current.json"
 ADMIN_USER, ADMIN_GROUPS = "admin", ("system:masters",)
 LIMITED_USER = "limited-user"
-# Stop order: the emulator first (it talks to both sides), then both chains in parallel, each from its top.
-STOP_FIRST = "strimzi-emulator"
+OPERATORS = ("strimzi", "emulator")
+# The operator's default, for `up` and the pytest session (KO_OPERATOR): Strimzi's real operator, or the emulator.
+DEFAULT_OPERATOR = os.environ.get("KO_OPERATOR", "emulator")
+# Stop order: the operator first (it talks to both sides), then the kubelet stand-in (its workers use Kafka), then
+# both chains in parallel, each from its top.
+STOP_FIRST = ("strimzi-emulator", "strimzi-operator", "kubelet")
 STOP_CHAINS = (("kafka-connect", "kafka"), ("kube-apiserver", "etcd"))
 
 
@@ -59,6 +63,11 @@ class Env:
     # What runs the connectors' reconcile: "emulator" (tests/env/emulator, with its fault knobs) or "strimzi" (a
     # real operator, tests/env/kind; no knobs, so tests marked `exclusive` cannot run against it).
     operator: str = "emulator"
+    # {"implementation": "strimzi"|"emulator", "version": the Strimzi release (strimzi only), "log": ...,
+    #  "kubelet_log", "kafka_version" (the release's default Kafka version), "health_url", "hosts"}
+    operator_info: dict = field(default_factory=dict)
+    # With the real operator, connect_url is a router over every Connect worker; this is the environment's own one.
+    plain_connect_url: str = ""
     kind_cluster: str = ""
     # Where the custom resources' pods reach Kafka, when not where the test process does (kind: in-cluster DNS).
     cluster_bootstrap_servers: str = ""
@@ -216,7 +225,7 @@ class Env:
 
     def public(self) -> dict:
         """What `up --json` prints: endpoints, file paths and versions; never a secret."""
-        keys = ("run_dir", "strimzi", "kubeconfig", "limited_kubeconfig", "api_server", "etcd_url",
+        keys = ("run_dir", "strimzi", "operator", "operator_info", "kubeconfig", "limited_kubeconfig", "api_server", "etcd_url",
                 "bootstrap_servers", "connect_url", "faults_file", "emulator_log", "versions", "crds", "timings")
         data = {k: getattr(self, k) for k in keys}
         data["served_versions"] = list(self.profile.served)
@@ -231,10 +240,11 @@ class Env:
 
 
 def stop_all(processes: dict[str, Proc]) -> None:
-    """Stop the emulator, then the chains in parallel, each from its top down; unknown names last, together."""
-    if STOP_FIRST in processes:
-        stop(processes[STOP_FIRST])
-    known = {STOP_FIRST, *(n for chain in STOP_CHAINS for n in chain)}
+    """Stop the operator, then the chains in parallel, each from its top down; unknown names last, together."""
+    for name in STOP_FIRST:
+        if name in processes:
+            stop(processes[name], timeout=30 if name == "kubelet" else 15)  # the kubelet stops its workers first
+    known = {*STOP_FIRST, *(n for chain in STOP_CHAINS for n in chain)}
     chains = [[processes[n] for n in chain if n in processes] for chain in STOP_CHAINS]
     chains.append([p for n, p in processes.items() if n not in known])
     threads = [threading.Thread(target=lambda c=c: [stop(p) for p in c]) for c in chains if c]
@@ -264,9 +274,11 @@ def new_run_dir(base: Path = BASE_DIR) -> Path:
     return run_dir
 
 
-def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profiles.Profile) -> dict:
+def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profiles.Profile,
+                release: strimzi_operator.Release | None = None) -> dict:
     keys = pki.create_pki(run_dir / "pki")
-    tokens = pki.write_token_file(keys, {ADMIN_USER: ADMIN_GROUPS, LIMITED_USER: ()})
+    tokens = pki.write_token_file(keys, {ADMIN_USER: ADMIN_GROUPS, LIMITED_USER: (),
+                                         strimzi_operator.OPERATOR_USER: strimzi_operator.OPERATOR_GROUPS})
     etcd = kube.start_etcd(run_dir, a.etcd)
     timer.mark("etcd")
     api = kube.start_apiserver(run_dir, a.kube_apiserver, etcd.url, keys)
@@ -277,10 +289,19 @@ def _kube_chain(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profile
                                token=tokens[LIMITED_USER])
     kube.wait_apiserver_ready(api, admin)
     timer.mark("kube-apiserver")
-    names = crds.apply_crds(admin, api.proc, crds.crd_dir(profile.name))
+    # The real operator brings its release's own CRDs (all of them: Kafka, KafkaNodePool, StrimziPodSet, ...).
+    names = crds.apply_crds(admin, api.proc, release.crd_dir if release else crds.crd_dir(profile.name))
     timer.mark("CRDs")
-    say(f"CRDs of Strimzi profile {profile.name} serve {', '.join(profile.served)}")
-    return {"etcd": etcd, "api": api, "kubeconfig": str(kubeconfig), "limited": str(limited), "crds": names}
+    say(f"CRDs of Strimzi {release.version if release else 'profile ' + profile.name} serve "
+        f"{', '.join(profile.served)}")
+    result = {"etcd": etcd, "api": api, "kubeconfig": str(kubeconfig), "limited": str(limited), "crds": names}
+    # Written for every environment: a test can start Strimzi's operator beside the emulator (fabric8 needs a token).
+    operator_kubeconfig = strimzi_operator.write_operator_kubeconfig(
+        run_dir, api.url, keys.ca_crt, tokens[strimzi_operator.OPERATOR_USER])
+    if release:
+        result["operator"] = strimzi_operator.start(release, run_dir, operator_kubeconfig)
+        timer.mark(f"strimzi-operator {release.version}")
+    return result
 
 
 def _kafka_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
@@ -291,14 +312,15 @@ def _kafka_chain(run_dir: Path, a: assets.Assets, timer: _Timer) -> dict:
     return {"broker": broker, "connect": connect}
 
 
-def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profiles.Profile) -> tuple[dict, dict]:
+def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profiles.Profile,
+                release: strimzi_operator.Release | None = None) -> tuple[dict, dict]:
     """Run both chains; on the first failure (or Ctrl-C) make the other chain give up, then stop everything."""
     mark = spawn_mark()
     abort_startup.clear()
     results, errors = {}, []
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
-            futures = {pool.submit(_kube_chain, run_dir, a, timer, profile): "kube",
+            futures = {pool.submit(_kube_chain, run_dir, a, timer, profile, release): "kube",
                        pool.submit(_kafka_chain, run_dir, a, timer): "kafka",
                        pool.submit(assets.versions): "versions"}
             try:
@@ -325,17 +347,31 @@ def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profile
 
 def start_environment(run_dir: Path | None = None, with_emulator: bool = True, strimzi: str | None = None,
                       cadence: str | None = None, interval: float | None = None,
-                      with_spark_cluster: bool = False) -> Env:
-    """Start everything for one Strimzi profile (default: emulator/profiles.DEFAULT)."""
+                      with_spark_cluster: bool = False, operator: str | None = None,
+                      strimzi_version: str | None = None) -> Env:
+    """Start everything for one Strimzi profile (default: emulator/profiles.DEFAULT), with Strimzi's real cluster
+    operator (``operator="strimzi"``, release ``strimzi_version``, default the profile's) or the emulator."""
+    operator = operator or DEFAULT_OPERATOR
+    if operator not in OPERATORS:
+        raise ValueError(f"operator must be one of {OPERATORS}, not {operator!r}")
+    release = None
+    if operator == "strimzi":
+        version = strimzi_version or strimzi_operator.RELEASE_OF_PROFILE.get(strimzi or profiles.DEFAULT)
+        release = strimzi_operator.release(version or strimzi_operator.DEFAULT_VERSION)
+        if strimzi and strimzi != release.profile:
+            raise ValueError(f"Strimzi {release.version} is profile {release.profile}, not {strimzi}")
+        strimzi = release.profile
+        strimzi_operator.bind_shim()  # fail before starting anything when it is not provisioned
     profile = profiles.get(strimzi)
     if cadence is not None and cadence not in emulator_process.CADENCES:
         raise ValueError(f"cadence must be one of {emulator_process.CADENCES}, not {cadence!r}")
     a = assets.find_assets()
     run_dir = run_dir or new_run_dir()
-    say(f"run dir {run_dir} (component logs in {run_dir / 'logs'}); Strimzi profile {profile.name}")
+    say(f"run dir {run_dir} (component logs in {run_dir / 'logs'}); Strimzi profile {profile.name}; operator "
+        + (f"Strimzi {release.version}" if release else "emulator"))
     timer = _Timer()
     try:
-        kube_part, kafka_part = _run_chains(run_dir, a, timer, profile)
+        kube_part, kafka_part = _run_chains(run_dir, a, timer, profile, release)
     except BaseException:
         shutil.rmtree(run_dir / "data", ignore_errors=True)  # etcd preallocates ~120 MB; logs stay for the error
         raise
@@ -352,15 +388,40 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True, s
                   cadence=cadence or emulator_process.DEFAULT_CADENCE),
               versions=assets.versions(), strimzi=profile.name, crds=kube_part["crds"], timings=timer.timings,
               processes={"etcd": kube_part["etcd"].proc, "kube-apiserver": kube_part["api"].proc,
-                         "kafka": kafka_part["broker"].proc, "kafka-connect": kafka_part["connect"].proc})
+                         "kafka": kafka_part["broker"].proc, "kafka-connect": kafka_part["connect"].proc},
+              operator=operator, plain_connect_url=kafka_part["connect"].url,
+              operator_info={"implementation": operator, "log": str(emulator_log)})
+    if release:
+        _adopt_real_operator(env, release, kube_part["operator"], a, timer)
     env.save()
-    _start_emulator(env, with_emulator, timer)
+    if not release:
+        _start_emulator(env, with_emulator, timer)
     if with_spark_cluster:
         _start_spark_cluster(env, timer)
     timer.mark("total")
     env.timings = timer.timings
     env.save()
     return env
+
+
+def _adopt_real_operator(env: Env, release: strimzi_operator.Release, operator: strimzi_operator.Operator,
+                         a: assets.Assets, timer: _Timer) -> None:
+    """Record the running operator, then start the kubelet stand-in; connect_url becomes its router."""
+    env.processes["strimzi-operator"] = operator.proc
+    env.operator_info = {"implementation": "strimzi", "version": release.version, "log": operator.proc.log,
+                         "kafka_version": release.default_kafka_version(), "health_url": operator.health_url,
+                         "hosts": operator.hosts}
+    env.emulator_command = []
+    try:
+        kubelet = kubelet_process.start(Path(env.run_dir), env.kubeconfig, a.kafka_lib, Path(operator.hosts),
+                                        env.plain_connect_url, env.profile.storage)
+    except BaseException:
+        env.stop()
+        raise
+    env.processes["kubelet"] = kubelet.proc
+    env.connect_url = kubelet.router_url
+    env.operator_info["kubelet_log"] = kubelet.log
+    timer.mark("kubelet")
 
 
 def _start_emulator(env: Env, wanted: bool, timer: _Timer) -> None:

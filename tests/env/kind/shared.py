@@ -19,6 +19,8 @@ def cluster_bootstrap(env) -> str:
 def connect_spec_for(env, core_api, namespace: str, name: str) -> dict:
     """The ``spec`` of a KafkaConnect ``name`` in ``namespace``, ready for this environment (on kind in the layout of
     the profile's API version: Strimzi 0.45's v1beta2 keeps the group and topics in ``config``)."""
+    if getattr(env, "operator", "emulator") == "strimzi" and not getattr(env, "kind_cluster", ""):
+        return _local_real_operator_spec(env, namespace, name)
     if getattr(env, "operator", "emulator") != "strimzi":
         return {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": f"{namespace}-{name}-g",
                 "configStorageTopic": f"{namespace}-{name}-c", "statusStorageTopic": f"{namespace}-{name}-s",
@@ -27,6 +29,26 @@ def connect_spec_for(env, core_api, namespace: str, name: str) -> dict:
     claim = _shared_volume(core_api, namespace, env.shared_dir)
     spec["template"] = {"pod": {"volumes": [{"name": "shared", "persistentVolumeClaim": {"claimName": claim}}]},
                         "connectContainer": {"volumeMounts": [{"name": "shared", "mountPath": env.shared_dir}]}}
+    return spec
+
+
+# The worker settings of the environment's own Connect (tests/env/kafka.py), so connectors behave alike on both: one
+# broker (internal topics at its default replication), offsets flushed within a second, schemaless JSON.
+LOCAL_WORKER_CONFIG = {"config.storage.replication.factor": -1, "offset.storage.replication.factor": -1,
+                       "status.storage.replication.factor": -1, "offset.storage.partitions": 5,
+                       "status.storage.partitions": 1, "offset.flush.interval.ms": 1000,
+                       "key.converter.schemas.enable": False, "value.converter.schemas.enable": False}
+
+
+def _local_real_operator_spec(env, namespace: str, name: str) -> dict:
+    """Strimzi's real operator on the local environment (tests/env/kubelet.py runs each pod as a Connect worker on
+    this machine): a Kafka version the release supports, this environment's Kafka, one replica."""
+    profile = manifests.profile(env.strimzi)
+    spec = manifests.connect_spec(profile, name=f"{namespace}-{name}")
+    spec.pop("image", None)  # never pulled here
+    spec["version"] = env.operator_info.get("kafka_version") or profile["kafka"]
+    spec["bootstrapServers"] = env.bootstrap_servers
+    spec["config"] = {**spec["config"], **LOCAL_WORKER_CONFIG}
     return spec
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import pytest
 from click.testing import CliRunner
 
-from tests.env.clients import Feeder, create_topic, kafka_conf, produce
+from tests.env.clients import Feeder, create_topic, for_one_broker, kafka_conf, produce
 from tests.env.emulator import profiles
 from tests.env.kind.shared import cluster_bootstrap
 
@@ -101,8 +101,8 @@ def build_mm2(layout: str, ns: str, name: str, bootstrap: str, src: str, src2: s
         spec = {"replicas": 1, "connectCluster": tgt,
                 "clusters": [{"alias": a, "bootstrapServers": bootstrap} for a in (src, src2, tgt)],
                 "mirrors": [mirror0, mirror1]}
-    return {"apiVersion": f"{GROUP}/{layout}", "kind": "KafkaMirrorMaker2",
-            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+    return for_one_broker({"apiVersion": f"{GROUP}/{layout}", "kind": "KafkaMirrorMaker2",
+                           "metadata": {"name": name, "namespace": ns}, "spec": spec})
 
 
 @dataclass

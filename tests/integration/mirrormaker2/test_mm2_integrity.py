@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from kubectl_offsets import schemas, strimzi
-from tests.env.clients import create_topic, kafka_conf, produce
+from tests.env.clients import create_topic, for_one_broker, kafka_conf, produce
 
 from tests.env.kind.shared import cluster_bootstrap
 
@@ -40,8 +40,8 @@ def _mirror_resource(layout, ns, name, bootstrap, src, tgt, pattern, *, checkpoi
         spec.pop("target")
         spec.update({"connectCluster": tgt, "clusters": [source, {"alias": tgt, "bootstrapServers": bootstrap}]})
         mirror.update({"sourceCluster": src, "targetCluster": tgt})
-    return {"apiVersion": f"{GROUP}/{layout}", "kind": "KafkaMirrorMaker2", "metadata": {"name": name, "namespace": ns},
-            "spec": spec}
+    return for_one_broker({"apiVersion": f"{GROUP}/{layout}", "kind": "KafkaMirrorMaker2",
+                           "metadata": {"name": name, "namespace": ns}, "spec": spec})
 
 
 def _mirror_spec(bootstrap, src, tgt, pattern, name):

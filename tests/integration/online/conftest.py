@@ -292,6 +292,12 @@ def create_namespace_with_connect(env, cluster: Cluster, ns: str) -> None:
                     "metadata": {"name": CONNECT, "namespace": ns,
                                  "annotations": {"strimzi.io/use-connector-resources": "true"}},
                     "spec": connect_spec_for(env, cluster.core, ns, CONNECT)})
+    # Ready before any test looks: Strimzi's operator writes its own objects (the ConfigMap <name>-connect-config,
+    # Services, a pod) while it reconciles a new KafkaConnect, which a "nothing changed" snapshot must not catch.
+    eventually(f"KafkaConnect {ns}/{CONNECT} Ready", lambda: any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (cluster.get(ns, CONNECT, "kafkaconnects").get("status") or {}).get("conditions") or []),
+        timeout=180)
 
 
 def source_document(conn: Connector, position: int) -> str:

@@ -128,8 +128,9 @@ def test_create_sink_at_chosen_offsets_writes_exactly_those_records_first(lab12,
     assert result.exit_code == 0, str(result)
     assert "Strimzi 1.2.0" in result.stderr and "creates the connector stopped" in result.stderr
     assert "no leftover offsets" in result.stderr and "connector is running" in result.stderr
-    # Created stopped (initial_state), so nothing ran before the offsets were set: the first record is r5.
-    assert f"connector {name}: does not exist -> POST /connectors (initial_state=STOPPED)" in emulator_log(env)
+    # Created stopped (initial_state), so nothing ran before the offsets were set: the first record is r5 (below).
+    if env.operator == "emulator":  # the emulator logs the REST call; the real operator's log does not show it
+        assert f"connector {name}: does not exist -> POST /connectors (initial_state=STOPPED)" in emulator_log(env)
     eventually("r5..r7 written", lambda: conn.file_lines() == ["r5", "r6", "r7"] or None, timeout=RECORDS_TIMEOUT)
     obj = lab.cr(conn)
     assert spec_state(obj) is None and live_state(obj) == "RUNNING"  # the manifest had no state: stays absent
@@ -270,7 +271,8 @@ def test_older_operator_needs_accept_start_window(lab11, cli, env, tmp_path):
 
     assert result.exit_code == 0, str(result)
     assert "a few records may be processed" in result.stderr
-    assert f"connector {name}: does not exist -> PUT /config (Strimzi 1.1.0: created running)" in emulator_log(env)
+    if env.operator == "emulator":  # only the emulator plays an older operator here; Strimzi 1.2.0 creates it stopped
+        assert f"connector {name}: does not exist -> PUT /config (Strimzi 1.1.0: created running)" in emulator_log(env)
     assert sink_offsets(cli, lab, name) in ({0: 1}, {0: 3})  # the set offset, then it consumed r1, r2
     eventually("r1, r2 written after the set offset", lambda: conn.file_lines()[-2:] == ["r1", "r2"] or None,
                timeout=RECORDS_TIMEOUT)

@@ -1,0 +1,449 @@
+"""A kubelet stand-in for Strimzi's real operator: the Connect pods it creates become real Connect worker processes.
+
+    python -m tests.env.kubelet --kubeconfig K --run-dir D --kafka-lib LIB --hosts FILE --plain-connect-url URL
+                                --proxy-port P --log FILE
+
+No kubelet (nor scheduler, controller-manager or garbage collector) runs in the environment. This process:
+
+- polls the pods of every namespace labelled ``strimzi.io/kind`` KafkaConnect or KafkaMirrorMaker2 (what the
+  operator's StrimziPodSet controller creates) and starts one ``connect-distributed`` worker per pod, configured from
+  what the operator generated: the ConfigMap the pod mounts (key ``kafka-connect.properties``; Strimzi 0.45 passes the
+  configuration in the container's environment instead) and the container's environment. Only what must differ here
+  is overridden: the REST listener on a loopback address of the pod's own (127.x.y.z:8083, the port the operator
+  calls), no ``plugin.path`` (the environment's Kafka jars hold the connectors), no Strimzi Kubernetes-secret config
+  provider (its jar is not in those jars);
+- maps the pod's Service names (``<cluster>-connect-api.<ns>.svc``, ``<cluster>-mirrormaker2-api.<ns>.svc``) and its
+  own DNS name to that address in the hosts file the operator resolves names through;
+- patches ``pods/status`` Running/Ready when the worker's REST API reports healthy, NotReady when the process dies
+  (and restarts it, as a kubelet would under ``restartPolicy: Always``);
+- stops the worker when its pod is deleted, and deletes the pods and StrimziPodSets of a KafkaConnect or
+  KafkaMirrorMaker2 that no longer exists (no garbage collector cascades ownerReferences here);
+- serves one Connect REST URL for the tests (tests/env/connect_router.py): ``/connectors/NAME/...`` goes to the worker
+  that runs NAME, ``GET /connectors`` merges all of them, the rest goes to the environment's own plain worker.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import logging
+import os
+import random
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import connect_router
+from .kafka import LOG4J2_PROPERTIES
+from .kuberest import KubeRest
+
+LOG = logging.getLogger("kubelet")
+KINDS = {"KafkaConnect": "kafkaconnects", "KafkaMirrorMaker2": "kafkamirrormaker2s"}
+CONNECT_PORT = 8083  # Strimzi's REST_API_PORT: the operator calls <service>:8083
+CONFIG_KEY = "kafka-connect.properties"
+POLL_SECONDS = 0.5
+RESTART_BACKOFF_SECONDS = 5.0
+WORKER_HEAP = os.environ.get("KO_CONNECT_WORKER_HEAP", "256m")
+# Config providers the worker cannot load here (Strimzi's KubernetesSecretConfigProvider ships in its image only).
+UNAVAILABLE_PROVIDERS = ("strimzisecrets",)
+IMAGE_KAFKA_HOME = "/opt/kafka"  # Kafka's home in Strimzi's images; a directory per pod stands in for it
+
+
+# ---- the worker configuration -----------------------------------------------------------------------------------
+
+def parse_properties(text: str) -> dict[str, str]:
+    """The ``key=value`` lines of a Java properties text as Strimzi writes them (comments and blanks skipped)."""
+    props: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#!":
+            continue
+        key, sep, value = line.partition("=")
+        if sep:
+            props[key.strip()] = value.strip()
+    return props
+
+
+def operator_configuration(configmaps: dict[str, dict], container_env: dict[str, str]) -> dict[str, str]:
+    """What the operator generated for the worker: the mounted ConfigMap's ``kafka-connect.properties`` (0.46 and
+    later), else the 0.45 container environment (KAFKA_CONNECT_BOOTSTRAP_SERVERS + KAFKA_CONNECT_CONFIGURATION, which
+    the image's start script turned into the file)."""
+    for data in configmaps.values():
+        if CONFIG_KEY in data:
+            return parse_properties(data[CONFIG_KEY])
+    if "KAFKA_CONNECT_BOOTSTRAP_SERVERS" not in container_env:
+        raise ValueError(f"neither a mounted ConfigMap with {CONFIG_KEY} nor KAFKA_CONNECT_BOOTSTRAP_SERVERS")
+    props = {"bootstrap.servers": container_env["KAFKA_CONNECT_BOOTSTRAP_SERVERS"]}
+    props.update(parse_properties(container_env.get("KAFKA_CONNECT_CONFIGURATION", "")))
+    return props
+
+
+def worker_properties(generated: dict[str, str], address: str, image_root: Path) -> dict[str, str]:
+    """``generated`` with only what must differ here: the REST listener on the pod's own loopback address, plugins
+    from the classpath, no config provider whose class is not there, the image's /opt/kafka paths (e.g. the
+    directory config provider's allowed paths, which must exist) under ``image_root``."""
+    generated = {k: v.replace(IMAGE_KAFKA_HOME, str(image_root)) for k, v in generated.items()}
+    props = {k: v for k, v in generated.items()
+             if k != "plugin.path" and not any(k.startswith(f"config.providers.{p}.") for p in UNAVAILABLE_PROVIDERS)}
+    if "config.providers" in props:
+        kept = [p for p in props["config.providers"].split(",") if p.strip() and p.strip() not in UNAVAILABLE_PROVIDERS]
+        props["config.providers"] = ",".join(kept)
+        if not kept:
+            del props["config.providers"]
+    props.update({"listeners": f"http://{address}:{CONNECT_PORT}", "rest.advertised.host.name": address,
+                  "rest.advertised.port": str(CONNECT_PORT), "plugin.discovery": "service_load"})
+    return props
+
+
+def host_names(pod: dict) -> list[str]:
+    """The names the operator (or a peer worker) may use for this pod: its component's API Service and its own
+    DNS name under the headless Service."""
+    meta = pod["metadata"]
+    ns, component = meta["namespace"], meta["labels"].get("strimzi.io/name", "")
+    names = []
+    for suffix in (f"{ns}.svc", f"{ns}.svc.cluster.local"):
+        names += [f"{component}-api.{suffix}", f"{meta['name']}.{component}.{suffix}"]
+    return names
+
+
+def free_loopback_address(taken: set[str]) -> str:
+    """A 127.x.y.z whose port 8083 is free (other environments on this machine pick theirs the same way)."""
+    for _ in range(1000):
+        address = f"127.{random.randint(100, 254)}.{random.randint(0, 255)}.{random.randint(2, 254)}"
+        if address in taken:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((address, CONNECT_PORT))
+            except OSError:
+                continue
+        return address
+    raise RuntimeError("no free loopback address for a Connect worker")
+
+
+# ---- workers ------------------------------------------------------------------------------------------------------
+
+def _die_with_parent() -> None:
+    """A worker must not outlive this process (SIGKILLed kubelet): PR_SET_PDEATHSIG. Only the main thread spawns."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+
+
+@dataclass
+class Worker:
+    key: str  # the pod's uid
+    namespace: str
+    pod: str
+    kind: str
+    cluster: str
+    address: str
+    names: list[str]
+    props_file: Path
+    log_file: Path
+    env: dict[str, str]
+    popen: subprocess.Popen | None = None
+    ready: bool = False
+    restarts: int = 0
+    died_at: float = 0.0
+    started_at: str = field(default_factory=lambda: _now())
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.address}:{CONNECT_PORT}"
+
+    def alive(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Kubelet:
+    def __init__(self, kube: KubeRest, run_dir: Path, kafka_lib: Path, hosts: Path, api_version: str):
+        self.kube, self.run_dir, self.kafka_lib, self.hosts = kube, run_dir, kafka_lib, hosts
+        self.api_version = api_version
+        self.workers: dict[str, Worker] = {}
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._hosts_text = ""
+        self._podset_version = self._discover_podset_version()
+        self.log4j = run_dir / "config" / "log4j2.properties"
+        if not self.log4j.exists():
+            self.log4j.parent.mkdir(parents=True, exist_ok=True)
+            self.log4j.write_text(LOG4J2_PROPERTIES)
+
+    # ---- the loop --------------------------------------------------------------------------------------------
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self.sync()
+            except Exception:  # noqa: BLE001 - the stand-in must survive API-server hiccups
+                LOG.exception("sync failed; retrying")
+            self.stopping.wait(POLL_SECONDS)
+
+    def sync(self) -> None:
+        pods = self._list_pods()
+        owners = self._existing_owners()
+        seen = set()
+        for pod in pods:
+            meta = pod["metadata"]
+            labels = meta.get("labels") or {}
+            owner = (labels["strimzi.io/kind"], meta["namespace"], labels.get("strimzi.io/cluster", ""))
+            if owners is not None and owner not in owners:
+                self._delete_orphan(pod, owner)
+                continue
+            if meta.get("deletionTimestamp"):
+                continue
+            seen.add(meta["uid"])
+            worker = self.workers.get(meta["uid"])
+            if worker is None:
+                self._start_worker(pod)
+            else:
+                self._check_worker(worker)
+        for key in [k for k in self.workers if k not in seen]:
+            self._stop_worker(self.workers[key], "its pod is gone")
+        self._write_hosts()
+
+    # ---- kube ------------------------------------------------------------------------------------------------
+    def _list_pods(self) -> list[dict]:
+        selector = urllib.parse.quote(f"strimzi.io/kind in ({','.join(KINDS)})")
+        status, body = self.kube.get(f"/api/v1/pods?labelSelector={selector}")
+        if status != 200:
+            raise RuntimeError(f"listing pods: HTTP {status}: {str(body)[:300]}")
+        return body.get("items") or []
+
+    def _existing_owners(self) -> set[tuple[str, str, str]] | None:
+        owners = set()
+        for kind, plural in KINDS.items():
+            status, body = self.kube.get(f"/apis/kafka.strimzi.io/{self.api_version}/{plural}")
+            if status == 404:
+                continue  # that CRD is not installed
+            if status != 200:
+                return None  # unknown: delete nothing
+            owners |= {(kind, o["metadata"]["namespace"], o["metadata"]["name"]) for o in body.get("items") or []}
+        return owners
+
+    def _discover_podset_version(self) -> str:
+        status, body = self.kube.get("/apis/core.strimzi.io")
+        if status == 200:
+            return body["preferredVersion"]["version"]
+        return "v1beta2"
+
+    def _delete_orphan(self, pod: dict, owner: tuple[str, str, str]) -> None:
+        """What the garbage collector would do: the StrimziPodSet (else the operator re-creates the pod), the pod."""
+        kind, ns, cluster = owner
+        selector = urllib.parse.quote(f"strimzi.io/kind={kind},strimzi.io/cluster={cluster}")
+        self.kube.request("DELETE", f"/apis/core.strimzi.io/{self._podset_version}/namespaces/{ns}/strimzipodsets"
+                                    f"?labelSelector={selector}")
+        status, _ = self.kube.request("DELETE", f"/api/v1/namespaces/{ns}/pods/{pod['metadata']['name']}")
+        LOG.info("%s %s/%s is gone: deleted its StrimziPodSets and pod %s (HTTP %s)", kind, ns, cluster,
+                 pod["metadata"]["name"], status)
+        worker = self.workers.get(pod["metadata"]["uid"])
+        if worker:
+            self._stop_worker(worker, f"its {kind} is gone")
+
+    def _configmaps(self, pod: dict) -> dict[str, dict]:
+        ns = pod["metadata"]["namespace"]
+        result = {}
+        for volume in pod["spec"].get("volumes") or []:
+            name = (volume.get("configMap") or {}).get("name")
+            if name:
+                status, body = self.kube.get(f"/api/v1/namespaces/{ns}/configmaps/{name}")
+                if status == 200:
+                    result[name] = body.get("data") or {}
+        return result
+
+    def _patch_status(self, worker: Worker, pod: dict | None, ready: bool, reason: str = "") -> None:
+        now = _now()
+        flag = "True" if ready else "False"
+        containers = (pod or {}).get("spec", {}).get("containers") or [{"name": worker.kind.lower(), "image": ""}]
+        state = {"running": {"startedAt": worker.started_at}} if ready or worker.alive() else \
+            {"terminated": {"exitCode": worker.popen.returncode if worker.popen else 1, "reason": reason or "Error",
+                            "finishedAt": now}}
+        status = {"status": {
+            "phase": "Running", "podIP": worker.address, "podIPs": [{"ip": worker.address}], "hostIP": "127.0.0.1",
+            "startTime": worker.started_at,
+            "conditions": [{"type": "Initialized", "status": "True", "lastTransitionTime": worker.started_at},
+                           {"type": "ContainersReady", "status": flag, "lastTransitionTime": now},
+                           {"type": "Ready", "status": flag, "lastTransitionTime": now}],
+            "containerStatuses": [{"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": ready,
+                                   "started": worker.alive(), "restartCount": worker.restarts, "state": state}
+                                  for c in containers]}}
+        code, body = self.kube.request("PATCH", f"/api/v1/namespaces/{worker.namespace}/pods/{worker.pod}/status",
+                                       status, content_type="application/merge-patch+json")
+        if code != 200:
+            LOG.warning("patching %s/%s status: HTTP %s %s", worker.namespace, worker.pod, code, str(body)[:200])
+
+    # ---- workers ---------------------------------------------------------------------------------------------
+    def _start_worker(self, pod: dict) -> None:
+        meta = pod["metadata"]
+        labels = meta["labels"]
+        container = pod["spec"]["containers"][0]
+        container_env = {e["name"]: e["value"] for e in container.get("env") or [] if "value" in e}
+        try:
+            generated = operator_configuration(self._configmaps(pod), container_env)
+        except ValueError as e:
+            LOG.info("pod %s/%s not started yet: %s", meta["namespace"], meta["name"], e)
+            return
+        with self.lock:
+            address = free_loopback_address({w.address for w in self.workers.values()})
+        base = f"{meta['namespace']}.{meta['name']}"
+        props_file = self.run_dir / "config" / "workers" / f"{base}.properties"
+        props_file.parent.mkdir(parents=True, exist_ok=True)
+        image_root = self.run_dir / "data" / "pods" / base / "opt-kafka"
+        image_root.mkdir(parents=True, exist_ok=True)
+        props = worker_properties(generated, address, image_root)
+        props_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "JAVA_HOME")}
+        env.update(container_env)
+        env["ADVERTISED_HOSTNAME"] = address
+        worker = Worker(key=meta["uid"], namespace=meta["namespace"], pod=meta["name"], kind=labels["strimzi.io/kind"],
+                        cluster=labels.get("strimzi.io/cluster", ""), address=address, names=host_names(pod),
+                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env)
+        with self.lock:
+            self.workers[worker.key] = worker
+        self._write_hosts()
+        self._spawn(worker)
+
+    def _spawn(self, worker: Worker) -> None:
+        worker.log_file.parent.mkdir(parents=True, exist_ok=True)
+        argv = ["java", "-Xms64m", f"-Xmx{WORKER_HEAP}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true",
+                f"-Dlog4j2.configurationFile={self.log4j}", "-cp", f"{self.kafka_lib}/*",
+                "org.apache.kafka.connect.cli.ConnectDistributed", str(worker.props_file)]
+        with open(worker.log_file, "ab") as out:
+            worker.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                            env=worker.env, start_new_session=True, preexec_fn=_die_with_parent)
+        worker.ready, worker.started_at = False, _now()
+        LOG.info("pod %s/%s: started Connect worker pid %s on %s (%s), log %s", worker.namespace, worker.pod,
+                 worker.popen.pid, worker.url, ", ".join(worker.names[:1]), worker.log_file)
+
+    def _check_worker(self, worker: Worker) -> None:
+        if not worker.alive():
+            if worker.ready or not worker.died_at:
+                LOG.warning("pod %s/%s: worker exited with %s; NotReady, restarting in %.0fs", worker.namespace,
+                            worker.pod, worker.popen.returncode if worker.popen else None, RESTART_BACKOFF_SECONDS)
+                worker.ready, worker.died_at = False, time.monotonic()
+                self._patch_status(worker, self._get_pod(worker), ready=False)
+            elif time.monotonic() - worker.died_at > RESTART_BACKOFF_SECONDS:
+                worker.restarts += 1
+                worker.died_at = 0.0
+                self._spawn(worker)
+            return
+        if not worker.ready and _healthy(worker.url):
+            worker.ready = True
+            self._patch_status(worker, self._get_pod(worker), ready=True)
+            LOG.info("pod %s/%s: Connect REST answers on %s; Ready", worker.namespace, worker.pod, worker.url)
+
+    def _get_pod(self, worker: Worker) -> dict | None:
+        status, body = self.kube.get(f"/api/v1/namespaces/{worker.namespace}/pods/{worker.pod}")
+        return body if status == 200 else None
+
+    def _stop_worker(self, worker: Worker, why: str) -> None:
+        with self.lock:
+            self.workers.pop(worker.key, None)
+        LOG.info("pod %s/%s: stopping its worker (%s)", worker.namespace, worker.pod, why)
+        threading.Thread(target=_terminate, args=(worker,), daemon=True).start()
+
+    def stop_all(self) -> None:
+        with self.lock:
+            workers = list(self.workers.values())
+            self.workers.clear()
+        threads = [threading.Thread(target=_terminate, args=(w,)) for w in workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self._write_hosts()
+
+    def ready_urls(self) -> list[str]:
+        with self.lock:
+            return [w.url for w in self.workers.values() if w.ready]
+
+    # ---- the hosts file ----------------------------------------------------------------------------------------
+    def _write_hosts(self) -> None:
+        with self.lock:
+            lines = ["127.0.0.1 localhost"] + [f"{w.address} {' '.join(w.names)}" for w in self.workers.values()]
+        text = "\n".join(lines) + "\n"
+        if text == self._hosts_text:
+            return
+        tmp = self.hosts.with_name(f".{self.hosts.name}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, self.hosts)
+        self._hosts_text = text
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=1) as resp:
+            return json.loads(resp.read()).get("status") == "healthy"
+    except (OSError, ValueError, urllib.error.URLError):
+        return False
+
+
+def _terminate(worker: Worker, timeout: float = 10.0) -> None:
+    popen = worker.popen
+    if popen is None or popen.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(popen.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            popen.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _kube_from_kubeconfig(path: str) -> KubeRest:
+    config = json.loads(Path(path).read_text())
+    cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
+    return KubeRest(cluster["server"], Path(cluster["certificate-authority"]),
+                    cert=Path(user["client-certificate"]) if "client-certificate" in user else None,
+                    key=Path(user["client-key"]) if "client-key" in user else None, token=user.get("token"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.env.kubelet", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--kubeconfig", required=True)
+    p.add_argument("--run-dir", required=True, type=Path)
+    p.add_argument("--kafka-lib", required=True, type=Path)
+    p.add_argument("--hosts", required=True, type=Path)
+    p.add_argument("--api-version", default="v1", help="the Strimzi CRDs' version to read KafkaConnects through")
+    p.add_argument("--plain-connect-url", required=True, help="the environment's own Connect worker")
+    p.add_argument("--proxy-port", type=int, required=True)
+    p.add_argument("--log", required=True)
+    args = p.parse_args(argv)
+    logging.basicConfig(filename=args.log, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    kubelet = Kubelet(_kube_from_kubeconfig(args.kubeconfig), args.run_dir, args.kafka_lib, args.hosts,
+                      args.api_version)
+    router = connect_router.serve(args.proxy_port, args.plain_connect_url, kubelet.ready_urls)
+
+    def _stop(signum, _frame):
+        LOG.info("signal %s: stopping", signum)
+        kubelet.stopping.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    LOG.info("watching Connect and MirrorMaker 2 pods; Connect REST router on port %s", args.proxy_port)
+    try:
+        kubelet.run()
+    finally:
+        router.shutdown()
+        kubelet.stop_all()
+        LOG.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
