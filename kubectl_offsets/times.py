@@ -68,13 +68,13 @@ def parse_datetime(text: str, *, allow_future: bool = False, now: dt.datetime | 
 
 
 _DURATION = re.compile(r"^P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?$")
-_SHORT_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
-_SHORT_SCALE = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+_SHORT_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|w|d|h|m|s)")
+_SHORT_SCALE = {"w": 604800.0, "d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
 def parse_duration(text: str, flag: str = "--by-duration") -> dt.timedelta:
-    """The one duration parser of every flag that takes one (--by-duration, --max-age, --since): kubectl's short
-    form (``90s``, ``30m``, ``2h``, ``1h30m``, ``1d``) or ISO-8601 ``PnDTnHnMnS`` as kafka-consumer-groups
+    """The one duration parser of every flag that takes one (--by-duration, --max-age, --since, --older-than):
+    kubectl's short form (``90s``, ``30m``, ``2h``, ``1h30m``, ``30d``, ``1w2d``) or ISO-8601 ``PnDTnHnMnS`` as kafka-consumer-groups
     --by-duration takes it (``PT30M``, ``P1DT12H``). ``flag`` names the flag in the error."""
     short = _short_seconds(text.strip().lower())
     if short is not None:
@@ -83,7 +83,8 @@ def parse_duration(text: str, flag: str = "--by-duration") -> dt.timedelta:
     m = _DURATION.match(upper)
     if not m or not any(m.groupdict().values()) or upper.endswith("T"):
         raise InputError(f"{flag} '{text}' is not a duration",
-                         advice="for example 30m, 2h, 1h30m, 1d, or ISO-8601 PT30M, P1DT12H")
+                         advice="a number and a unit, combined as needed (w d h m s ms): 30m, 2h, 1h30m, 30d, 1w2d, or "
+                                "ISO-8601 PT30M, P1DT12H")
     parts = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
     return dt.timedelta(days=parts["d"], hours=parts["h"], minutes=parts["m"], seconds=parts["s"])
 
@@ -100,30 +101,8 @@ def at_for_duration(text: str, now: dt.datetime | None = None, flag: str = "--by
     return int((now - parse_duration(text, flag)).timestamp() * 1000)
 
 
-
 def iso_ms(ts_ms: int | None) -> str | None:
     if ts_ms is None:
         return None
     return dt.datetime.fromtimestamp(ts_ms / 1000, dt.timezone.utc).isoformat(timespec="milliseconds") \
         .replace("+00:00", "Z")
-
-
-_AGE_PART = re.compile(r"(\d+)([wdhms])")
-_AGE_UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
-
-
-def parse_age(text: str, flag: str) -> dt.timedelta:
-    """``30d``, ``2h``, ``1w2d``, ``90m`` (kubectl-style, as ``kubectl get`` prints ages), or an ISO-8601 duration
-    (``P30D``) -> a timedelta. ``flag`` names the option in the error."""
-    cleaned = text.strip()
-    if cleaned.upper().startswith("P"):
-        try:
-            return parse_duration(cleaned)
-        except InputError:
-            pass
-    parts = _AGE_PART.findall(cleaned)
-    if not parts or "".join(n + u for n, u in parts) != cleaned:
-        raise InputError(f"{flag} '{text}' is not a duration",
-                         advice="a number and a unit, combined as needed: 30d, 12h, 90m, 1w2d (w d h m s), or "
-                                "ISO-8601 such as P30D")
-    return sum((dt.timedelta(**{_AGE_UNITS[u]: int(n)}) for n, u in parts), dt.timedelta())

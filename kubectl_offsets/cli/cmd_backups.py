@@ -96,9 +96,9 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
 def _parse_age(older_than):
     if older_than is None:
         return None
-    from ..times import parse_age
+    from ..times import parse_duration
 
-    return parse_age(older_than, "--older-than")
+    return parse_duration(older_than, "--older-than")
 
 
 def _scope(kube, target, selector, all_, all_namespaces, namespace):

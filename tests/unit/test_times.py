@@ -98,12 +98,12 @@ def test_no_module_parses_times_with_fromisoformat():
     ("1d12h", dt.timedelta(days=1, hours=12)),
     ("P1DT2H", dt.timedelta(days=1, hours=2)),  # ISO-8601 too, as --by-duration takes it
 ])
-def test_parse_age_accepts_kubectl_style_and_iso_durations(text, expected):
-    assert times.parse_age(text, "--older-than") == expected
+def test_older_than_takes_kubectl_style_ages_and_iso_durations(text, expected):
+    assert times.parse_duration(text, "--older-than") == expected
 
 
 @pytest.mark.parametrize("text", ["", "30", "d", "3x", "2h30", "-1d", "1.5.2h"])
-def test_parse_age_refuses_what_is_not_a_duration_naming_the_flag(text):
+def test_a_bad_age_is_refused_naming_the_flag(text):
     with pytest.raises(InputError) as caught:
-        times.parse_age(text, "--older-than")
+        times.parse_duration(text, "--older-than")
     assert "--older-than" in caught.value.message and "30d" in (caught.value.advice or "")
