@@ -7,7 +7,7 @@ import click
 from ..output.terminal import echo
 from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
-from .options import alter_input_options, group, kafka_option, kubeconfig_options, quiet_option
+from .options import allow_future_option, alter_input_options, group, kafka_option, kubeconfig_options, quiet_option
 
 repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
@@ -95,7 +95,9 @@ time_travel_options = group(
     click.option("--to-datetime", metavar="ISO-8601",
                  help="Time travel: resume at the first record at or after this time (UTC unless it has a zone); "
                       "resolved now, from the broker's timestamp index. Needs --bootstrap-server."),
-    click.option("--by-duration", metavar="PnDTnHnM", help="Time travel: as --to-datetime, at now minus this (PT30M)."),
+    allow_future_option,
+    click.option("--by-duration", metavar="DURATION",
+                 help="Time travel: as --to-datetime, at now minus this (30m, 2h, 1d, or ISO-8601 PT30M)."),
     click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition."),
     click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition."),
     click.option("--bootstrap-server", metavar="HOST:PORT",
@@ -115,8 +117,8 @@ time_travel_options = group(
 @git_options
 @quiet_option
 def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
-                 to_datetime=None, by_duration=None, to_earliest=False, to_latest=False, bootstrap_server=None,
-                 kafka_options=(), **kw):
+                 to_datetime=None, allow_future=False, by_duration=None, to_earliest=False, to_latest=False,
+                 bootstrap_server=None, kafka_options=(), **kw):
     """Phase 1 of an alter: stop the connector and hand Strimzi the new offsets, as repository edits.
 
     \b
@@ -137,7 +139,9 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
 
         travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
-                            kafka_options=tuple(kafka_options or ()))
+                            kafka_options=tuple(kafka_options or ()), allow_future=allow_future)
+        if travel.requested:
+            travel.at_ms()  # a bad or future time is refused before the repository or the broker is touched
         if travel.requested:
             from ..core.gitops.time_travel import time_travel_request
             from ..output.progress import StderrProgress

@@ -159,7 +159,7 @@ def _mirror_resumes_at_the_computed_record(env, lab, cli, tmp_path, name, src, t
     measured = json.loads(lag.stdout)
     assert measured.pop("measuredAt").endswith("Z")
     assert measured == {"partitions": [{"topic": topic, "partition": 0, "position": 12, "end": 12, "lag": 0,
-                                        "oldestPending": None, "timeLagSeconds": 0.0}],  # stored 11 = resumes at 12
+                                        "oldestPending": None, "timeLagSeconds": 0.0, "status": "ok"}],  # stored 11 = resumes at 12
                         "totalLag": 0, "maxTimeLagSeconds": 0.0,
                         "thresholds": {"maxLag": None, "maxAgeSeconds": None, "exceeded": []}}
     result = cli("compute", "--target", target, "--connector", "source", "-n", lab.ns, "--bootstrap-server",

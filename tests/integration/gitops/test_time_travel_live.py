@@ -25,10 +25,11 @@ def phase1_offsets(directory) -> dict[int, int]:
     return {}
 
 
-def gitops_alter(repo, name, namespace, topic, env, *flags):
+def gitops_alter(repo, name, namespace, topic, env, *flags, check=True):
     result = CliRunner().invoke(cli_root, ["gitops", "alter", name, "--repo", str(repo), "-n", namespace, "--topic",
                                            topic, "--bootstrap-server", env.bootstrap_servers, *flags])
-    assert result.exit_code == 0, result.output + result.stderr
+    if check:
+        assert result.exit_code == 0, result.output + result.stderr
     return result
 
 
@@ -42,7 +43,11 @@ def test_time_travel_resolves_at_the_broker_and_is_recorded(env, namespace, kafk
     assert phase1_offsets(tmp_path / "early") == {0: 0}
     assert f"{topic}:0 resumes at 0" in before_all.stderr
     future = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    gitops_alter(repo, name, namespace, topic, env, "--to-datetime", future, "--out", str(tmp_path / "late"))
+    refused = gitops_alter(repo, name, namespace, topic, env, "--to-datetime", future, "--out", str(tmp_path / "late"),
+                           check=False)
+    assert refused.exit_code == 2 and "is in the future" in refused.stderr and not (tmp_path / "late").exists()
+    gitops_alter(repo, name, namespace, topic, env, "--to-datetime", future, "--allow-future",
+                 "--out", str(tmp_path / "late"))
     assert phase1_offsets(tmp_path / "late") == {0: 10}  # no record at or after it: the end
 
     gitops_alter(repo, name, namespace, topic, env, "--to-latest", "--commit")
