@@ -93,6 +93,20 @@ def _policy(admin, topic: str) -> str:
     return admin.describe_configs([resource])[resource].result(timeout=30)["cleanup.policy"].value
 
 
+def _policy_becomes(admin, topic: str, expected: str, timeout: float = 20.0) -> str:
+    """The topic's cleanup.policy once it reads ``expected`` (or the last value read after ``timeout``): KRaft
+    acknowledges a config change when the controller commits it, and the broker that answers DescribeConfigs
+    applies it when it replays the metadata, a moment later on a busy machine."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = _policy(admin, topic)
+        if value == expected or time.monotonic() > deadline:
+            return value
+        time.sleep(0.2)
+
+
 def _allowed_operations(admin, topic: str) -> set[str]:
     from confluent_kafka import TopicCollection
 
@@ -179,7 +193,7 @@ def test_a_missing_permission_refuses_before_anything_changes(subject, cli, env,
                     "kafka-acls.sh")
         assert run.code == 4, run.err
         assert s.m.snapshot() == before, "the refusal changed the resource or a ConfigMap"
-        assert _policy(kafka_admin, s.syncs_topic) == "compact"
+        assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
         assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "records were deleted"
         assert s.m.live_state(s.source) == "RUNNING" and s.m.live_state(s.checkpoint) == "RUNNING"
     finally:
@@ -196,7 +210,7 @@ def test_a_refused_deletion_puts_the_policy_back_and_says_so(subject, cli, env, 
     real = Broker.delete_records
 
     def revoked_first(broker, before, **kwargs):
-        assert _policy(kafka_admin, s.syncs_topic) == "compact,delete"
+        assert _policy_becomes(kafka_admin, s.syncs_topic, "compact,delete") == "compact,delete"
         _deny(kafka_admin, s.syncs_topic, ("DELETE",))
         return real(broker, before, **kwargs)
 
@@ -211,7 +225,7 @@ def test_a_refused_deletion_puts_the_policy_back_and_says_so(subject, cli, env, 
         assert "Both connectors are left STOPPED and the journal kept" in message, message
         assert f"cleanup.policy of {s.syncs_topic} put back to 'compact'" in message, message
         assert failed.value.next_command == s.recover_command()
-        assert _policy(kafka_admin, s.syncs_topic) == "compact"
+        assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
         journal = _journal(s)
         assert journal["step"] == "truncate-offset-syncs" and journal["offset_syncs"]["truncated"] is False
         _assert_both_stopped(s)
@@ -221,7 +235,7 @@ def test_a_refused_deletion_puts_the_policy_back_and_says_so(subject, cli, env, 
     done = cli(*s.recover_args()).ok()  # the failure ended its lease: no --force
     assert "offset-syncs truncated" in done.out
     assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] >= end
-    assert _policy(kafka_admin, s.syncs_topic) == "compact"
+    assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
     assert _journal(s) is None
     _assert_both_resumed(s)
 
@@ -254,7 +268,7 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
     journal = _journal(s)
     assert journal["offset_syncs"]["bootstrap"] == forwarded
     assert journal["offset_syncs"]["cleanup_policy"] == {"value": "compact", "explicit": True}
-    assert _policy(kafka_admin, s.syncs_topic) == "compact,delete"
+    assert _policy_becomes(kafka_admin, s.syncs_topic, "compact,delete") == "compact,delete"
 
     refused = cli(*s.recover_args("--rollback", "--force"))  # --force: the killed run's lease is still fresh
     command = (f"kafka-configs.sh --bootstrap-server {forwarded} --entity-type topics --entity-name {s.syncs_topic} "
@@ -265,12 +279,12 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
     assert refused.code == 5, refused.err
     assert _journal(s) is not None, "the journal holding the original policy was removed"
     _assert_both_stopped(s)
-    assert _policy(kafka_admin, s.syncs_topic) == "compact,delete"
+    assert _policy_becomes(kafka_admin, s.syncs_topic, "compact,delete") == "compact,delete"
 
     done = cli(*s.recover_args("--rollback", "--bootstrap-server", env.bootstrap_servers)).ok()
     assert f"cleanup.policy of {s.syncs_topic} put back to 'compact'" in done.out, done.out
     assert "offset-syncs NOT truncated" in done.out
-    assert _policy(kafka_admin, s.syncs_topic) == "compact"
+    assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
     assert _journal(s) is None
     _assert_both_resumed(s)
     assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "a rollback deletes nothing"
