@@ -179,8 +179,11 @@ class Mirror:
         return {cm.metadata.name: (cm.metadata.resource_version, dict(cm.data or {})) for cm in items}
 
     def snapshot(self) -> dict:
+        """What we and the user write: generation, labels, annotations, spec and ConfigMaps. Not the resourceVersion: the
+        operator writes the status whenever a connector's or task's state moves (its periodic pass on a fed mirror),
+        and the status is never ours (a fresh-clone run failed on such a write in the middle of a test)."""
         obj = self.get()
-        return {"resourceVersion": obj["metadata"]["resourceVersion"], "generation": obj["metadata"]["generation"],
+        return {"generation": obj["metadata"]["generation"], "labels": obj["metadata"].get("labels") or {},
                 "annotations": obj["metadata"].get("annotations") or {}, "spec": obj["spec"],
                 "configmaps": self.configmaps()}
 
