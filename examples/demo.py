@@ -394,8 +394,10 @@ def _start(strimzi: str | None):
     except BaseException:
         print(progress.getvalue().rstrip(), file=sys.stderr, flush=True)
         raise
-    profile = environment.profile
-    print(f"ready after {time.monotonic() - started:.0f}s: Strimzi profile {profile.name} (CRDs serve "
+    profile, info = environment.profile, environment.operator_info
+    operator = (f"Strimzi {info['version']}'s cluster operator" if info.get("implementation") == "strimzi"
+                else "the operator emulator (tests/env/emulator)")
+    print(f"ready after {time.monotonic() - started:.0f}s: {operator}, Strimzi profile {profile.name} (CRDs serve "
           f"{', '.join(profile.served)}), run dir {environment.run_dir}", flush=True)
     return environment
 
@@ -414,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # a kill unwinds like Ctrl-C, so the environment is stopped
     started = time.monotonic()
     try:
-        with step("Start real etcd, kube-apiserver (Strimzi CRDs), Kafka, Kafka Connect and the operator"):
+        with step("Start real etcd, kube-apiserver (Strimzi CRDs), Kafka, Kafka Connect and Strimzi's cluster operator"):
             environment = _start(args.strimzi)
     except StepFailed as failure:
         return report(failure)

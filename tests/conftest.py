@@ -182,8 +182,9 @@ def emulator(env):
     """The environment, for emulator control in a test: env.write_faults({...}), env.stop_emulator(),
     env.restart_emulator(interval=...). Teardown clears the faults and makes sure the emulator runs again."""
     if env.operator != "emulator":
-        pytest.fail(f"this test turns the emulator's knobs, and {env.run_dir} runs a real Strimzi "
-                    f"({env.operator}); deselect such tests with -m 'not exclusive'")
+        pytest.fail(f"this test turns the operator emulator's knobs, and {env.run_dir} runs Strimzi's real operator "
+                    f"({env.operator}): run it with KO_OPERATOR=emulator (python -m tests.suite does), or deselect "
+                    "such tests with -m 'not exclusive'")
     yield env
     env.clear_faults()
     env.ensure_emulator_running()

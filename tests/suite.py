@@ -1,22 +1,24 @@
 """The whole suite against the real components: `python -m tests.suite` (what `make test` runs).
 
-Most integration tests spend their time waiting on the operator emulator and Connect, not on the CPU, so they run
-in parallel (pytest-xdist) against ONE environment started here, each test isolated by its own namespace, topics
-and connector names. Tests marked `exclusive` (they flip global emulator knobs: the faults file, stopping the
-emulator) would disturb their neighbours, so they run afterwards, one at a time, against the same environment.
+Most integration tests spend their time waiting on the Strimzi operator and Connect, not on the CPU, so they run in
+parallel (pytest-xdist) against ONE environment started here, running Strimzi's real cluster operator (built from
+source; its Connect pods are real Connect workers), each test isolated by its own namespace, topics and connector
+names. Tests marked `exclusive` turn the operator emulator's global knobs (its faults file, stopping it, its reconcile
+interval): they need the emulator, and would disturb their neighbours, so they run afterwards, one at a time, against
+a second environment that runs the emulator.
 
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
     python -m tests.suite -- -k mm2        # extra arguments after -- go to every pytest run
     python -m tests.suite --strict-reruns  # a test of the plugin that passed only on its rerun fails the run
 
-The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment of that era runs
-the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make test-eras` runs the
-matrix alone). The eras run at once, the workers split between them, beside the exclusive phase, which runs one
-test at a time and mostly waits on the operator, so the machine's idle time pays for them; their pytest output is
-printed when they end.
+The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
+real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make
+test-eras` runs the matrix alone). The eras run at once, the workers split between them, beside the exclusive phase,
+which runs one test at a time and mostly waits on the operator, so the machine's idle time pays for them; their
+pytest output is printed when they end.
 
-The environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
+Every environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. A failed test is run once more; before the
 closing tally, every rerun is listed under "RERUNS (each is a defect to fix)" with its test id and the first line of
 its first failure (tests/reruns.py logs them), split into tests of the plugin and of the harness (tests/*/env/).
@@ -36,6 +38,10 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.env import Env
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_WORKERS = 4
@@ -57,6 +63,7 @@ class Phase:
     marker: str
     workers: int
     paths: list[str] = field(default_factory=lambda: ["tests"])
+    operator: str = "strimzi"  # what the phase's environment runs: Strimzi's real operator, or the emulator
     deselect: list[str] = field(default_factory=list)  # test ids this phase leaves out
 
 
@@ -102,8 +109,9 @@ class Tally:
 
 def phases(workers: int) -> list[Phase]:
     return [
-        Phase("parallel: every test not marked exclusive", "not exclusive", workers),
-        Phase("exclusive: tests that flip global emulator knobs, one at a time", "exclusive", 0),
+        Phase("parallel: every test not marked exclusive, against Strimzi's real operator", "not exclusive", workers),
+        Phase("exclusive: tests that turn the emulator's global knobs, one at a time, against the emulator",
+              "exclusive", 0, operator="emulator"),
     ]
 
 
@@ -259,27 +267,43 @@ def lint() -> int:
 
 
 def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:
-    """Every test on the default profile: the parallel phase, then the exclusive one (beside the era matrix),
-    against one environment."""
-    from tests.env import Env, start_environment
+    """Every test on the default profile: the parallel phase against the real operator, then the exclusive one
+    against the emulator (beside the era matrix). A reused environment (KO_ENV_JSON) serves the phases whose
+    operator it runs; the others get an environment of their own."""
+    from tests.env import Env
 
-    environment = Env.load(reused) if reused else start_environment()
-    if not reused:
-        environment.start_reaper()  # stops the components even if this process is killed
+    environments: dict[str, Env] = {}
+    if reused:
+        loaded = Env.load(reused)
+        environments[loaded.operator] = loaded
     status = 0
     try:
         for index, phase in enumerate(phases(args.workers)):
             if phase.marker == "exclusive" and eras:
                 eras.start()
+            environment = environments.get(phase.operator) or _start(phase.operator, environments)
             report = reports / f"phase-{index}.xml"
             status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
-            tally.add_junit(report, where=f"Strimzi {environment.strimzi}, {phase.marker}")
+            tally.add_junit(report, where=f"Strimzi {environment.strimzi} ({phase.operator}), {phase.marker}")
     finally:
-        if not reused:
-            environment.stop()
-            print(f"[tests.suite] environment stopped; logs kept in {environment.run_dir}/logs", flush=True)
+        for operator, environment in environments.items():
+            if str(environment.env_json) != reused:
+                environment.stop()
+                print(f"[tests.suite] environment ({operator}) stopped; logs kept in {environment.run_dir}/logs",
+                      flush=True)
     return status
 
+
+def _start(operator: str, environments: dict) -> "Env":
+    """A new environment running ``operator``, recorded in ``environments`` (so it is stopped even when its start
+    is the last thing that happens), with a reaper that stops it if this process is killed."""
+    from tests.env import start_environment
+
+    print(f"\n[tests.suite] starting an environment with the {operator} operator", flush=True)
+    environment = start_environment(operator=operator)
+    environments[operator] = environment
+    environment.start_reaper()
+    return environment
 
 if __name__ == "__main__":
     sys.exit(main())

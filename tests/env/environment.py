@@ -31,7 +31,7 @@ ADMIN_USER, ADMIN_GROUPS = "admin", ("system:masters",)
 LIMITED_USER = "limited-user"
 OPERATORS = ("strimzi", "emulator")
 # The operator's default, for `up` and the pytest session (KO_OPERATOR): Strimzi's real operator, or the emulator.
-DEFAULT_OPERATOR = os.environ.get("KO_OPERATOR", "emulator")
+DEFAULT_OPERATOR = os.environ.get("KO_OPERATOR", "strimzi")
 # Stop order: the operator first (it talks to both sides), then the kubelet stand-in (its workers use Kafka), then
 # both chains in parallel, each from its top.
 STOP_FIRST = ("strimzi-emulator", "strimzi-operator", "kubelet")
