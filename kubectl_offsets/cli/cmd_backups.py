@@ -53,7 +53,8 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
     """
     from ..core.online import backup_catalog, operations
     from ..errors import InputError
-    from ..output.backups import render_backups
+    from ..output.backups import backups_document, render_backups
+    from .kubectl_output import result_printer
 
     if not prune and (keep is not None or older_than is not None or dry_run):
         raise InputError("--keep, --older-than and --dry-run only apply with --prune",
@@ -75,7 +76,9 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
             where = "any namespace" if all_namespaces else f"{namespace or kube.namespace} namespace"
             click.echo(f"No resources found in {where}.", err=True)
             return
-        click.echo(render_backups([b.to_json() for b in found], output, all_namespaces=all_namespaces))
+        listed = [b.to_json() for b in found]
+        result_printer(output).show(lambda: backups_document(listed), lambda fmt, no_headers: render_backups(
+            listed, fmt, all_namespaces=all_namespaces, no_headers=no_headers))
         return
     doomed = backup_catalog.plan_prune(found, keep=keep, older_than=age)
     if not doomed:

@@ -5,7 +5,7 @@ import click
 from ..output.terminal import echo
 from .common import optional_target_argument, session, target_spec, with_connector_options
 from .connectors_table import overview_options
-from .kubectl_output import kubectl_conventions, target_name
+from .kubectl_output import kubectl_conventions, result_printer, target_name
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
 
@@ -67,7 +67,8 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
         result = operations.list_offsets(kube, target_spec(target, connector, source_cluster), options=options,
                                          progress=progress)
-        echo(render_offsets(result.offsets, output, result.kind))
+        result_printer(output).show(result.offsets.to_json, lambda fmt, no_headers: render_offsets(
+            result.offsets, fmt, result.kind, no_headers=no_headers))
 
     work()
 
@@ -98,12 +99,12 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
         document, errors = fleet.list_fleet(cluster, members, options, progress=progress, stop=stop)
     if record_source:
         document.source = fleet.export_source(kube, cluster, sel)
-    text = render_fleet(document.to_json(), entry_rows(document), output)
     if out:
-        fleet.write_fleet_file(out, text + "\n")
+        fleet.write_fleet_file(out, render_fleet(document.to_json(), entry_rows(document), output) + "\n")
         echo(f"wrote the offsets of {len(document.entries)} connector(s) to {out}", err=True)
     else:
-        echo(text)
+        result_printer(output).show(document.to_json, lambda fmt, no_headers: render_fleet(
+            document.to_json(), entry_rows(document), fmt, no_headers=no_headers))
     warn_unlisted(errors)
     if errors:
         sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))

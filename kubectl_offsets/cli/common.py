@@ -9,6 +9,7 @@ from typing import Any, Callable
 import click
 
 from ..output.terminal import echo, printable
+from .kubectl_output import result_printer
 from .options import cluster_config, complete_target, kafka_option
 
 target_argument = click.argument("target", metavar="[kafkaconnector/|kafkamirrormaker2/]NAME",
@@ -176,7 +177,9 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
         sent = operations.server_dry_run(kube, preview)
         server_dry_run_done()
         echo(f"server-side dry run: the API server accepted {sent} write(s)", err=True)
-    echo(render_dry_run(preview, fmt, "client" if mode == "none" else mode))
+    shown_mode = "client" if mode == "none" else mode
+    result_printer(fmt).show(lambda: dry_run_document(preview, shown_mode),
+                             lambda output, no_headers: render_dry_run(preview, output, shown_mode))
     listed_at = getattr(preview, "listed_at", None)
     if preview.before is not None:
         age = _age(listed_at) if listed_at else None
@@ -209,13 +212,18 @@ def render_dry_run(preview, fmt: str, mode: str) -> str:
         after = preview.after if preview.before is not None else preview.change
         return render_offsets(after or OffsetsDocument(), "csv", preview.kind)
     if fmt in ("json", "yaml"):
-        document = {"dryRun": mode, "operation": preview.operation, "target": preview.target.display,
-                    "namespace": preview.target.namespace,
-                    "before": None if preview.before is None else preview.before.to_json(),
-                    "change": None if preview.change is None else preview.change.to_json(),
-                    "writes": [{"description": description, "body": body} for description, body in preview.patches]}
+        document = dry_run_document(preview, mode)
         return json.dumps(document, indent=2) if fmt == "json" else to_yaml(document)
     return "\n---\n".join(f"# {description}\n{to_yaml(body)}" for description, body in preview.patches)
+
+
+def dry_run_document(preview, mode: str) -> dict[str, Any]:
+    """What a dry run prints for -o json/yaml: its mode, the offsets before, the change and the writes."""
+    return {"dryRun": mode, "operation": preview.operation, "target": preview.target.display,
+            "namespace": preview.target.namespace,
+            "before": None if preview.before is None else preview.before.to_json(),
+            "change": None if preview.change is None else preview.change.to_json(),
+            "writes": [{"description": description, "body": body} for description, body in preview.patches]}
 
 
 def print_result(result, dry_run: bool, fmt: str, kube=None) -> None:
@@ -231,11 +239,13 @@ def print_outcome(outcome, kind, fmt: str) -> None:
     from ..model import diff
     from ..output.render import render_changes, render_offsets
 
-    if fmt == "table":
+    def render(output: str, no_headers: bool) -> str:
+        if output != "table":
+            return render_offsets(outcome.after, output, kind)
         rows = diff(outcome.before, outcome.after)
-        echo(render_changes(rows, kind) if rows else "No offsets before or after.")
-    else:
-        echo(render_offsets(outcome.after, fmt, kind))
+        return render_changes(rows, kind, no_headers=no_headers) if rows else "No offsets before or after."
+
+    result_printer(fmt).show(outcome.after.to_json, render)
     # In every format (stdout keeps the document alter -f accepts): the backup is what undo restores.
     echo(f"backup: configmap/{outcome.backup}; connector is {outcome.final_state}", err=True)
 

@@ -23,7 +23,8 @@ def list_connectors(namespace, context, kubeconfig, timeout, quiet, output, *, l
                     bootstrap_server: str | None, kafka_options) -> None:
     from ..core.online import connectors, fleet, operations
     from ..errors import InputError
-    from ..output.connectors import render_connectors
+    from ..output.connectors import connectors_document, render_connectors
+    from .kubectl_output import result_printer
     from .options import cluster_config
 
     if output == "csv":
@@ -42,7 +43,9 @@ def list_connectors(namespace, context, kubeconfig, timeout, quiet, output, *, l
     if lag:
         partitions = [p.to_json() for p in _lag(namespace, context, kubeconfig, timeout, quiet, rows,
                                                 bootstrap_server, kafka_options)]
-    click.echo(render_connectors([r.to_json() for r in rows], output, lag=partitions))
+    found = [r.to_json() for r in rows]
+    result_printer(output).show(lambda: connectors_document(found, partitions), lambda fmt, no_headers: render_connectors(
+        found, fmt, lag=partitions, no_headers=no_headers))
 
 
 def _lag(namespace, context, kubeconfig, timeout, quiet, rows, bootstrap_server, kafka_options):

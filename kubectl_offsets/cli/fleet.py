@@ -147,10 +147,14 @@ def _show_plan(plan) -> None:
 
 def _show_summary(report) -> None:
     from ..output.fleet import render_summary
+    from .kubectl_output import result_printer
 
     rows = [[r.item.member.namespace, r.item.member.display, r.status,
              r.outcome.backup if r.outcome is not None else "", r.next_command or ""] for r in report.results]
-    echo(render_summary(rows))
+    # -o name: the resources whose offsets were changed, as a fleet document names them
+    changed = {"connectors": [{"kind": r.item.member.kind, "name": r.item.member.name} for r in report.results
+                              if r.outcome is not None]}
+    result_printer("table").show(lambda: changed, lambda fmt, no_headers: render_summary(rows, no_headers=no_headers))
     counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts().items()))
     if report.stopped_by_failure:
         counts += "; stopped after an unexpected failure: connectors not started are unchanged"

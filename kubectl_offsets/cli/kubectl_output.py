@@ -1,23 +1,27 @@
 """kubectl's output conventions, added to a command in one decorator (``kubectl_conventions``): ``-o name``,
 ``-o jsonpath=TEMPLATE``, ``--no-headers`` and ``-v N``.
 
-The command keeps rendering its own formats. For ``-o jsonpath=...`` it renders json and the template is applied to
-that document; for ``-o name`` (where the command has no name format of its own) it prints ``kind/name`` of its
-target, as ``kubectl ... -o name`` does; ``--no-headers`` drops a table's header line. ``-v 6`` and above log each
-API request on stderr as kubectl's round-tripper does: method, URL, status and latency; never headers (the
-credentials are there) or bodies.
+The command prints its result through the invocation's :class:`ResultPrinter`, handing it the JSON document its
+``-o json`` prints and a renderer of its own formats. ``-o jsonpath=...`` applies the template to that document;
+``-o name`` (where the command has no name format of its own) prints ``kind/name`` of its target, as ``kubectl ...
+-o name`` does; ``--no-headers`` is passed to the table renderer, which leaves its header line out. The command runs
+once, whatever the format: nothing is parsed back from printed text. ``-v 6`` and above log each API request on
+stderr as kubectl's round-tripper does: method, URL, status and latency; never headers (the credentials are there)
+or bodies.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import click
+
+from ..output.terminal import echo
 
 JSONPATH_HELP = ("jsonpath=TEMPLATE: kubectl's JSONPath on the json output, this subset: {.field.field}, {.list[N]} "
                  "(negative N counts from the end), {.list[*].field} (values joined by spaces), text outside the "
@@ -140,15 +144,48 @@ _REASONS = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 40
 
 
 NameOf = Callable[[dict[str, Any], Any], list[str]]
+Renderer = Callable[[str, bool], str]  # (format, no_headers) -> the text of the command's own format
+_PRINTER = "kubectl_offsets.result_printer"
+
+
+@dataclass(frozen=True)
+class ResultPrinter:
+    """How the running command prints its result on stdout: -o and --no-headers, decided once per invocation.
+    ``names``: -o name from the JSON document (None where name is the command's own format, or not available)."""
+
+    output: str = "table"
+    no_headers: bool = False
+    names: Callable[[Any], list[str]] | None = None
+
+    def show(self, document: Callable[[], Any], render: Renderer) -> None:
+        """Print the result. ``document``: the JSON document -o json prints (built only for -o name/jsonpath);
+        ``render(format, no_headers)``: the command's own formats."""
+        if self.output == "name" and self.names is not None:
+            names = self.names(document())
+            if names:
+                echo("\n".join(names))
+            return
+        if self.output.startswith("jsonpath="):
+            echo(jsonpath(jsonpath_template(self.output), document()), nl=False)
+            return
+        echo(render(self.output, self.no_headers))
+
+
+def result_printer(output: str) -> ResultPrinter:
+    """The invocation's printer (set by kubectl_conventions), or a plain one for ``output`` where there is none (a
+    command without the conventions, or a library call outside click)."""
+    ctx = click.get_current_context(silent=True)
+    printer = ctx.meta.get(_PRINTER) if ctx is not None else None
+    return printer if printer is not None else ResultPrinter(output)
 
 
 def kubectl_conventions(name_of: NameOf | None = None,
                         no_json: Callable[[dict[str, Any]], str | None] | None = None) -> Callable:
     """Decorate a click command (outermost): its -o accepts name and jsonpath=..., and it gains --no-headers (-v is
-    the root command's, for every command: request_log). ``name_of(kwargs, json_output)``: the ``kind/name`` lines
-    for -o name when the command has no name format of its own. ``no_json(kwargs)``: why this invocation prints no
-    JSON result (None: it does), so that -o jsonpath is refused before the command runs rather than after it changed
-    something."""
+    the root command's, for every command: request_log). ``name_of(kwargs, json_document)``: the ``kind/name``
+    lines for -o name when the command has no name format of its own. ``no_json(kwargs)``: why this invocation
+    prints no JSON result (None: it does), so that -o jsonpath is refused before the command runs rather than after
+    it changed something."""
 
     def apply(command: click.Command) -> click.Command:
         output = next(p for p in command.params if p.name == "output")
@@ -163,71 +200,25 @@ def kubectl_conventions(name_of: NameOf | None = None,
 
         @functools.wraps(callback)
         def run(*args, no_headers: bool = False, **kwargs):
-            _run(args, kwargs, no_headers)
-
-        def _run(args, kwargs, no_headers: bool) -> None:
             fmt = kwargs.get("output") or "table"
+            names = None
             if fmt == "name" and "name" not in own:
                 if name_of is None:
                     raise click.UsageError("-o name is not available for this command")
-                captured = _captured(callback, args, {**kwargs, "output": "json"})
-                names = name_of(kwargs, _parsed(captured, fmt, required=False))
-                if names:
-                    click.echo("\n".join(names))
-                return
+                names = functools.partial(name_of, kwargs)
             if fmt.startswith("jsonpath="):
-                template = jsonpath_template(fmt)
                 reason = no_json(kwargs) if no_json else None
                 if reason:
                     from ..errors import InputError
 
                     raise InputError(f"-o jsonpath=... needs a JSON result, and {reason} prints none",
                                      advice="use -o table, or leave out the flag named")
-                captured = _captured(callback, args, {**kwargs, "output": "json"})
-                click.echo(jsonpath(template, _parsed(captured, fmt, required=True)), nl=False)
-                return
-            if no_headers and fmt == "table":
-                click.echo(_without_header(_captured(callback, args, kwargs)), nl=False)
-                return
+            click.get_current_context().meta[_PRINTER] = ResultPrinter(fmt, no_headers, names)
             callback(*args, **kwargs)
 
         command.callback = run
         return command
     return apply
-
-
-def _captured(callback: Callable, args, kwargs) -> str:
-    """What the command writes to stdout (stderr untouched); written out only after it succeeds."""
-    buffer = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(buffer):
-            callback(*args, **kwargs)
-    except BaseException:
-        click.echo(buffer.getvalue(), nl=False)  # a partial result (a fleet with failures) is still shown
-        raise
-    return buffer.getvalue()
-
-
-def _parsed(captured: str, fmt: str, *, required: bool) -> Any:
-    """The command's json output as data. Some forms print no JSON document (--dry-run prints YAML patches, a
-    fleet run its summary table): -o name does without it, jsonpath says so."""
-    try:
-        return json.loads(captured) if captured.strip() else {}
-    except ValueError:
-        if not required:
-            return {}
-        from ..errors import InputError
-
-        raise InputError(f"-o {fmt.split('=')[0]}=... applies to a JSON result, and this form of the command "
-                         "prints none (--dry-run prints YAML patches; many connectors print a summary)",
-                         advice="drop --dry-run, or use -o json / -o yaml") from None
-
-
-def _without_header(text: str) -> str:
-    lines = text.split("\n")
-    if lines and lines[0] and lines[0] == lines[0].upper() and any(c.isalpha() for c in lines[0]):
-        lines = lines[1:]
-    return "\n".join(lines)
 
 
 @contextlib.contextmanager

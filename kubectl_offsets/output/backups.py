@@ -9,17 +9,23 @@ from typing import Any, Mapping, Sequence
 from .render import table, to_yaml
 
 
-def render_backups(backups: Sequence[Mapping[str, Any]], fmt: str, *, all_namespaces: bool = False) -> str:
+def backups_document(backups: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What -o json/yaml print: ``{"backups": [...]}``."""
+    return {"backups": [dict(b) for b in backups]}
+
+
+def render_backups(backups: Sequence[Mapping[str, Any]], fmt: str, *, all_namespaces: bool = False,
+                   no_headers: bool = False) -> str:
     if fmt == "json":
-        return json.dumps({"backups": list(backups)}, indent=2)
+        return json.dumps(backups_document(backups), indent=2)
     if fmt == "yaml":
-        return to_yaml({"backups": [dict(b) for b in backups]})
+        return to_yaml(backups_document(backups))
     if fmt == "name":
         return "\n".join(f"configmap/{b['name']}" for b in backups)
     head = (["NAMESPACE"] if all_namespaces else []) + ["NAME", "CONNECTOR", "OPERATION", "AGE", "SIZE"]
     rows = [([b["namespace"]] if all_namespaces else []) + [b["name"], b["connector"] or "-", b["operation"] or "-",
             human_age(b["ageSeconds"]), human_size(b["size"])] for b in backups]
-    return table(head, rows)
+    return table(head, rows, no_headers=no_headers)
 
 
 def human_age(seconds: int | None) -> str:

@@ -10,17 +10,23 @@ from typing import Any, Mapping, Sequence
 from .render import table, to_yaml
 
 
+def connectors_document(rows: Sequence[Mapping[str, Any]],
+                        lag: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """What -o json/yaml print: ``{"connectors": [...]}``, each with its partitions when lag was asked for."""
+    return {"connectors": [_with_partitions(r, lag) for r in rows]}
+
+
 def render_connectors(rows: Sequence[Mapping[str, Any]], fmt: str, *, all_namespaces: bool = False,
-                      lag: Sequence[Mapping[str, Any]] | None = None) -> str:
+                      lag: Sequence[Mapping[str, Any]] | None = None, no_headers: bool = False) -> str:
     if fmt in ("json", "yaml"):
-        document = {"connectors": [_with_partitions(r, lag) for r in rows]}
+        document = connectors_document(rows, lag)
         return json.dumps(document, indent=2) if fmt == "json" else to_yaml(document)
     ns = ["NAMESPACE"] if all_namespaces else []
     if lag is None:
         head = [*ns, "NAME", "KIND", "CONNECTOR", "TYPE", "CLASS", "STATE", "TASKS"]
         body = [[*_ns(r, all_namespaces), r["name"], r["kind"], r["connector"], r["type"] or "-",
                  _short_class(r["class"]), r["state"] or "-", f"{r['tasksRunning']}/{r['tasks']}"] for r in rows]
-        return table(head, body)
+        return table(head, body, no_headers=no_headers)
     head = [*ns, "NAME", "CONNECTOR", "STATE", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG"]
     body = []
     for r in rows:
@@ -31,7 +37,7 @@ def render_connectors(rows: Sequence[Mapping[str, Any]], fmt: str, *, all_namesp
         for p in partitions:
             body.append([*first, p["topic"], p["partition"], "-" if p["currentOffset"] is None else p["currentOffset"],
                          "-" if p["logEndOffset"] is None else p["logEndOffset"], "-" if p["lag"] is None else p["lag"]])
-    return table(head, body)
+    return table(head, body, no_headers=no_headers)
 
 
 def _ns(row: Mapping[str, Any], all_namespaces: bool) -> list[str]:

@@ -20,17 +20,17 @@ from .render import table, to_yaml
 FleetRow = tuple[str, str, str, str, ConnectorKind | None, Sequence[Any]]  # ns, kind, name, connector, kind, entries
 
 
-def render_fleet(document: Mapping[str, Any], rows: Iterable[FleetRow], fmt: str) -> str:
+def render_fleet(document: Mapping[str, Any], rows: Iterable[FleetRow], fmt: str, *, no_headers: bool = False) -> str:
     if fmt == "json":
         return json.dumps(document, indent=2)
     if fmt == "yaml":
         return to_yaml(document)
     if fmt == "csv":
         return _csv(rows)
-    return _table(rows)
+    return _table(rows, no_headers)
 
 
-def _table(rows: Iterable[FleetRow]) -> str:
+def _table(rows: Iterable[FleetRow], no_headers: bool) -> str:
     lines = []
     for namespace, kind, name, connector, ckind, entries in rows:
         shown = f"{kind.lower()}/{name}"
@@ -40,7 +40,7 @@ def _table(rows: Iterable[FleetRow]) -> str:
             lines.append([namespace, shown, connector, _partition(ckind, entry.partition), _offset(ckind, entry.offset)])
     if not lines:
         return "No connectors."
-    return table(["NAMESPACE", "RESOURCE", "CONNECTOR", "PARTITION", "OFFSET"], lines)
+    return table(["NAMESPACE", "RESOURCE", "CONNECTOR", "PARTITION", "OFFSET"], lines, no_headers=no_headers)
 
 
 def _partition(kind: ConnectorKind | None, partition: Mapping[str, Any]) -> str:
@@ -78,6 +78,6 @@ def render_plan(rows: Iterable[Sequence[str]]) -> str:
     return table(["NAMESPACE", "CONNECTOR", "OPERATION", "PARTITIONS CHANGED", "NOTE"], rows)
 
 
-def render_summary(rows: Iterable[Sequence[str]]) -> str:
+def render_summary(rows: Iterable[Sequence[str]], *, no_headers: bool = False) -> str:
     """After the run (rows: namespace, connector, outcome, backup, next command)."""
-    return table(["NAMESPACE", "CONNECTOR", "OUTCOME", "BACKUP", "NEXT"], rows)
+    return table(["NAMESPACE", "CONNECTOR", "OUTCOME", "BACKUP", "NEXT"], rows, no_headers=no_headers)

@@ -5,7 +5,7 @@
 - csv: ``topic,partition,offset`` lines as ``kafka-consumer-groups --export`` writes them, where offset is the NEXT
   record to read, whatever the connector stores (so a MirrorSourceConnector's stored N appears as N+1); also
   accepted by ``alter -f``. Connectors without topic-partition offsets get ``partition-json,offset-json`` lines.
-- table: for people.
+- table: for people; ``no_headers`` (``--no-headers``) leaves out its header line, as kubectl does.
 """
 
 from __future__ import annotations
@@ -21,22 +21,23 @@ from ..model import OffsetChange, OffsetsDocument
 from .terminal import printable
 
 
-def render_offsets(document: OffsetsDocument, fmt: str, kind: ConnectorKind = ConnectorKind.SOURCE) -> str:
+def render_offsets(document: OffsetsDocument, fmt: str, kind: ConnectorKind = ConnectorKind.SOURCE, *,
+                   no_headers: bool = False) -> str:
     if fmt == "json":
         return json.dumps(document.to_json(), indent=2)
     if fmt == "yaml":
         return to_yaml(document.to_json())
     if fmt == "csv":
         return _csv(document, kind)
-    return _offsets_table(document, kind)
+    return _offsets_table(document, kind, no_headers)
 
 
-def render_changes(changes: Sequence[OffsetChange], kind: ConnectorKind) -> str:
+def render_changes(changes: Sequence[OffsetChange], kind: ConnectorKind, *, no_headers: bool = False) -> str:
     """The before -> after preview table; unchanged rows are kept so the user sees the whole picture."""
     headers = [*_partition_headers(kind), "BEFORE", "AFTER", ""]
     rows = [[*_partition_cells(kind, c.partition), _offset_cell(kind, c.before), _offset_cell(kind, c.after),
              "changed" if c.changed else ""] for c in changes]
-    return table(headers, rows)
+    return table(headers, rows, no_headers=no_headers)
 
 
 def _represent_name(representer, name: StrEnum):
@@ -64,19 +65,21 @@ def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """kubectl-style plain columns: upper-case headers, two spaces between columns, no borders."""
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, no_headers: bool = False) -> str:
+    """kubectl-style plain columns: upper-case headers, two spaces between columns, no borders. ``no_headers``:
+    the rows alone, in the columns the headers would have given them (kubectl get --no-headers)."""
     cells = [list(map(str, headers))] + [[("" if c is None else printable(str(c), multiline=False)) for c in row]
                                          for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    return "\n".join("   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+    shown = cells[1:] if no_headers else cells
+    return "\n".join("   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in shown)
 
 
-def _offsets_table(document: OffsetsDocument, kind: ConnectorKind) -> str:
+def _offsets_table(document: OffsetsDocument, kind: ConnectorKind, no_headers: bool) -> str:
     if not len(document):
         return "No offsets."
     rows = [[*_partition_cells(kind, e.partition), _offset_cell(kind, e.offset)] for e in document]
-    return table([*_partition_headers(kind), "OFFSET"], rows)
+    return table([*_partition_headers(kind), "OFFSET"], rows, no_headers=no_headers)
 
 
 def _partition_headers(kind: ConnectorKind) -> list[str]:

@@ -37,6 +37,50 @@ def commit_all(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
+@pytest.fixture
+def repos(tmp_path):
+    """A work repository with the plain fixture on main, and a bare remote called origin."""
+    import shutil
+
+    from tests.unit.core.gitops.helpers import FIXTURES
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=main", str(remote))
+    work = init_repo(tmp_path / "work")
+    shutil.copytree(FIXTURES / "plain", work / "deploy")
+    commit_all(work, "manifests")
+    git(work, "remote", "add", "origin", str(remote))
+    git(work, "push", "--quiet", "origin", "main")
+    return work, remote
+
+
+def branches(remote: Path) -> dict[str, str]:
+    """Branch name -> commit, as the (bare) repository holds them."""
+    out = git(remote, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
+    return dict(line.split() for line in out.splitlines())
+
+
+def clone(tmp_path: Path, remote: Path, name: str) -> Path:
+    """A clone of ``remote`` with an identity of its own: a colleague's checkout."""
+    path = tmp_path / name
+    git(tmp_path, "clone", "--quiet", str(remote), str(path))
+    git(path, "config", "user.email", f"{name}@example.invalid")
+    git(path, "config", "user.name", name)
+    return path
+
+
+def pushes_while_we_build(work: Path, colleague: Path, branch: str) -> str:
+    """A commit of the colleague's that a pre-commit hook in ``work`` pushes to ``branch`` of the remote, so it lands
+    while kubectl-offsets builds its own commit there; returns the colleague's commit."""
+    (colleague / "THEIRS.md").write_text("theirs\n")
+    theirs = commit_all(colleague, "their work")
+    hook = work / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nenv -u GIT_DIR -u GIT_INDEX_FILE -u GIT_WORK_TREE "
+                    f"git -C {colleague} push --quiet origin HEAD:refs/heads/{branch}\n")
+    hook.chmod(0o755)
+    return theirs
+
+
 class Controller:
     """What Argo CD / Flux do with the repository, reduced to its essence: build and server-side apply."""
 

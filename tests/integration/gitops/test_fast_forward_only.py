@@ -11,22 +11,10 @@ import pytest
 
 from tests.unit.core.gitops.helpers import cli
 
-from .conftest import commit_all, git
-from . import test_git_and_forge
-from .test_git_and_forge import _branches
-
-repos = test_git_and_forge.repos  # the fixture (a work repository on main and its bare remote), used by name
+from .conftest import branches, clone, commit_all, git, pushes_while_we_build
 
 ALTER = ["gitops", "alter", "orders-sink", "--set", "orders:0=42"]
 RESET_FILES = ["gitops", "reset", "files-source"]
-
-
-def clone(tmp_path: Path, remote: Path, name: str) -> Path:
-    path = tmp_path / name
-    git(tmp_path, "clone", "--quiet", str(remote), str(path))
-    git(path, "config", "user.email", f"{name}@example.invalid")
-    git(path, "config", "user.name", name)
-    return path
 
 
 def short(repo: Path, sha: str) -> str:
@@ -85,7 +73,7 @@ def test_a_squash_merged_main_with_a_colleagues_commit_is_never_replaced(repos, 
     colleague = clone(tmp_path, remote, "colleague")
     opened = cli(*RESET_FILES, "--repo", str(colleague), "--push")
     assert opened.exit_code == 0, opened.stderr
-    pr_branch = next(b for b in _branches(remote) if b.startswith("kubectl-offsets/files-source-"))
+    pr_branch = next(b for b in branches(remote) if b.startswith("kubectl-offsets/files-source-"))
     squashed = squash_merge(colleague, pr_branch)
     theirs = colleagues_commit(colleague, made_by_kubectl_offsets, ["gitops", "alter", "orders-sink", "--set",
                                                                     "orders:1=7"])
@@ -94,7 +82,7 @@ def test_a_squash_merged_main_with_a_colleagues_commit_is_never_replaced(repos, 
 
     result = cli(*ALTER, "--repo", str(work), "--branch", "main", "--push", "--allow-default-branch")
 
-    assert _branches(remote)["main"] == theirs
+    assert branches(remote)["main"] == theirs
     assert_refused_naming(result, work, theirs, squashed)
     assert "pull" in result.stderr and "another --branch" in result.stderr
     assert git(remote, "merge-base", "--is-ancestor", squashed, "main") == ""  # still there (check=True)
@@ -125,7 +113,7 @@ def test_the_remote_as_last_fetched_counts_too(repos, tmp_path):
 
     assert_refused_naming(result, work, theirs)
     assert "origin/main" in error_line(result)
-    assert _branches(remote)["main"] == base
+    assert branches(remote)["main"] == base
 
 
 def test_a_local_default_branch_not_checked_out_is_not_moved_back(repos):
@@ -143,7 +131,7 @@ def test_a_local_default_branch_not_checked_out_is_not_moved_back(repos):
 
     assert_refused_naming(result, work, ours)
     assert git(work, "rev-parse", "main") == ours
-    assert _branches(remote)["main"] == git(work, "rev-parse", "origin/main")
+    assert branches(remote)["main"] == git(work, "rev-parse", "origin/main")
 
 
 def test_unpushed_commits_of_the_base_do_not_ride_along_to_main(repos):
@@ -151,32 +139,26 @@ def test_unpushed_commits_of_the_base_do_not_ride_along_to_main(repos):
     work, remote = repos
     (work / "DRAFT.md").write_text("not reviewed\n")
     draft = commit_all(work, "draft notes")
-    on_remote = _branches(remote)["main"]
+    on_remote = branches(remote)["main"]
 
     result = cli(*ALTER, "--repo", str(work), "--branch", "main", "--push", "--allow-default-branch")
 
     assert_refused_naming(result, work, draft)
-    assert _branches(remote)["main"] == on_remote and git(work, "rev-parse", "main") == draft
+    assert branches(remote)["main"] == on_remote and git(work, "rev-parse", "main") == draft
 
 
 def test_someone_pushing_to_main_while_we_build_makes_our_push_fail(repos, tmp_path):
     """The force-with-lease path on the default branch: the lease is the commit seen before building, so a push
     landing meanwhile (a pre-commit hook plays the colleague) is kept and ours fails."""
     work, remote = repos
-    colleague = clone(tmp_path, remote, "colleague")
-    (colleague / "THEIRS.md").write_text("theirs\n")
-    theirs = commit_all(colleague, "their work")
-    hook = work / ".git" / "hooks" / "pre-commit"
-    hook.write_text(f"#!/bin/sh\nenv -u GIT_DIR -u GIT_INDEX_FILE -u GIT_WORK_TREE "
-                    f"git -C {colleague} push --quiet origin HEAD:refs/heads/main\n")
-    hook.chmod(0o755)
+    theirs = pushes_while_we_build(work, clone(tmp_path, remote, "colleague"), "main")
     local_main = git(work, "rev-parse", "main")
 
     result = cli(*ALTER, "--repo", str(work), "--branch", "main", "--push", "--allow-default-branch")
 
     assert result.exit_code == 5, result.stderr
     assert "main" in error_line(result) and "fetch" in result.stderr, result.stderr
-    assert _branches(remote)["main"] == theirs
+    assert branches(remote)["main"] == theirs
     assert git(work, "rev-parse", "main") == local_main
 
 
@@ -233,15 +215,22 @@ def test_a_rerun_after_main_moved_merges_the_new_base_into_our_branch(repos):
     assert changed[0] == "deploy/connect/connectors.yaml" and len(changed) == 2, changed
 
 
+def reviewing_our_pull_request(work: Path, remote: Path, tmp_path: Path) -> tuple[Path, str]:
+    """ALTER pushed for a pull request, and a colleague's clone on its branch with a review note written, not yet
+    committed."""
+    assert cli(*ALTER, "--repo", str(work), "--push").exit_code == 0
+    branch = next(b for b in branches(remote) if b.startswith("kubectl-offsets/"))
+    colleague = clone(tmp_path, remote, "colleague")
+    git(colleague, "checkout", "--quiet", branch)
+    (colleague / "REVIEWED.md").write_text("looked at it\n")
+    return colleague, branch
+
+
 def test_a_colleagues_amended_commit_on_our_pr_branch_is_not_dropped_by_a_rerun(repos, tmp_path):
     """The deterministic branch: a colleague amended our commit on the pull request's branch (the trailer stays) and
     force-pushed it. Re-running the same command must not push our old commit back over theirs."""
     work, remote = repos
-    assert cli(*ALTER, "--repo", str(work), "--push").exit_code == 0
-    branch = next(b for b in _branches(remote) if b.startswith("kubectl-offsets/"))
-    colleague = clone(tmp_path, remote, "colleague")
-    git(colleague, "checkout", "--quiet", branch)
-    (colleague / "REVIEWED.md").write_text("looked at it\n")
+    colleague, branch = reviewing_our_pull_request(work, remote, tmp_path)
     git(colleague, "add", "REVIEWED.md")
     git(colleague, "commit", "--quiet", "--amend", "--no-edit")
     git(colleague, "push", "--quiet", "--force", "origin", branch)
@@ -251,16 +240,12 @@ def test_a_colleagues_amended_commit_on_our_pr_branch_is_not_dropped_by_a_rerun(
     result = cli(*ALTER, "--repo", str(work), "--push")
 
     assert_refused_naming(result, work, amended)
-    assert _branches(remote)[branch] == amended
+    assert branches(remote)[branch] == amended
 
 
 def test_a_colleagues_commit_on_top_of_our_pr_branch_is_named(repos, tmp_path):
     work, remote = repos
-    assert cli(*ALTER, "--repo", str(work), "--push").exit_code == 0
-    branch = next(b for b in _branches(remote) if b.startswith("kubectl-offsets/"))
-    colleague = clone(tmp_path, remote, "colleague")
-    git(colleague, "checkout", "--quiet", branch)
-    (colleague / "REVIEWED.md").write_text("looked at it\n")
+    colleague, branch = reviewing_our_pull_request(work, remote, tmp_path)
     theirs = commit_all(colleague, "note from review")
     git(colleague, "push", "--quiet", "origin", branch)
     git(work, "fetch", "--quiet", "origin")
@@ -269,4 +254,4 @@ def test_a_colleagues_commit_on_top_of_our_pr_branch_is_named(repos, tmp_path):
                  "--push")
 
     assert_refused_naming(result, work, theirs)
-    assert _branches(remote)[branch] == theirs
+    assert branches(remote)[branch] == theirs

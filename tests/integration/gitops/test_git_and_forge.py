@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
-from tests.unit.core.gitops.helpers import FIXTURES, cli
+from tests.unit.core.gitops.helpers import cli
 
-from .conftest import commit_all, git, init_repo
+from .conftest import branches, git
 
 TOKEN = "tok-SECRET-123"
 
@@ -63,26 +62,6 @@ class FakeForge:
         self.server.shutdown()
 
 
-@pytest.fixture
-def repos(tmp_path):
-    """A work repository with the plain fixture on main, and a bare remote called origin."""
-    import shutil
-
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=main", str(remote))
-    work = init_repo(tmp_path / "work")
-    shutil.copytree(FIXTURES / "plain", work / "deploy")
-    commit_all(work, "manifests")
-    git(work, "remote", "add", "origin", str(remote))
-    git(work, "push", "--quiet", "origin", "main")
-    return work, remote
-
-
-def _branches(remote: Path) -> dict[str, str]:
-    out = git(remote, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
-    return dict(line.split() for line in out.splitlines())
-
-
 def test_push_to_bare_remote_is_idempotent_and_leaves_checkout_alone(repos):
     work, remote = repos
     status_before = git(work, "status", "--porcelain")
@@ -90,7 +69,7 @@ def test_push_to_bare_remote_is_idempotent_and_leaves_checkout_alone(repos):
             "-m", "replay orders after the outage"]
     first = cli(*args)
     assert first.exit_code == 0, first.stderr
-    heads = _branches(remote)
+    heads = branches(remote)
     branch = next(b for b in heads if b.startswith("kubectl-offsets/orders-sink-alter-"))
     assert git(work, "status", "--porcelain") == status_before and git(work, "branch", "--show-current") == "main"
     log = git(remote, "log", "--format=%s%n%b", f"main..{branch}")
@@ -102,22 +81,22 @@ def test_push_to_bare_remote_is_idempotent_and_leaves_checkout_alone(repos):
 
     second = cli(*args)
     assert second.exit_code == 0 and "unchanged: same input as before" in second.stdout
-    assert _branches(remote) == heads  # same branch, same single commit
+    assert branches(remote) == heads  # same branch, same single commit
 
     other = cli("gitops", "alter", "orders-sink", "--repo", str(work), "--set", "orders:0=43", "--push")
     assert other.exit_code == 0
-    assert len(_branches(remote)) == len(heads) + 1  # different content, different branch
+    assert len(branches(remote)) == len(heads) + 1  # different content, different branch
 
 
 def test_phase2_branch_after_merging_phase1(repos):
     work, remote = repos
     assert cli("gitops", "reset", "files-source", "--repo", str(work), "--push").exit_code == 0
-    branch = next(b for b in _branches(remote) if "files-source-reset" in b)
+    branch = next(b for b in branches(remote) if "files-source-reset" in b)
     git(work, "fetch", "--quiet", "origin")
     git(work, "merge", "--quiet", "--ff-only", f"origin/{branch}")
     result = cli("gitops", "next", "files-source", "--repo", str(work), "--push")
     assert result.exit_code == 0, result.stderr
-    phase2 = next(b for b in _branches(remote) if b.endswith("-phase2"))
+    phase2 = next(b for b in branches(remote) if b.endswith("-phase2"))
     assert git(remote, "show", f"{phase2}:deploy/connect/source.yml") == git(remote, "show",
                                                                               "main:deploy/connect/source.yml")
 
@@ -154,7 +133,7 @@ def test_pull_request_contract(forge, repos, monkeypatch, tmp_path):
             assert create[2]["Private-Token"] == TOKEN
             assert set(create[3]) == {"source_branch", "target_branch", "title", "description"}
             text, head, base = create[3]["description"], create[3]["source_branch"], create[3]["target_branch"]
-        assert base == "main" and head in _branches(remote)
+        assert base == "main" and head in branches(remote)
         assert "| TOPIC | PARTITION | BEFORE | AFTER |  |" in text and "| orders | 0 | 100 | 42 | changed |" in text
         assert "Phase: **1 of 2**" in text and "kubectl offsets trigger orders-sink" in text
         assert "kubectl offsets gitops next orders-sink" in text

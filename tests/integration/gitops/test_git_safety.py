@@ -16,8 +16,8 @@ import pytest
 
 from tests.unit.core.gitops.helpers import cli
 
-from .conftest import commit_all, git
-from .test_git_and_forge import FakeForge, _branches, repos  # noqa: F401 - the fixture is used by name
+from .conftest import branches, clone, commit_all, git, pushes_while_we_build
+from .test_git_and_forge import FakeForge
 
 ALTER = ["gitops", "alter", "orders-sink", "--set", "orders:0=42"]
 
@@ -50,18 +50,18 @@ def test_an_existing_remote_branch_without_our_trailer_is_refused(repos):
     git(work, "branch", "-D", "feature")  # only the remote has it now
     result = cli(*ALTER, "--repo", str(work), "--branch", "feature", "--push")
     assert result.exit_code != 0 and "not made by kubectl-offsets" in result.stderr
-    assert _branches(remote)["feature"] == theirs
+    assert branches(remote)["feature"] == theirs
     assert git(work, "branch", "--list", "feature") == ""  # no local branch was made either
 
 
 def test_rerunning_on_our_own_branch_updates_it(repos):
     work, remote = repos
     assert cli(*ALTER, "--repo", str(work), "--branch", "feature", "--push").exit_code == 0
-    first = _branches(remote)["feature"]
+    first = branches(remote)["feature"]
     result = cli("gitops", "alter", "orders-sink", "--set", "orders:0=43", "--repo", str(work), "--branch", "feature",
                  "--push")
     assert result.exit_code == 0, result.stderr
-    second = _branches(remote)["feature"]
+    second = branches(remote)["feature"]
     assert second != first
     # a fast-forward: the first run's commit is still in the branch's history (the pull request keeps it)
     assert subprocess.run(["git", "merge-base", "--is-ancestor", first, second], cwd=remote).returncode == 0
@@ -71,29 +71,20 @@ def test_the_push_lease_is_the_remote_commit_seen_before_building(repos, tmp_pat
     """Someone pushes to the branch while we build (a pre-commit hook plays them): our push must fail, and their
     commit stays. A lease read just before the push would have seen their commit and overwritten it."""
     work, remote = repos
-    other = tmp_path / "other"
-    git(tmp_path, "clone", "--quiet", str(remote), str(other))
-    git(other, "config", "user.email", "o@example.invalid")
-    git(other, "config", "user.name", "Other")
-    (other / "THEIRS.md").write_text("theirs\n")
-    theirs = commit_all(other, "their work")
-    hook = work / ".git" / "hooks" / "pre-commit"
-    hook.write_text(f"#!/bin/sh\nenv -u GIT_DIR -u GIT_INDEX_FILE -u GIT_WORK_TREE "
-                    f"git -C {other} push --quiet origin HEAD:refs/heads/feature\n")
-    hook.chmod(0o755)
+    theirs = pushes_while_we_build(work, clone(tmp_path, remote, "other"), "feature")
     result = cli(*ALTER, "--repo", str(work), "--branch", "feature", "--push")
     assert result.exit_code == 5 and "nothing was pushed" in result.stderr, result.stderr
-    assert _branches(remote)["feature"] == theirs
+    assert branches(remote)["feature"] == theirs
     assert git(work, "branch", "--list", "feature") == ""  # the local branch is only made after the push
 
 
 def test_pushing_to_the_default_branch_needs_allow_default_branch(repos):
     work, remote = repos
     git(work, "checkout", "--quiet", "-b", "elsewhere")
-    main_before = _branches(remote)["main"]
+    main_before = branches(remote)["main"]
     result = cli(*ALTER, "--repo", str(work), "--branch", "main", "--push", "--base", "main")
     assert result.exit_code != 0 and "--allow-default-branch" in result.stderr
-    assert _branches(remote)["main"] == main_before and git(work, "rev-parse", "main") == main_before
+    assert branches(remote)["main"] == main_before and git(work, "rev-parse", "main") == main_before
 
     allowed = cli(*ALTER, "--repo", str(work), "--branch", "main", "--push", "--base", "main",
                   "--allow-default-branch")
@@ -107,7 +98,7 @@ def test_the_pull_request_base_is_protected_too(repos):
     result = cli(*ALTER, "--repo", str(work), "--branch", "release", "--pr", "--pr-base", "release",
                  "--forge-project", "team/deploy")
     assert result.exit_code != 0 and "--allow-default-branch" in result.stderr
-    assert _branches(remote)["release"] == _branches(remote)["main"]
+    assert branches(remote)["release"] == branches(remote)["main"]
 
 
 # --- 2: names that git would read as options ---------------------------------------------------------------------
@@ -124,11 +115,11 @@ def test_the_pull_request_base_is_protected_too(repos):
 def test_names_are_validated_before_git_sees_them(repos, tmp_path, flags):
     work, remote = repos
     marker = tmp_path / "pwned"
-    heads = _branches(remote)
+    heads = branches(remote)
     result = cli(*ALTER, "--repo", str(work), *[f.format(marker=marker) for f in flags])
     assert result.exit_code == 2, result.stderr
     assert not marker.exists()
-    assert _branches(remote) == heads and git(work, "branch", "--list", "kubectl-offsets/*") == ""
+    assert branches(remote) == heads and git(work, "branch", "--list", "kubectl-offsets/*") == ""
 
 
 def test_an_unknown_remote_is_refused_before_anything_is_built(repos):
@@ -147,7 +138,7 @@ def test_credentials_in_forge_url_are_refused_and_never_printed(repos, monkeypat
                  "--forge-url", "http://admin:S3CRET-PASS@127.0.0.1:9/api")
     assert result.exit_code == 2
     assert "S3CRET" not in result.output + result.stderr and "contains credentials" in result.stderr
-    assert _branches(remote).keys() == {"main"}
+    assert branches(remote).keys() == {"main"}
 
 
 def test_a_git_error_naming_a_url_with_credentials_is_redacted(repos):
@@ -181,7 +172,7 @@ def test_detached_head_needs_pr_base(repos, monkeypatch):
     git(work, "checkout", "--quiet", "--detach", "HEAD")
     result = cli(*ALTER, "--repo", str(work), "--pr", "--forge-project", "team/deploy")
     assert result.exit_code != 0 and "detached" in result.stderr and "--pr-base" in result.stderr
-    assert _branches(remote).keys() == {"main"}
+    assert branches(remote).keys() == {"main"}
     named = cli(*ALTER, "--repo", str(work), "--pr", "--forge-project", "team/deploy", "--pr-base", "main")
     assert named.exit_code == 0, named.stderr
     assert "compare/main..." in named.stderr

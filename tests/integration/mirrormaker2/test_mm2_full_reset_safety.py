@@ -20,30 +20,20 @@ import pytest
 
 from kubectl_offsets.adapters.kafka import Broker
 from tests.env.clients import create_topic, kafka_conf, produce
-from tests.env.kind.shared import cluster_bootstrap
 from tests.env.tcpproxy import TcpProxy
 
-from .conftest import GROUP, JOURNAL, PLURAL, READ_VERSION, Mirror, topic_values, wait_for
-from .test_mm2_integrity import LAYOUT, _connectors_of, _mirror_resource, _watermarks
+from .conftest import JOURNAL, Mirror, topic_values, wait_for
+from .one_mirror import MirrorUnderTest, running_mirror, watermarks
 
 PRINCIPAL = "User:ANONYMOUS"
 
 
-class Subject:
+class Subject(MirrorUnderTest):
+    """The mirror, its one replicated topic, and the recover command of its source connector."""
+
     def __init__(self, mirror: Mirror, topic: str):
-        self.m, self.topic = mirror, topic
-
-    @property
-    def source(self) -> str:
-        return self.m.connector()
-
-    @property
-    def checkpoint(self) -> str:
-        return self.m.connector("MirrorCheckpointConnector")
-
-    @property
-    def syncs_topic(self) -> str:
-        return f"mm2-offset-syncs.{self.m.tgt}.internal"  # MirrorSourceConfig#offsetSyncsTopic, location=source
+        super().__init__(mirror)
+        self.topic = topic
 
     def recover_args(self, *more: str) -> tuple[str, ...]:
         return ("recover", self.m.target_arg, "-n", self.m.ns, "--connector", "source", *more)
@@ -55,33 +45,19 @@ class Subject:
 @pytest.fixture(scope="module")
 def subject(env, kube_api, kafka_admin):
     from confluent_kafka import Producer
-    from kubernetes import client
 
-    tag = uuid.uuid4().hex[:6]
-    ns, name, src, tgt, topic = f"mm2-safety-{tag}", f"mirror-{tag}", f"east{tag}", f"west{tag}", f"orders-{tag}"
-    core, custom = client.CoreV1Api(kube_api), client.CustomObjectsApi(kube_api)
-    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
-        name=ns, labels={"kubectl-offsets-test": "true"})))
+    topic = f"orders-{uuid.uuid4().hex[:6]}"
     create_topic(kafka_admin, topic)
     produce(Producer(kafka_conf(env.bootstrap_servers)), topic, [f"r{i}" for i in range(5)])
-    m = Mirror(LAYOUT, ns, name, src, f"unused{tag}", tgt, topic, "", "", custom, core, env.bootstrap_servers)
-    custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, _mirror_resource(
-        LAYOUT, ns, name, cluster_bootstrap(env), src, tgt, f"^{topic}$"))
-    s = Subject(m, topic)
-    try:
-        wait_for("both connectors RUNNING", lambda: m.live_state(s.source) == "RUNNING" and m.live_state(
-            s.checkpoint) == "RUNNING", timeout=180)
-        topic_values(env.bootstrap_servers, f"{src}.{topic}", 5, timeout=120)
-        wait_for("offset syncs", lambda: _watermarks(env.bootstrap_servers, s.syncs_topic)[1] > 0, timeout=60)
-        assert _policy(kafka_admin, s.syncs_topic) == "compact", "MirrorMaker 2 creates it compacted"
-        yield s
-    finally:
-        _remove_acls(kafka_admin, s.syncs_topic)
+    with running_mirror(env, kube_api, "mm2-safety", [topic]) as m:
+        s = Subject(m, topic)
         try:
-            custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
-            wait_for("the mirror's connectors deleted from Connect", lambda: not _connectors_of(env, src), 60)
+            topic_values(env.bootstrap_servers, f"{m.src}.{topic}", 5, timeout=120)
+            wait_for("offset syncs", lambda: watermarks(env.bootstrap_servers, s.syncs_topic)[1] > 0, timeout=60)
+            assert _policy(kafka_admin, s.syncs_topic) == "compact", "MirrorMaker 2 creates it compacted"
+            yield s
         finally:
-            core.delete_namespace(ns)
+            _remove_acls(kafka_admin, s.syncs_topic)
 
 
 # --- helpers: the topic's policy, ACLs, the full reset in-process ---------------------------------------------------
@@ -189,7 +165,7 @@ def test_a_missing_permission_refuses_before_anything_changes(subject, cli, env,
     _deny(kafka_admin, s.syncs_topic, denied)
     try:
         before = s.m.wait_steady()
-        start, _ = _watermarks(env.bootstrap_servers, s.syncs_topic)
+        start, _ = watermarks(env.bootstrap_servers, s.syncs_topic)
         run = cli("reset", s.m.target_arg, "-n", s.m.ns, "--connector", "source", "--with-offset-syncs", "--yes",
                   "--source-bootstrap-server", env.bootstrap_servers)
         run.refused(f"denies this client {request_name} on topic '{s.syncs_topic}'", "nothing was changed",
@@ -197,7 +173,7 @@ def test_a_missing_permission_refuses_before_anything_changes(subject, cli, env,
         assert run.code == 4, run.err
         assert s.m.snapshot() == before, "the refusal changed the resource or a ConfigMap"
         assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
-        assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "records were deleted"
+        assert watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "records were deleted"
         assert s.m.live_state(s.source) == "RUNNING" and s.m.live_state(s.checkpoint) == "RUNNING"
     finally:
         _remove_acls(kafka_admin, s.syncs_topic)
@@ -218,7 +194,7 @@ def test_a_refused_deletion_puts_the_policy_back_and_says_so(subject, cli, env, 
         return real(broker, before, **kwargs)
 
     monkeypatch.setattr(Broker, "delete_records", revoked_first)
-    start, end = _watermarks(env.bootstrap_servers, s.syncs_topic)
+    start, end = watermarks(env.bootstrap_servers, s.syncs_topic)
     try:
         with pytest.raises(OffsetsError) as failed:
             _full_reset(env, s, env.bootstrap_servers)
@@ -232,12 +208,12 @@ def test_a_refused_deletion_puts_the_policy_back_and_says_so(subject, cli, env, 
         journal = _journal(s)
         assert journal["step"] == "truncate-offset-syncs" and journal["offset_syncs"]["truncated"] is False
         _assert_both_stopped(s)
-        assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "nothing deleted"
+        assert watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "nothing deleted"
     finally:
         _remove_acls(kafka_admin, s.syncs_topic)
     done = cli(*s.recover_args()).ok()  # the failure ended its lease: no --force
     assert "offset-syncs truncated" in done.out
-    assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] >= end
+    assert watermarks(env.bootstrap_servers, s.syncs_topic)[0] >= end
     assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
     assert _journal(s) is None
     _assert_both_resumed(s)
@@ -252,8 +228,8 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
 
     s = subject
     wait_for("new offset syncs since the last truncation",
-             lambda: (lambda w: w[1] > w[0])(_watermarks(env.bootstrap_servers, s.syncs_topic)), timeout=90)
-    start, _ = _watermarks(env.bootstrap_servers, s.syncs_topic)
+             lambda: (lambda w: w[1] > w[0])(watermarks(env.bootstrap_servers, s.syncs_topic)), timeout=90)
+    start, _ = watermarks(env.bootstrap_servers, s.syncs_topic)
     host, port = env.bootstrap_servers.rsplit(":", 1)
     proxy = TcpProxy(host, int(port))
     forwarded = f"127.0.0.1:{proxy.port}"
@@ -290,4 +266,4 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
     assert _policy_becomes(kafka_admin, s.syncs_topic, "compact") == "compact"
     assert _journal(s) is None
     _assert_both_resumed(s)
-    assert _watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "a rollback deletes nothing"
+    assert watermarks(env.bootstrap_servers, s.syncs_topic)[0] == start, "a rollback deletes nothing"

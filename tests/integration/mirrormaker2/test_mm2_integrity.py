@@ -15,81 +15,25 @@ import uuid
 import pytest
 
 from kubectl_offsets import schemas, strimzi
-from tests.env.clients import create_topic, for_one_broker, kafka_conf, produce
-
+from tests.env.clients import create_topic, kafka_conf, produce
 from tests.env.kind.shared import cluster_bootstrap
 
 from .conftest import GROUP, JOURNAL, PLURAL, PROFILE, READ_VERSION, Mirror, topic_values, wait_for
-
-# The damaged mirror in the newest layout the profile serves; the "other" mirror of the sharing test in the oldest.
-LAYOUT, OTHER_LAYOUT = PROFILE.mm2_layouts[-1], PROFILE.mm2_layouts[0]
-
-SOURCE_CONFIG = {"refresh.topics.interval.seconds": 1, "sync.topic.configs.enabled": False,
-                 "heartbeats.replication.enabled": False}
+from .one_mirror import LAYOUT, OTHER_LAYOUT, MirrorUnderTest, connectors_of, mirror_resource, running_mirror, watermarks
 
 
-def _mirror_resource(layout, ns, name, bootstrap, src, tgt, pattern, *, checkpoint=True, state=None):
-    spec = _mirror_spec(bootstrap, src, tgt, pattern, name)
-    mirror = spec["mirrors"][0]
-    if not checkpoint:
-        del mirror["checkpointConnector"]
-    if state:
-        mirror["sourceConnector"]["state"] = state
-    if layout != "v1":  # the legacy layout: clusters, connectCluster, sourceCluster/targetCluster
-        source = mirror.pop("source")
-        spec.pop("target")
-        spec.update({"connectCluster": tgt, "clusters": [source, {"alias": tgt, "bootstrapServers": bootstrap}]})
-        mirror.update({"sourceCluster": src, "targetCluster": tgt})
-    return for_one_broker({"apiVersion": f"{GROUP}/{layout}", "kind": "KafkaMirrorMaker2",
-                           "metadata": {"name": name, "namespace": ns}, "spec": spec})
-
-
-def _mirror_spec(bootstrap, src, tgt, pattern, name):
-    return {"replicas": 1,
-            "target": {"alias": tgt, "bootstrapServers": bootstrap, "groupId": f"{name}-g",
-                       "configStorageTopic": f"{name}-c", "statusStorageTopic": f"{name}-s",
-                       "offsetStorageTopic": f"{name}-o"},
-            "mirrors": [{"source": {"alias": src, "bootstrapServers": bootstrap},
-                         "sourceConnector": {"tasksMax": 1, "config": dict(SOURCE_CONFIG)},
-                         "checkpointConnector": {"tasksMax": 1, "config": {
-                             "emit.checkpoints.interval.seconds": 1, "refresh.groups.interval.seconds": 1,
-                             "sync.group.offsets.enabled": False}},
-                         "topicsPattern": pattern, "groupsPattern": "^none$"}]}
-
-
-class Damaged:
+class Damaged(MirrorUnderTest):
     """The mirror plus the names of its three topics and what the test did to them."""
 
     def __init__(self, mirror: Mirror, gap: str, gone: str, again: str):
-        self.m, self.gap, self.gone, self.again = mirror, gap, gone, again
-
-    @property
-    def source(self) -> str:
-        return self.m.connector()
-
-    @property
-    def checkpoint(self) -> str:
-        return self.m.connector("MirrorCheckpointConnector")
-
-    @property
-    def syncs_topic(self) -> str:
-        return f"mm2-offset-syncs.{self.m.tgt}.internal"  # MirrorSourceConfig#offsetSyncsTopic, location=source
+        super().__init__(mirror)
+        self.gap, self.gone, self.again = gap, gone, again
 
 
 def _source_stored(cli, m, connector):
     doc = json.loads(cli("list", m.target_arg, "--connector", connector, "-n", m.ns, "-o", "json").ok().out)
     return {(e["partition"]["topic"], e["partition"]["partition"]): (e["offset"] or {}).get("offset")
             for e in doc["offsets"]}
-
-
-def _watermarks(bootstrap, topic):
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer(kafka_conf(bootstrap, **{"group.id": f"wm-{uuid.uuid4().hex[:6]}"}))
-    try:
-        return consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
-    finally:
-        consumer.close()
 
 
 def _recreate(admin, topic):
@@ -106,29 +50,18 @@ def _recreate(admin, topic):
 @pytest.fixture(scope="module")
 def damaged(env, kube_api, kafka_admin, cli):
     from confluent_kafka import Producer, TopicPartition
-    from kubernetes import client
 
     tag = uuid.uuid4().hex[:6]
-    ns, name = f"mm2-integrity-{tag}", f"mirror-{tag}"
-    src, tgt = f"east{tag}", f"west{tag}"
     gap, gone, again = f"gap-{tag}", f"gone-{tag}", f"again-{tag}"
-    core, custom = client.CoreV1Api(kube_api), client.CustomObjectsApi(kube_api)
-    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
-        name=ns, labels={"kubectl-offsets-test": "true"})))
     for topic in (gap, gone, again):
         create_topic(kafka_admin, topic)
-    m = Mirror(LAYOUT, ns, name, src, f"unused{tag}", tgt, gap, "", "", custom, core, env.bootstrap_servers)
     producer = Producer(kafka_conf(env.bootstrap_servers))
     produce(producer, gap, [f"g{i}" for i in range(10)])
     produce(producer, gone, [f"x{i}" for i in range(3)])
     produce(producer, again, [f"a{i}" for i in range(5)])
-    custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, _mirror_resource(
-        LAYOUT, ns, name, cluster_bootstrap(env), src, tgt, f"^{gap}$,^{gone}$,^{again}$"))
-    try:
-        wait_for("both connectors RUNNING", lambda: m.live_state(m.connector()) == "RUNNING" and m.live_state(
-            m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=180)
-        assert len(topic_values(env.bootstrap_servers, f"{src}.{gap}", 10, timeout=120)) == 10
-        topic_values(env.bootstrap_servers, f"{src}.{again}", 5, timeout=120)
+    with running_mirror(env, kube_api, "mm2-integrity", [gap, gone, again]) as m:
+        assert len(topic_values(env.bootstrap_servers, f"{m.src}.{gap}", 10, timeout=120)) == 10
+        topic_values(env.bootstrap_servers, f"{m.src}.{again}", 5, timeout=120)
         d = Damaged(m, gap, gone, again)
         # Connect flushes source offsets every second or so: wait until all three are stored, then stop.
         wait_for("stored offsets", lambda: _source_stored(cli, m, d.source) == {
@@ -146,12 +79,6 @@ def damaged(env, kube_api, kafka_admin, cli):
         _recreate(kafka_admin, again)
         _produce_into_recreated(env.bootstrap_servers, again, ["b0", "b1"])  # offsets 0..1; 4 was stored
         yield d
-    finally:
-        try:
-            custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
-            wait_for("the mirror's connectors deleted from Connect", lambda: not _connectors_of(env, src), 60)
-        finally:
-            core.delete_namespace(ns)
 
 
 def _produce_into_recreated(bootstrap, topic, values):
@@ -164,7 +91,7 @@ def _produce_into_recreated(bootstrap, topic, values):
         produce(Producer(kafka_conf(bootstrap)), topic, values)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            seen.append(_watermarks(bootstrap, topic))
+            seen.append(watermarks(bootstrap, topic))
             if seen[-1] == (0, len(values)):
                 return
             if seen[-1][1] > 0:
@@ -178,13 +105,6 @@ def _tasks_of(m, connector):
         if entry.get("name") == connector:
             return entry.get("tasks") or []
     return []
-
-
-def _connectors_of(env, alias):
-    import urllib.request
-
-    with urllib.request.urlopen(f"{env.connect_url}/connectors", timeout=10) as response:
-        return [c for c in json.loads(response.read()) if c.startswith(f"{alias}->")]
 
 
 # ------------------------------------------------------------------------------------------ the pre-flight
@@ -284,7 +204,7 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
 
     d, m = damaged, damaged.m
     admin = AdminClient(kafka_conf(env.bootstrap_servers))
-    start_before, end_before = _watermarks(env.bootstrap_servers, d.syncs_topic)
+    start_before, end_before = watermarks(env.bootstrap_servers, d.syncs_topic)
     assert end_before > start_before, "the source task wrote offset syncs while it ran"
     before = m.wait_steady()
     target = (m.target_arg, "-n", m.ns, "--connector", "source", "--source-bootstrap-server", env.bootstrap_servers)
@@ -298,12 +218,12 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
     # What the damage costs on its own: g10..g14 never arrive (gap); the recreated topic is copied from its start.
     assert topic_values(env.bootstrap_servers, f"{m.src}.{d.gap}", 15)[10:] == [f"g{i}" for i in range(15, 20)]
     assert topic_values(env.bootstrap_servers, f"{m.src}.{d.again}", 7)[5:] == ["b0", "b1"]
-    wait_for("syncs of the new replication", lambda: _watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before)
-    _, end_before = _watermarks(env.bootstrap_servers, d.syncs_topic)
+    wait_for("syncs of the new replication", lambda: watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before)
+    _, end_before = watermarks(env.bootstrap_servers, d.syncs_topic)
     run = cli("reset", *target, "--with-offset-syncs", "--yes").ok()
     assert "truncating " + d.syncs_topic in run.err
     # Old syncs are gone; the topic is still there.
-    start_after, _ = _watermarks(env.bootstrap_servers, d.syncs_topic)
+    start_after, _ = watermarks(env.bootstrap_servers, d.syncs_topic)
     assert start_after >= end_before
     obj = m.get()
     assert JOURNAL not in (obj["metadata"].get("annotations") or {})
@@ -338,7 +258,7 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
 
     d, m = damaged, damaged.m
     # The replication after the previous reset wrote new syncs.
-    wait_for("new offset syncs", lambda: (lambda w: w[1] > w[0])(_watermarks(env.bootstrap_servers, d.syncs_topic)))
+    wait_for("new offset syncs", lambda: (lambda w: w[1] > w[0])(watermarks(env.bootstrap_servers, d.syncs_topic)))
     kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=m.ns))
     options = Options(yes=True, mm2=Mm2Settings(source_bootstrap=env.bootstrap_servers, with_offset_syncs=True))
     with pytest.raises(SimulatedCrash):
@@ -346,7 +266,7 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
                                  crash_after="reset-checkpoint")
     journal = json.loads(m.get()["metadata"]["annotations"][JOURNAL])
     assert journal["step"] == "reset-checkpoint" and journal["offset_syncs"]["truncated"] is False
-    start, end = _watermarks(env.bootstrap_servers, d.syncs_topic)
+    start, end = watermarks(env.bootstrap_servers, d.syncs_topic)
     assert end > start, "not truncated yet"
     assert m.live_state(d.source) == "STOPPED" and m.live_state(d.checkpoint) == "STOPPED"
     # A second full reset is refused while the journal is there, naming the recover command.
@@ -354,7 +274,7 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
         "--source-bootstrap-server", env.bootstrap_servers).refused("in progress", "kubectl offsets recover")
     done = cli("recover", m.target_arg, "-n", m.ns, "--connector", "source", "--force").ok()  # fresh heartbeat
     assert "offset-syncs truncated" in done.out
-    assert _watermarks(env.bootstrap_servers, d.syncs_topic)[0] >= end
+    assert watermarks(env.bootstrap_servers, d.syncs_topic)[0] >= end
     assert JOURNAL not in (m.get()["metadata"].get("annotations") or {})
     m.wait_state(d.source, "RUNNING")
     m.wait_state(d.checkpoint, "RUNNING")
@@ -366,7 +286,7 @@ def test_a_shared_offset_syncs_topic_is_refused_naming_the_pairs(damaged, cli, e
     d, m = damaged, damaged.m
     other, north = f"other-{uuid.uuid4().hex[:6]}", f"north{uuid.uuid4().hex[:6]}"
     topic = create_topic(kafka_admin, f"north-{uuid.uuid4().hex[:6]}")
-    m.custom.create_namespaced_custom_object(GROUP, OTHER_LAYOUT, m.ns, PLURAL, _mirror_resource(
+    m.custom.create_namespaced_custom_object(GROUP, OTHER_LAYOUT, m.ns, PLURAL, mirror_resource(
         OTHER_LAYOUT, m.ns, other, cluster_bootstrap(env), north, m.tgt, f"^{topic}$", checkpoint=False,
         state="stopped"))
     try:
@@ -381,7 +301,7 @@ def test_a_shared_offset_syncs_topic_is_refused_naming_the_pairs(damaged, cli, e
         assert m.snapshot() == before
     finally:
         m.custom.delete_namespaced_custom_object(GROUP, READ_VERSION, m.ns, PLURAL, other)
-        wait_for("the other mirror's connectors deleted", lambda: not _connectors_of(env, north), 60)
+        wait_for("the other mirror's connectors deleted", lambda: not connectors_of(env, north), 60)
 
 
 def test_the_offset_syncs_example_is_accepted_and_names_the_topic_its_comments_say(damaged):
@@ -435,13 +355,13 @@ def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged,
     from confluent_kafka import Producer
 
     produce(Producer(kafka_conf(env.bootstrap_servers)), topic, ["f0", "f1"])
-    _, end_before = _watermarks(env.bootstrap_servers, d.syncs_topic)
-    m.custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, _mirror_resource(
+    _, end_before = watermarks(env.bootstrap_servers, d.syncs_topic)
+    m.custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, mirror_resource(
         LAYOUT, ns, name, _untied_spelling(env, m.core), south, m.tgt, f"^{topic}$", checkpoint=False))
     try:
         topic_values(env.bootstrap_servers, f"{south}.{topic}", 2, timeout=90)
         wait_for("the foreign mirror's offset syncs",
-                 lambda: _watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before, timeout=60)
+                 lambda: watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before, timeout=60)
         before = m.wait_steady()
         cli("reset", m.target_arg, "-n", m.ns, "--connector", "source", "--with-offset-syncs", "--yes",
             "--source-bootstrap-server", env.bootstrap_servers).refused(
@@ -450,6 +370,6 @@ def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged,
     finally:
         m.custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
         try:
-            wait_for("the foreign mirror's connectors deleted", lambda: not _connectors_of(env, south), 60)
+            wait_for("the foreign mirror's connectors deleted", lambda: not connectors_of(env, south), 60)
         finally:
             m.core.delete_namespace(ns)

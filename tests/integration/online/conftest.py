@@ -283,6 +283,51 @@ def assert_unchanged(cluster: Cluster, conn: Connector, before: Snapshot, *, lis
         assert after.metadata == before.metadata, "the custom resource's metadata changed"
 
 
+def manifest(lab, path: Path, name: str, cls: str, config: dict, state: str | None = None) -> Path:
+    """A KafkaConnector manifest of the lab's KafkaConnect written to ``path``, for create -f (no namespace: -n)."""
+    spec = {"class": cls, "tasksMax": 1, "config": {"key.converter": STRING, "value.converter": STRING, **config}}
+    if state:
+        spec["state"] = state
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
+            "metadata": {"name": name, "labels": {"strimzi.io/cluster": CONNECT}}, "spec": spec}
+    path.write_text(json.dumps(body))
+    return path
+
+
+def sink_manifest(lab, tmp_path: Path, name: str, topic: str, state: str | None = None) -> tuple[Path, Connector]:
+    """The manifest of a FileStreamSink reading ``topic`` into a fresh file, and the Connector it will be."""
+    out = lab.workdir / f"{name}-{unique_name('f')[-6:]}.out"
+    path = manifest(lab, tmp_path / f"{name}.yaml", name, FILE_SINK, {"file": str(out), "topics": topic}, state)
+    return path, Connector(lab.ns, name, topic, out)
+
+
+def exists(lab, name: str) -> bool:
+    """Whether the lab's namespace holds kafkaconnector/``name``."""
+    try:
+        lab.cluster.get(lab.ns, name)
+        return True
+    except k8s.ApiException as error:
+        assert error.status == 404
+        return False
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "online"
+
+
+def bind_documented_role(cluster: Cluster, ns: str, user: str, binding: str) -> None:
+    """The documented Role (examples/online/rbac.yaml) in ``ns``, bound to ``user`` and only there."""
+    import yaml
+
+    role = yaml.safe_load((EXAMPLES / "rbac.yaml").read_text())
+    role["metadata"]["namespace"] = ns
+    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
+    rbac.create_namespaced_role(ns, role)
+    rbac.create_namespaced_role_binding(ns, {
+        "metadata": {"name": binding},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]},
+        "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]})
+
+
 def create_namespace_with_connect(env, cluster: Cluster, ns: str) -> None:
     """A test namespace (labelled for the suite's clean-up) with the KafkaConnect ``CONNECT``, which uses connector
     resources: where a test's connectors live."""

@@ -11,7 +11,7 @@ from kubernetes import client as k8s
 
 from kubectl_offsets.errors import ExitStatus
 
-from .conftest import assert_unchanged, eventually, snapshot
+from .conftest import EXAMPLES, assert_unchanged, bind_documented_role, eventually, snapshot
 
 
 @pytest.fixture(scope="module")
@@ -188,19 +188,11 @@ def test_without_a_terminal_and_without_yes_alter_refuses(lab, cli, sink):
 
 # ---- the documented Role and examples (docs/online.md) ------------------------------------------------------------
 
-EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[3] / "examples" / "online"
 
 
 def test_the_documented_role_is_enough(env, lab, cli, cluster, sink):
     """examples/online/rbac.yaml, bound to a user with nothing else, is enough for list, alter and undo."""
-    role = yaml.safe_load((EXAMPLES / "rbac.yaml").read_text())
-    role["metadata"]["namespace"] = lab.ns
-    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
-    rbac.create_namespaced_role(lab.ns, role)
-    rbac.create_namespaced_role_binding(lab.ns, {
-        "metadata": {"name": "offsets-operator"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]},
-        "subjects": [{"kind": "User", "name": "offsets-operator", "apiGroup": "rbac.authorization.k8s.io"}]})
+    bind_documented_role(cluster, lab.ns, "offsets-operator", "offsets-operator")
     kubeconfig = env.kubeconfig_for("offsets-operator")
 
     for argv in (["list", sink.name], ["alter", sink.name, "--set", f"{sink.topic}:0=1", "--yes"],

@@ -17,8 +17,8 @@ from kubernetes import client as k8s
 from tests.env.clients import create_topic, unique_name
 from tests.env.emulator import profiles
 
-from .conftest import (CONNECT, FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, STRING, VERSION, Connector, annotations,
-                       assert_unchanged, eventually, live_state, snapshot, spec_state)
+from .conftest import (FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
+                       eventually, exists, live_state, manifest, sink_manifest, snapshot, spec_state)
 
 CREATING = "kubectl-offsets.io/creating"
 # Waits for records written after a (re)start: the sink's consumer group joins first, slow on a loaded machine.
@@ -55,31 +55,6 @@ def lab12(lab):
     """The module's namespace run by a Strimzi 1.2 operator (connectors created in their requested state)."""
     operator_pod(lab.cluster, lab.ns, "1.2.0")
     return lab
-
-
-def manifest(lab, path: Path, name: str, cls: str, config: dict, state: str | None = None) -> Path:
-    spec = {"class": cls, "tasksMax": 1, "config": {"key.converter": STRING, "value.converter": STRING, **config}}
-    if state:
-        spec["state"] = state
-    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
-            "metadata": {"name": name, "labels": {"strimzi.io/cluster": CONNECT}}, "spec": spec}
-    path.write_text(json.dumps(body))
-    return path
-
-
-def sink_manifest(lab, tmp_path: Path, name: str, topic: str, state: str | None = None) -> tuple[Path, Connector]:
-    out = lab.workdir / f"{name}-{unique_name('f')[-6:]}.out"
-    path = manifest(lab, tmp_path / f"{name}.yaml", name, FILE_SINK, {"file": str(out), "topics": topic}, state)
-    return path, Connector(lab.ns, name, topic, out)
-
-
-def exists(lab, name: str) -> bool:
-    try:
-        lab.cluster.get(lab.ns, name)
-        return True
-    except k8s.ApiException as error:
-        assert error.status == 404
-        return False
 
 
 def sink_offsets(cli, lab, name: str, live_partition: int | None = None) -> dict[int, int]:

@@ -8,54 +8,23 @@ versions tell a release before 1.0 (v1beta2 served), and the installed KafkaConn
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-import yaml
-from kubernetes import client as k8s
 
 from tests.env.clients import create_topic, unique_name
 from tests.env.emulator import profiles
 
-from .conftest import CONNECT, FILE_SINK, GROUP, STRING, VERSION, Connector, eventually
+from .conftest import bind_documented_role, eventually, exists, sink_manifest
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "online"
 RECORDS_TIMEOUT = 120.0  # records written after a start: the sink's consumer group joins first
-
-
-def sink_manifest(lab, tmp_path: Path, name: str, topic: str) -> tuple[Path, Connector]:
-    out = lab.workdir / f"{name}.out"
-    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
-            "metadata": {"name": name, "labels": {"strimzi.io/cluster": CONNECT}},
-            "spec": {"class": FILE_SINK, "tasksMax": 1, "config": {"key.converter": STRING, "value.converter": STRING,
-                                                                   "file": str(out), "topics": topic}}}
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(json.dumps(body))
-    return path, Connector(lab.ns, name, topic, out)
-
-
-def exists(lab, name: str) -> bool:
-    try:
-        lab.cluster.get(lab.ns, name)
-        return True
-    except k8s.ApiException as error:
-        assert error.status == 404
-        return False
 
 
 @pytest.fixture(scope="module")
 def documented_user(env, lab, cluster):
     """limited-user (token auth, no groups) bound to the documented Role in the lab namespace and to nothing else:
     it may list pods there, where no operator pod is, and nowhere else."""
-    role = yaml.safe_load((EXAMPLES / "rbac.yaml").read_text())
-    role["metadata"]["namespace"] = lab.ns
-    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
-    rbac.create_namespaced_role(lab.ns, role)
-    rbac.create_namespaced_role_binding(lab.ns, {
-        "metadata": {"name": "offsets-documented"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]},
-        "subjects": [{"kind": "User", "name": "limited-user", "apiGroup": "rbac.authorization.k8s.io"}]})
+    bind_documented_role(cluster, lab.ns, "limited-user", "offsets-documented")
     assert not cluster.core.list_namespaced_pod(lab.ns, label_selector="strimzi.io/kind=cluster-operator").items
     return env.limited_kubeconfig
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from kubectl_offsets.cli.kubectl_output import jsonpath
 from kubectl_offsets.cli.root import root
+from kubectl_offsets.connect import ConnectorKind
 from kubectl_offsets.core.online import operations
 from kubectl_offsets.errors import InputError
 from tests.unit.cli.test_backups_command import kube  # noqa: F401 - the fixture
@@ -112,3 +113,98 @@ def test_backups_prune_with_jsonpath_is_refused_before_deleting(kube):  # noqa: 
     result = CliRunner().invoke(root, ["backups", "--all", "--prune", "--keep", "1", "--yes", "-o", "jsonpath={.x}"])
     assert result.exit_code == 2 and "--prune" in result.stderr
     assert kube.deleted == []
+
+
+# --- -o name, -o jsonpath and --no-headers render the command's result; the command runs once ---------------------
+
+def _fleet_reset(monkeypatch, *, fails: bool):
+    """reset -l with one KafkaConnector selected, planned and run by stand-ins: done, or failed."""
+    from kubectl_offsets import strimzi
+    from kubectl_offsets.cli import fleet as cli_fleet
+    from kubectl_offsets.core.online import fleet
+    from kubectl_offsets.core.online.steps import Outcome
+    from kubectl_offsets.errors import OffsetsError
+    from kubectl_offsets.model import OffsetsDocument
+    from tests.unit.core.online.test_fleet import SINK, FakeKube
+
+    member = fleet.Member("kafka", strimzi.KIND_CONNECTOR, "orders-sink", "orders-sink")
+    plan = fleet.Plan([fleet.PlanItem(member, "reset", run=lambda client, options, progress: None)])
+    outcome = Outcome(ConnectorKind.SINK, OffsetsDocument(), OffsetsDocument(), None, "orders-sink-backup-1",
+                      "running", "j1")
+    result = fleet.MemberResult(plan.items[0], started=True, **(
+        {"error": OffsetsError("the operator did not answer")} if fails else {"outcome": outcome}))
+    runs = []
+    monkeypatch.setattr(operations, "connect", lambda cluster: FakeKube({strimzi.KIND_CONNECTOR: [SINK]}))
+    monkeypatch.setattr(fleet, "plan_reset", lambda *args, **kwargs: plan)
+    monkeypatch.setattr(fleet, "execute", lambda *args, **kwargs: runs.append(1) or fleet.FleetReport([result]))
+    monkeypatch.setattr(cli_fleet, "_show_plan", lambda plan: None)
+    return runs
+
+
+def test_no_headers_leaves_out_the_header_of_a_fleet_summary_that_ends_in_a_failure(monkeypatch):
+    """The summary of a run with a failed connector is printed before the command exits non-zero: --no-headers
+    still applies to it."""
+    _fleet_reset(monkeypatch, fails=True)
+    result = CliRunner().invoke(root, ["reset", "-l", "team=a", "--yes", "--no-headers"])
+    assert result.exit_code != 0
+    assert result.stdout.split()[:2] == ["kafka", "kafkaconnector/orders-sink"], result.stdout
+    assert "NAMESPACE" not in result.stdout
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_name_output_of_a_fleet_run_names_the_resources_it_changed_and_runs_it_once(monkeypatch, fails):
+    """-o name of reset -l: the resources whose offsets were changed (none when it failed), never the summary
+    table, and the fleet is run once."""
+    runs = _fleet_reset(monkeypatch, fails=fails)
+    result = CliRunner().invoke(root, ["reset", "-l", "team=a", "--yes", "-o", "name"])
+    assert (result.exit_code != 0) == fails
+    assert result.stdout == ("" if fails else "kafkaconnector/orders-sink\n")
+    assert runs == [1]
+
+
+def _single_alter(monkeypatch):
+    from kubectl_offsets.core.online.steps import Outcome
+    from kubectl_offsets.model import OffsetsDocument
+
+    before = OffsetsDocument.from_json({"offsets": [DOC["offsets"][0]]})
+    after = OffsetsDocument.from_json({"offsets": [{**DOC["offsets"][0], "offset": {"kafka_offset": 3}}]})
+    calls = []
+
+    def alter_offsets(client, spec, request, **kwargs):
+        calls.append(spec.text)
+        return Outcome(ConnectorKind.SINK, before, after, after, "orders-sink-backup-1", "running", "j1")
+
+    monkeypatch.setattr(operations, "connect", lambda cluster: object())
+    monkeypatch.setattr(operations, "alter_offsets", alter_offsets)
+    return calls
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("name", "kafkaconnector/orders-sink\n"),
+    ("jsonpath={.offsets[0].offset.kafka_offset}", "3"),
+])
+def test_name_and_jsonpath_of_a_mutation_come_from_its_one_run(monkeypatch, output, expected):
+    calls = _single_alter(monkeypatch)
+    result = CliRunner().invoke(root, ["alter", "orders-sink", "--set", "orders:0=3", "--yes", "-o", output])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == expected
+    assert calls == ["orders-sink"], "the mutation ran more than once"
+
+
+def test_no_headers_of_a_mutation_drops_only_the_header(monkeypatch):
+    _single_alter(monkeypatch)
+    result = CliRunner().invoke(root, ["alter", "orders-sink", "--set", "orders:0=3", "--yes", "--no-headers"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == ["orders", "0", "12", "3", "changed"]
+
+
+def test_jsonpath_values_reach_the_terminal_escaped_like_every_other_output(monkeypatch):
+    """A backup's connector annotation is anyone's text: a JSONPath of it prints an escape sequence visibly, as the
+    table and JSON outputs do, instead of handing it to the terminal."""
+    from tests.unit.core.online.test_backup_catalog import FakeKube, backup
+
+    forged = backup("sink-offsets-backup-20261126t110000z", "sink", "sink\x1b]0;owned\x07", "2026-11-26T11:00:00Z")
+    monkeypatch.setattr(operations, "connect", lambda cluster: FakeKube([forged]))
+    result = CliRunner().invoke(root, ["backups", "--all", "-o", "jsonpath={.backups[0].connector}"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "sink\\x1b]0;owned\\x07"

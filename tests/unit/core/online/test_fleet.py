@@ -499,10 +499,10 @@ def test_a_ctrl_c_while_the_summary_prints_does_not_cut_it_short(monkeypatch, ca
     monkeypatch.setattr(fleet, "execute", lambda *args, **kwargs: report)
     render = output_fleet.render_summary
 
-    def render_with_ctrl_c(rows):
+    def render_with_ctrl_c(rows, **flags):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)  # the handler runs here, in the main thread
-        return render(rows)
+        return render(rows, **flags)
 
     monkeypatch.setattr(output_fleet, "render_summary", render_with_ctrl_c)
     monkeypatch.setattr(cli_fleet, "_show_plan", lambda plan: None)
