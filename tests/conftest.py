@@ -105,9 +105,16 @@ def env():
 
 @pytest.fixture(autouse=True)
 def _components_alive(request):
-    """Before each integration test, check that no component died during the previous ones."""
+    """Before each integration test, check that no component died during the previous ones, and that a test marked
+    `emulator_only` has the emulator (it fails, never skips, against Strimzi's real operator)."""
     if "env" in request.fixturenames:
-        request.getfixturevalue("env").check_alive()
+        environment = request.getfixturevalue("env")
+        environment.check_alive()
+        marker = request.node.get_closest_marker("emulator_only")
+        if marker and environment.operator != "emulator":
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+            pytest.fail(f"this test needs the operator emulator ({reason}) and {environment.run_dir} runs "
+                        f"{environment.operator}: run it with KO_OPERATOR=emulator (python -m tests.suite does)")
 
 
 # ---- Kubernetes ------------------------------------------------------------------------------------------------

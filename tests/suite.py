@@ -3,9 +3,10 @@
 Most integration tests spend their time waiting on the Strimzi operator and Connect, not on the CPU, so they run in
 parallel (pytest-xdist) against ONE environment started here, running Strimzi's real cluster operator (built from
 source; its Connect pods are real Connect workers), each test isolated by its own namespace, topics and connector
-names. Tests marked `exclusive` turn the operator emulator's global knobs (its faults file, stopping it, its reconcile
-interval): they need the emulator, and would disturb their neighbours, so they run afterwards, one at a time, against
-a second environment that runs the emulator.
+names. Two kinds of tests need the operator emulator instead, and run afterwards against a second environment that
+runs it: tests marked `emulator_only` (the emulator's own tests, and behaviour only it produces on demand; each says
+why), in parallel, and tests marked `exclusive`, which turn the emulator's global knobs (its faults file, stopping it,
+its reconcile interval) and would disturb their neighbours, one at a time.
 
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
@@ -14,9 +15,9 @@ a second environment that runs the emulator.
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
 real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make
-test-eras` runs the matrix alone). The eras run at once, the workers split between them, beside the exclusive phase,
-which runs one test at a time and mostly waits on the operator, so the machine's idle time pays for them; their
-pytest output is printed when they end.
+test-eras` runs the matrix alone). The eras run at once, the workers split between them, beside the emulator's
+phases, whose tests mostly wait on the operator, so the machine's idle time pays for them; their pytest output is
+printed when they end.
 
 Every environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. A failed test is run once more; before the
@@ -109,7 +110,10 @@ class Tally:
 
 def phases(workers: int) -> list[Phase]:
     return [
-        Phase("parallel: every test not marked exclusive, against Strimzi's real operator", "not exclusive", workers),
+        Phase("parallel: every test not marked exclusive or emulator_only, against Strimzi's real operator",
+              "not exclusive and not emulator_only", workers),
+        Phase("emulator_only: tests that need the operator emulator, in parallel, against the emulator",
+              "emulator_only and not exclusive", workers, operator="emulator"),
         Phase("exclusive: tests that turn the emulator's global knobs, one at a time, against the emulator",
               "exclusive", 0, operator="emulator"),
     ]
@@ -156,8 +160,8 @@ def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=N
     status = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "KO_ENV_JSON": env_json}, stdout=log,
                              stderr=subprocess.STDOUT if log else None)
     print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", file=out, flush=True)
-    # 5 = no test selected: the exclusive phase, or an era's scenarios, may legitimately be empty under a -k filter.
-    return 0 if status == 5 and (phase.marker == "exclusive" or extra) else status
+    # 5 = no test selected: the emulator's phases, or an era's scenarios, may legitimately be empty under a -k filter.
+    return 0 if status == 5 and (phase.operator == "emulator" or extra) else status
 
 
 def _interrupt(signum, _frame):
@@ -279,7 +283,7 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
     status = 0
     try:
         for index, phase in enumerate(phases(args.workers)):
-            if phase.marker == "exclusive" and eras:
+            if phase.operator == "emulator" and eras and not eras.threads:
                 eras.start()
             environment = environments.get(phase.operator) or _start(phase.operator, environments)
             report = reports / f"phase-{index}.xml"

@@ -15,6 +15,8 @@ from kubernetes.client.rest import ApiException
 
 from tests.env.emulator import profiles
 
+pytestmark = pytest.mark.emulator_only("tests of the emulator itself: they prove it reproduces Strimzi's rules")
+
 PROFILE = profiles.selected()
 V = PROFILE.preferred_version  # what users' manifests and kubectl use in this era
 DEFAULT_LAYOUT = PROFILE.mm2_layouts[-1]  # v1 where it exists, else the legacy v1beta2 layout
