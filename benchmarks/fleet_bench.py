@@ -66,12 +66,14 @@ def run_cli(env, *args: str) -> tuple[float, float]:
 
 def build_fleet(env, count: int, connect_clusters: int = 1, *, live: bool = False):
     """A namespace with ``connect_clusters`` KafkaConnects and ``count`` running sinks spread over them round robin;
-    returns (lab, selector, names). All KafkaConnects are served by the environment's one Connect worker. ``live``:
+    returns (lab, selector, names). With the emulator all KafkaConnects are served by the environment's one Connect
+    worker; with Strimzi's real operator each KafkaConnect has a Connect worker of its own (its pod). ``live``:
     each sink's topic also has a partition a producer keeps feeding (20 records/s; on two cores, 40 producers and
     the worker writing their records measure the machine more than the plugin, so it is off by default)."""
     from kubernetes import client as k8s
 
     from tests.env.clients import kube_api_client
+    from tests.env.kind.shared import connect_spec_for
     from tests.integration.online.conftest import CONNECT, GROUP, VERSION, Cluster, Lab
 
     api = kube_api_client(env.kubeconfig)
@@ -87,7 +89,8 @@ def build_fleet(env, count: int, connect_clusters: int = 1, *, live: bool = Fals
         cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                         "metadata": {"name": connect, "namespace": ns,
                                      "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                        "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers}})
+                        "spec": connect_spec_for(env, cluster.core, ns, connect)})
+    wait_ready(cluster, ns, connects)
     workdir = Path(env.run_dir) / f"fleet-bench-{tag}"
     workdir.mkdir(parents=True, exist_ok=True)
     lab = Lab(env, cluster, admin, ns, workdir)
@@ -98,6 +101,19 @@ def build_fleet(env, count: int, connect_clusters: int = 1, *, live: bool = Fals
         cluster.merge(ns, conn.name, {"metadata": {"labels": {"kubectl-offsets-bench": tag}}})
         names.append(conn.name)
     return lab, selector, names
+
+
+def wait_ready(cluster, ns: str, connects: list[str], timeout: float = 600.0) -> None:
+    """Every KafkaConnect Ready: Strimzi's real operator reconciles connectors only once their Connect cluster's pods
+    are Ready (a worker each, started by the kubelet stand-in: on two cores, a dozen take minutes)."""
+    from tests.integration.online.conftest import eventually
+
+    def ready(name: str) -> bool:
+        status = cluster.get(ns, name, "kafkaconnects").get("status") or {}
+        return any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+
+    eventually(f"{len(connects)} KafkaConnect(s) in {ns} Ready", lambda: all(ready(c) for c in connects) or None,
+               timeout=timeout, interval=2.0)
 
 
 def remove_fleet(env, lab, names: list[str]) -> None:
@@ -176,13 +192,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure with the connectors spread over this many KafkaConnects (each a run)")
     parser.add_argument("--live", action="store_true",
                         help="give every sink a partition that a producer keeps feeding during the runs")
+    parser.add_argument("--operator", choices=("emulator", "strimzi"),
+                        help="the operator of the environment this run starts (default: the environment's default)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
     sys.path.insert(0, str(ROOT))
     from tests.env import Env, start_environment
 
-    env = Env.load(args.env_json) if args.env_json else start_environment()
+    env = Env.load(args.env_json) if args.env_json else start_environment(operator=args.operator)
     try:
         runs = [measure(env, args.connectors, k, live=args.live) for k in args.connect_clusters]
     finally:

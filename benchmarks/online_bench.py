@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from tests.env import Env, start_environment
 
-    env = Env.load(args.env_json) if args.env_json else start_environment()
+    env = Env.load(args.env_json) if args.env_json else start_environment(operator=args.operator)
     try:
         lab = Lab(env)
         target = lab.sink()
@@ -153,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs", type=int, default=15, help="cold runs of --help and kubectl (default 15)")
     parser.add_argument("--cold-lists", type=int, default=5, help="cold list runs (default 5)")
     parser.add_argument("--kubectl", default=KUBECTL)
+    parser.add_argument("--operator", choices=("emulator", "strimzi"),
+                        help="the operator of the environment this run starts (default: the environment's default)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
@@ -165,6 +167,7 @@ class Lab:
         from kubernetes import client, config
 
         from tests.env.clients import unique_name
+        from tests.env.kind.shared import connect_spec_for
 
         self.env, self.unique = env, unique_name
         api = config.new_client_from_config(config_file=env.kubeconfig)
@@ -174,8 +177,19 @@ class Lab:
         self.custom.create_namespaced_custom_object("kafka.strimzi.io", "v1", self.ns, "kafkaconnects", {
             "apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnect",
             "metadata": {"name": "connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
-            "spec": {"replicas": 1, "bootstrapServers": env.bootstrap_servers, "groupId": "g",
-                     "configStorageTopic": "c", "statusStorageTopic": "s", "offsetStorageTopic": "o"}})
+            "spec": connect_spec_for(env, self.core, self.ns, "connect")})
+        # Strimzi's real operator starts the connectors of a KafkaConnect only once its pod (a Connect worker of its
+        # own, started by the kubelet stand-in) is Ready; the emulator reports Ready at once.
+        deadline = time.monotonic() + 300
+        while not self.connect_ready():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"KafkaConnect {self.ns}/connect not Ready after 300 s")
+            time.sleep(1)
+
+    def connect_ready(self) -> bool:
+        obj = self.custom.get_namespaced_custom_object("kafka.strimzi.io", "v1", self.ns, "kafkaconnects", "connect")
+        conditions = (obj.get("status") or {}).get("conditions") or []
+        return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
     def sink(self) -> dict:
         from confluent_kafka import Producer

@@ -1,0 +1,193 @@
+"""Resident memory of a process tree, sampled while it runs: what the whole suite (the environments it starts, their
+Connect workers, the pytest workers, the plugin's own processes) holds at its peak.
+
+Every process the suite runs descends from it: the environment's components are spawned with ``start_new_session``
+(a new session, the same parent), the kubelet stand-in's Connect workers are its children, the era environments and
+pytest workers are the suite's children. So the sum over the suite process's descendants is the suite's footprint;
+nothing of another user's environment on the same machine is counted.
+
+    from tests import memory
+    sys.exit(memory.sampled(main))     # runs main() with a sampler beside it and prints the peak at the end
+
+The figure is the sum of each process's RSS (``/proc/PID/statm``), which counts the pages processes share (the JVMs'
+shared libraries, the Python interpreter) once per process: an upper bound of what they need. ``/proc/meminfo``'s
+``MemTotal - MemAvailable`` at the same moment is reported beside it, machine-wide (other users included). Reads
+only ``/proc``: no dependency.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+MB = 1024 * 1024
+# The bound of issue 24: the whole suite under 16 GB of resident memory on the 24 GB machine.
+LIMIT_BYTES = 16 * 1024 ** 3
+T = TypeVar("T")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of one process; 0 when it is gone (it may exit between listing and reading)."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process now."""
+    parents = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry.name}/stat").read_text()
+        except OSError:
+            continue
+        # The command name (field 2) is in parentheses and may contain spaces; the parent is the 2nd field after it.
+        parents[int(entry.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+    return parents
+
+
+def descendants(root: int) -> list[int]:
+    """Every living descendant of ``root`` (not ``root`` itself)."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in _parents().items():
+        children.setdefault(parent, []).append(pid)
+    found, stack = [], list(children.get(root, []))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, []))
+    return found
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
+
+
+def kind_of(pid: int) -> str:
+    """What a process of the suite is, for the breakdown: a Connect worker, Kafka, the operator, pytest, ..."""
+    argv = cmdline(pid)
+    text = " ".join(argv)
+    for needle, kind in (("ConnectDistributed", "connect worker"), ("kafka.Kafka", "kafka"),
+                         ("io.strimzi.operator", "strimzi operator"), ("tests.env.emulator", "operator emulator"),
+                         ("tests.env.kubelet", "kubelet stand-in"), ("kube-apiserver", "kube-apiserver"),
+                         ("etcd", "etcd"), ("deploy.master.Master", "spark"), ("deploy.worker.Worker", "spark"),
+                         ("SparkSubmit", "spark"), ("pytest", "pytest"),
+                         ("sys.stdin.readline", "pytest"),  # a pytest-xdist worker (execnet's bootstrap)
+                         ("tests.suite", "suite"), ("tests.run_eras", "suite"), ("kubectl-offsets", "kubectl-offsets"),
+                         ("kubectl_offsets", "kubectl-offsets")):
+        if needle in text:
+            return kind
+    return Path(argv[0]).name if argv else "?"
+
+
+def used_machine_bytes() -> int:
+    """MemTotal - MemAvailable: what the whole machine uses now (every user)."""
+    info = {}
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        key, _, value = line.partition(":")
+        info[key] = int(value.split()[0]) * 1024
+    return info["MemTotal"] - info["MemAvailable"]
+
+
+@dataclass
+class Peak:
+    """The sample with the largest RSS sum, and the most Connect workers seen at once."""
+    rss: int = 0
+    processes: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+    count_by_kind: dict[str, int] = field(default_factory=dict)
+    machine_used: int = 0
+    at: float = 0.0
+    connect_workers: int = 0  # the most at once, whenever (not necessarily at the RSS peak)
+    samples: int = 0
+
+    def summary(self, seconds: float | None = None) -> str:
+        within = "within" if self.rss < LIMIT_BYTES else "OVER"
+        parts = ", ".join(f"{kind} {size / MB:.0f} MB" + (f" ({self.count_by_kind[kind]})"
+                                                          if self.count_by_kind.get(kind, 0) > 1 else "")
+                          for kind, size in sorted(self.by_kind.items(), key=lambda kv: -kv[1]))
+        when = f" at {time.strftime('%H:%M:%S', time.localtime(self.at))}" if self.at else ""
+        span = f" over {seconds:.0f} s" if seconds is not None else ""
+        return (f"peak resident memory {self.rss / 1024 ** 3:.2f} GB (sum of the RSS of {self.processes} processes"
+                f"{when}; {within} the {LIMIT_BYTES / 1024 ** 3:.0f} GB bound): {parts}. Machine-wide in use then "
+                f"{self.machine_used / 1024 ** 3:.2f} GB. At most {self.connect_workers} Connect workers at once "
+                f"({self.samples} samples{span}).")
+
+
+class Sampler:
+    """Samples the RSS of ``root``'s process tree (``root`` included) every ``interval`` seconds in a daemon
+    thread; ``stop()`` returns the peak."""
+
+    def __init__(self, root: int | None = None, interval: float = 2.0):
+        self.root, self.interval = root or os.getpid(), interval
+        self.peak = Peak()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
+        self.started = 0.0
+
+    def start(self) -> Sampler:
+        self.started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def sample(self) -> None:
+        by_kind: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        total = 0
+        pids = [self.root, *descendants(self.root)]
+        for pid in pids:
+            size = rss_bytes(pid)
+            if not size:
+                continue
+            kind = kind_of(pid)
+            by_kind[kind] = by_kind.get(kind, 0) + size
+            counts[kind] = counts.get(kind, 0) + 1
+            total += size
+        peak = self.peak
+        peak.samples += 1
+        peak.connect_workers = max(peak.connect_workers, counts.get("connect worker", 0))
+        if total > peak.rss:
+            peak.rss, peak.processes, peak.by_kind, peak.count_by_kind = total, sum(counts.values()), by_kind, counts
+            peak.machine_used, peak.at = used_machine_bytes(), time.time()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.sample()
+            except Exception:  # noqa: BLE001 - a failed sample must never disturb the run it measures
+                pass
+            self._stop.wait(self.interval)
+
+    def stop(self) -> Peak:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        return self.peak
+
+    def __enter__(self) -> Sampler:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def sampled(function: Callable[[], T], interval: float = 2.0) -> T:
+    """Run ``function()`` with a sampler of this process's tree beside it; print the peak when it ends (also on an
+    exception or Ctrl-C) and return what it returned."""
+    sampler = Sampler(interval=interval).start()
+    try:
+        return function()
+    finally:
+        peak = sampler.stop()
+        print(f"[tests.memory] {peak.summary(time.monotonic() - sampler.started)}", flush=True)
