@@ -310,4 +310,6 @@ def _start(operator: str, environments: dict) -> "Env":
     return environment
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tests import memory  # the suite's peak resident memory (every environment, worker and pytest), at the end
+
+    sys.exit(memory.sampled(main))
