@@ -50,6 +50,17 @@ CONNECT_PORT = 8083  # Strimzi's REST_API_PORT: the operator calls <service>:808
 CONFIG_KEY = "kafka-connect.properties"
 POLL_SECONDS = 0.5
 RESTART_BACKOFF_SECONDS = 5.0
+# A kubelet's CrashLoopBackOff: each restart of a worker that never got Ready waits twice as long as the one before,
+# up to five minutes. Without it, a KafkaConnect whose Kafka no worker can reach (tests create them on purpose, and
+# no garbage collector removes them) restarted a JVM every 5 s for the rest of the run, and two dozen of them kept a
+# 2-core machine at a load average of 80.
+MAX_RESTART_BACKOFF_SECONDS = 300.0
+
+
+def restart_delay(crashes: int) -> float:
+    """Seconds to wait before the next start of a worker that exited ``crashes`` times in a row without getting
+    Ready (1 for the first exit)."""
+    return min(RESTART_BACKOFF_SECONDS * 2 ** max(crashes - 1, 0), MAX_RESTART_BACKOFF_SECONDS)
 WORKER_HEAP = os.environ.get("KO_CONNECT_WORKER_HEAP", "256m")
 # Config providers the worker cannot load here (Strimzi's KubernetesSecretConfigProvider ships in its image only).
 UNAVAILABLE_PROVIDERS = ("strimzisecrets",)
@@ -150,6 +161,7 @@ class Worker:
     popen: subprocess.Popen | None = None
     ready: bool = False
     restarts: int = 0
+    crashes: int = 0  # exits in a row without getting Ready (the back-off's exponent)
     died_at: float = 0.0
     started_at: str = field(default_factory=lambda: _now())
 
@@ -328,17 +340,19 @@ class Kubelet:
     def _check_worker(self, worker: Worker) -> None:
         if not worker.alive():
             if worker.ready or not worker.died_at:
+                worker.crashes = 1 if worker.ready else worker.crashes + 1
                 LOG.warning("pod %s/%s: worker exited with %s; NotReady, restarting in %.0fs", worker.namespace,
-                            worker.pod, worker.popen.returncode if worker.popen else None, RESTART_BACKOFF_SECONDS)
+                            worker.pod, worker.popen.returncode if worker.popen else None,
+                            restart_delay(worker.crashes))
                 worker.ready, worker.died_at = False, time.monotonic()
                 self._patch_status(worker, self._get_pod(worker), ready=False)
-            elif time.monotonic() - worker.died_at > RESTART_BACKOFF_SECONDS:
+            elif time.monotonic() - worker.died_at > restart_delay(worker.crashes):
                 worker.restarts += 1
                 worker.died_at = 0.0
                 self._spawn(worker)
             return
         if not worker.ready and _healthy(worker.url):
-            worker.ready = True
+            worker.ready, worker.crashes = True, 0
             self._patch_status(worker, self._get_pod(worker), ready=True)
             LOG.info("pod %s/%s: Connect REST answers on %s; Ready", worker.namespace, worker.pod, worker.url)
 

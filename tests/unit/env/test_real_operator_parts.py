@@ -131,3 +131,10 @@ def test_the_bind_shim_moves_only_port_8080(tmp_path):
     out = subprocess.run(["python3", "-c", code], capture_output=True, text=True, check=True,
                          env={"LD_PRELOAD": str(shim), "KO_BIND_8080_TO": str(target), "PATH": "/usr/bin:/bin"})
     assert out.stdout.split("\n")[:2] == [f"('127.0.0.1', {target})", "True"]
+
+
+def test_a_worker_that_keeps_crashing_is_restarted_ever_more_slowly_like_a_kubelets_crash_loop():
+    delays = [kubelet.restart_delay(crashes) for crashes in range(1, 10)]
+    assert delays[0] == kubelet.RESTART_BACKOFF_SECONDS  # the first restart comes soon: a worker killed on purpose
+    assert all(later == 2 * earlier for earlier, later in zip(delays, delays[1:]) if later < 300)
+    assert delays[-1] == kubelet.MAX_RESTART_BACKOFF_SECONDS == 300
