@@ -103,6 +103,33 @@ def env():
         print(f"\n[tests.env] stopped; logs kept in {environment.run_dir}/logs")
 
 
+@pytest.fixture(scope="module")
+def private_strimzi_env():
+    """An environment of the test module's own, running Strimzi's real operator (the session's Strimzi era), for tests
+    that pause, kill or restart the operator or delete Connect pods (tests/env/operator_faults.py): done to the
+    shared environment, that would disturb every test running beside them. Why not a second operator beside the
+    shared one: the shared one watches every namespace, and STRIMZI_CUSTOM_RESOURCE_SELECTOR only selects by label
+    equality (Labels.fromString, matchLabels), so it cannot be told to leave some resources alone.
+    KO_PRIVATE_ENV_JSON reuses a running one (``up --operator strimzi``, yours alone); it is then left running."""
+    reuse = os.environ.get("KO_PRIVATE_ENV_JSON")
+    if reuse:
+        environment = Env.load(reuse)
+        if environment.operator != "strimzi":
+            raise pytest.UsageError(f"KO_PRIVATE_ENV_JSON={reuse} runs the {environment.operator}, not Strimzi's "
+                                    "real operator")
+        environment.check_alive()
+        yield environment
+        return
+    environment = start_environment(strimzi=os.environ.get(profiles.ENV_VAR) or profiles.DEFAULT,
+                                    operator="strimzi")
+    environment.start_reaper()
+    try:
+        yield environment
+    finally:
+        environment.stop()
+        print(f"\n[tests.env] private environment stopped; logs kept in {environment.run_dir}/logs")
+
+
 @pytest.fixture(autouse=True)
 def _components_alive(request):
     """Before each integration test, check that no component died during the previous ones, and that a test marked

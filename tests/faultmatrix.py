@@ -285,9 +285,10 @@ class Bench:
         return args
 
     def run(self, args: list[str], *, kill_at: str | None = None, on_wait=None,
-            kubeconfig: str | None = None) -> Run:
+            kubeconfig: str | None = None, inject_at: str | None = None, inject=None) -> Run:
         """Run the plugin; SIGKILL it the moment a progress line starts with ``kill_at``; call ``on_wait()`` as each
-        wait line appears."""
+        wait line appears; call ``inject()`` once, the moment a progress line starts with ``inject_at`` (the plugin
+        runs on)."""
         command = self.command(*args)
         env = dict(self.process_env, **({"KUBECONFIG": kubeconfig} if kubeconfig else {}))
         process = subprocess.Popen(command, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
@@ -313,6 +314,9 @@ class Bench:
                 if kill_at is not None and not killed and text.startswith(kill_at):
                     os.kill(process.pid, signal.SIGKILL)
                     killed = True
+                elif inject is not None and inject_at is not None and text.startswith(inject_at):
+                    inject()
+                    inject = None
                 elif on_wait is not None and line.startswith("    "):
                     on_wait()
             if killed:
@@ -437,6 +441,132 @@ def run_drop_cell(bench: Bench, subject: Subject, operation: str, state: str, va
     return cell
 
 
+# --- real faults of Strimzi's operator and of the Connect pods (an environment running the real operator) ---------
+
+# Each is injected the moment the plugin starts a step (as a SIGKILL of the plugin is), and ends as it does in a
+# cluster: the operator resumes after a hang, a crashed operator is restarted as its Deployment would, a deleted
+# pod is created again by the operator's StrimziPodSet controller (tests/env/operator_faults.py).
+OPERATOR_FAULTS = ("operator hung", "operator crash", "pod gone")
+HUNG_SECONDS = 10.0  # how long the operator stays stopped: a long stop-the-world pause, well inside --timeout
+
+
+class OperatorFault:
+    """One real fault: ``inject()`` when the step starts, ``settle()`` waits until it is over (the operator running
+    and watching again, the pods back and Ready), before the user's recovery and the judges."""
+
+    def __init__(self, bench: "Bench", subject: Subject, fault: str):
+        if fault not in OPERATOR_FAULTS:
+            raise ValueError(f"fault must be one of {OPERATOR_FAULTS}, not {fault!r}")
+        self.bench, self.subject, self.fault = bench, subject, fault
+        self.injected = False
+        self._after: Any = None  # the thread that ends the fault (resume, restart)
+        self._gone: tuple[str, ...] = ()
+        self._error: BaseException | None = None
+
+    @property
+    def cluster(self) -> tuple[str, str]:
+        """The kind and name of the Connect cluster whose pod runs the subject."""
+        if self.subject.kind == "KafkaConnector":
+            return "KafkaConnect", "connect"
+        return "KafkaMirrorMaker2", self.subject.name
+
+    def inject(self) -> None:
+        import threading
+
+        from tests.env import operator_faults
+
+        env = self.bench.env
+        if self.fault == "operator hung":
+            operator_faults.pause_operator(env)
+            self._after = threading.Timer(HUNG_SECONDS, self._guarded, (operator_faults.resume_operator, env))
+        elif self.fault == "operator crash":
+            operator_faults.kill_operator(env)
+            self._after = threading.Thread(target=self._guarded, args=(operator_faults.restart_operator, env))
+        else:
+            kind, name = self.cluster
+            self._gone = tuple(operator_faults.delete_connect_pod(env, self.subject.ns, name, kind))
+        if self._after is not None:
+            self._after.start()
+        self.injected = True
+
+    def _guarded(self, action, env) -> None:
+        try:
+            action(env)
+        except BaseException as error:  # noqa: BLE001 - re-raised by settle()
+            self._error = error
+
+    def settle(self) -> None:
+        from tests.env import operator_faults
+
+        if self._after is not None:
+            self._after.join()
+        if self._error is not None:
+            raise self._error
+        if self.injected and self.fault == "pod gone":
+            kind, name = self.cluster
+            operator_faults.wait_connect_pods_ready(self.bench.env, self.subject.ns, name, kind, not_uids=self._gone)
+
+
+def run_operator_fault_cell(bench: "Bench", subject: Subject, operation: str, state: str, point: tuple[str, str],
+                            fault: str, value: int) -> Cell:
+    """The operation runs on through the fault. It must end in one of two ways: done (exit 0, the requested
+    offsets stored, the previous state back), or failed with a recover command that, run as printed once the
+    fault is over, leaves the old or the requested offsets and the previous state."""
+    step, prefix = point
+    request = "reset" if operation == "reset" else "alter"
+    cell = Cell(subject.label, operation, state, f"{fault} at {step}")
+    started = time.monotonic()
+    old, requested = _prepare(bench, subject, operation, value)
+    injected = OperatorFault(bench, subject, fault)
+    try:
+        run = bench.run(bench.operation_args(subject, operation, value), inject_at=prefix.format(request=request),
+                        inject=injected.inject)
+    finally:
+        injected.settle()
+    cell.injected = injected.injected
+    if run.returncode == 0:
+        problem = invariant(bench, subject, state, requested, requested)
+        outcome = "completed"
+    else:
+        outcome, ran = bench.recover_as_a_user(subject, run)
+        cell.recovery = " -> ".join(ran)
+        problem = invariant(bench, subject, state, old, requested)
+        outcome = f"exit {run.returncode} ({_last_error(run)}); {outcome}"
+    cell.survived = not problem and "recover failed" not in outcome
+    cell.detail = "; ".join(filter(None, [outcome, problem]))
+    cell.seconds = time.monotonic() - started
+    return cell
+
+
+def _last_error(run: Run) -> str:
+    errors = [line for line in run.lines if line.startswith("error:")]
+    return (errors[-1] if errors else (run.lines[-1] if run.lines else "no output"))[:160]
+
+
+def run_operator_fault_lane(env, workdir: Path, subject_name: str, operation: str, state: str,
+                            faults: tuple[str, ...] = OPERATOR_FAULTS, *, log=print) -> list[Cell]:
+    """Every fault at every step of one operation on one connector, one cell at a time: a fault of the operator
+    hits every operation it runs, so only one may be under way."""
+    bench = Bench(env, workdir, prefix="opfaults")
+    cells: list[Cell] = []
+    try:
+        subject = {"connector": bench.connector_subject, "mirror": bench.mirror_subject}[subject_name]()
+        value = 100
+        bench.setup_alter(subject, value)
+        bench.set_state(subject, state)
+        for fault in faults:
+            for point in KILL_POINTS:
+                if operation == "reset" and point[0] == "write-configmap":
+                    continue
+                value += 1
+                cell = run_operator_fault_cell(bench, subject, operation, state, point, fault, value)
+                cells.append(cell)
+                log(_line(cell))
+    finally:
+        bench.close()
+    return cells
+
+
 # --- columns and lanes ----------------------------------------------------------------------------------------------
 
 def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS,
@@ -493,12 +623,18 @@ def _line(cell: Cell) -> str:
             f"{cell.seconds:5.1f}s  {cell.detail[:110]}")
 
 
+def fault_kind(cell: Cell) -> str:
+    if cell.fault.startswith("SIGKILL"):
+        return "SIGKILL"
+    return next((f for f in OPERATOR_FAULTS if cell.fault.startswith(f)), "connection cut")
+
+
 def render(cells: list[Cell], seconds: float) -> str:
     """The report: per subject and operation, faults injected / survived (and recoveries that needed --force);
     then the broken cells."""
     rows: dict[tuple[str, str, str], tuple[int, int, int]] = {}
     for cell in cells:
-        key = (cell.subject, cell.operation, "SIGKILL" if cell.fault.startswith("SIGKILL") else "connection cut")
+        key = (cell.subject, cell.operation, fault_kind(cell))
         injected, survived, forced = rows.get(key, (0, 0, 0))
         rows[key] = (injected + cell.injected, survived + (cell.injected and cell.survived), forced + cell.forced)
     lines = ["| subject | operation | fault | injected | survived | recover needed --force |", "|---|---|---|---|---|---|"]

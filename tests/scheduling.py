@@ -1,7 +1,8 @@
 """How the suite's parallel phase hands tests to its xdist workers (tests/conftest.py installs it).
 
 It is ``--dist loadfile`` (a test file's tests stay on one worker, so its module fixtures are built once), with one
-exception: the tests of SPREAD_FILES are each their own unit, and those units go out first, one per worker. Plain
+exception: the tests of SPREAD_FILES are each their own unit, and those units go out first, one per worker, with the
+whole files of FIRST_FILES. Plain
 loadfile orders files by their number of tests, so the fault matrix (one test per column, each ~5-15 min) used to
 start last and alone, making the parallel phase as long as its own tail.
 """
@@ -11,6 +12,9 @@ from xdist.scheduler import LoadFileScheduling
 
 # Files whose every test is long and independent of the others (own namespace, no module fixture worth sharing).
 SPREAD_FILES = frozenset({"tests/integration/online/test_fault_matrix.py"})
+# Long files that stay whole on one worker (a module fixture they share: an environment of their own, whose operator
+# they pause and kill), sent out first all the same.
+FIRST_FILES = frozenset({"tests/integration/online/test_operator_fault_matrix.py"})
 
 
 class SpreadLongTestsFirst(LoadFileScheduling):
@@ -25,7 +29,8 @@ class SpreadLongTestsFirst(LoadFileScheduling):
     def _assign_work_unit(self, node) -> None:
         # The work queue is complete at the first assignment (xdist builds it in schedule(), then assigns).
         if not self._spread_units_moved:
-            spread = [scope for scope in self.workqueue if scope.split("::", 1)[0] in SPREAD_FILES]
+            spread = [scope for scope in self.workqueue
+                      if scope.split("::", 1)[0] in SPREAD_FILES or scope in FIRST_FILES]
             for scope in reversed(spread):
                 self.workqueue.move_to_end(scope, last=False)
             self._spread_units_moved = True

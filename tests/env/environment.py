@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import assets, crds, emulator_process, kafka, kube, kubelet_process, pki, spark, strimzi_operator
+from . import (assets, crds, emulator_process, kafka, kube, kubelet_process, operator_faults, pki, spark,
+               strimzi_operator)
 from .emulator import profiles
 from .kubeconfig import write_kubeconfig
 from .kuberest import KubeRest
@@ -139,6 +140,10 @@ class Env:
 
     # ---- health ----------------------------------------------------------------------------------------------
     def dead_components(self) -> list[str]:
+        """Components not running, as env.json records them now: a component another process restarted (the
+        operator after a crash fault, tests/env/operator_faults.py) is followed to its new process."""
+        recorded = {name: p for name, p in self.current_processes().items() if not name.endswith("(earlier)")}
+        self.processes.update(recorded)
         return [name for name, p in self.processes.items() if not alive(p)]
 
     def check_alive(self) -> None:
@@ -174,6 +179,22 @@ class Env:
         self.processes["strimzi-emulator"] = emulator_process.start(Path(self.run_dir), command)
         self.save()
         return self.processes["strimzi-emulator"]
+
+    # ---- the real operator's faults (tests/env/operator_faults.py) ---------------------------------------------
+    def pause_operator(self) -> None:
+        operator_faults.pause_operator(self)
+
+    def resume_operator(self) -> None:
+        operator_faults.resume_operator(self)
+
+    def kill_operator(self) -> None:
+        operator_faults.kill_operator(self)
+
+    def restart_operator(self) -> Proc:
+        return operator_faults.restart_operator(self)
+
+    def delete_connect_pod(self, namespace: str, cluster: str, kind: str = "KafkaConnect") -> list[str]:
+        return operator_faults.delete_connect_pod(self, namespace, cluster, kind)
 
     def ensure_emulator_running(self) -> None:
         """Run the emulator with its default command line again if a test stopped it, it died, or a test
@@ -410,7 +431,7 @@ def _adopt_real_operator(env: Env, release: strimzi_operator.Release, operator: 
     env.processes["strimzi-operator"] = operator.proc
     env.operator_info = {"implementation": "strimzi", "version": release.version, "log": operator.proc.log,
                          "kafka_version": release.default_kafka_version(), "health_url": operator.health_url,
-                         "hosts": operator.hosts}
+                         "hosts": operator.hosts, "namespace": "*"}
     env.emulator_command = []
     try:
         kubelet = kubelet_process.start(Path(env.run_dir), env.kubeconfig, a.kafka_lib, Path(operator.hosts),

@@ -13,7 +13,10 @@ No kubelet (nor scheduler, controller-manager or garbage collector) runs in the 
   calls), no ``plugin.path`` (the environment's Kafka jars hold the connectors), no Strimzi Kubernetes-secret config
   provider (its jar is not in those jars);
 - maps the pod's Service names (``<cluster>-connect-api.<ns>.svc``, ``<cluster>-mirrormaker2-api.<ns>.svc``) and its
-  own DNS name to that address in the hosts file the operator resolves names through;
+  own DNS name to that address in the hosts file the operator resolves names through. The address stays with the
+  Service: a pod created again (a deleted pod, which the operator's StrimziPodSet controller re-creates) gets the
+  same one once the old worker has ended, as a Service keeps its ClusterIP whatever its pods do (the operator's JVM
+  caches a resolved name for 30 s, and would call a dead address meanwhile);
 - patches ``pods/status`` Running/Ready when the worker's REST API reports healthy, NotReady when the process dies
   (and restarts it, as a kubelet would under ``restartPolicy: Always``);
 - stops the worker when its pod is deleted, and deletes the pods and StrimziPodSets of a KafkaConnect or
@@ -124,6 +127,12 @@ def host_names(pod: dict) -> list[str]:
     return names
 
 
+def service_of(pod: dict) -> tuple[str, str]:
+    """The pod's namespace and component (``<cluster>-connect``, ``<cluster>-mirrormaker2``): its API Service."""
+    meta = pod["metadata"]
+    return meta["namespace"], (meta.get("labels") or {}).get("strimzi.io/name", meta["name"])
+
+
 def free_loopback_address(taken: set[str]) -> str:
     """A 127.x.y.z whose port 8083 is free (other environments on this machine pick theirs the same way)."""
     for _ in range(1000):
@@ -182,6 +191,9 @@ class Kubelet:
         self.kube, self.run_dir, self.kafka_lib, self.hosts = kube, run_dir, kafka_lib, hosts
         self.api_version = api_version
         self.workers: dict[str, Worker] = {}
+        # (namespace, component): the address its Service names resolve to, kept across the pods it has over time
+        self.service_addresses: dict[tuple[str, str], str] = {}
+        self.ending: dict[str, threading.Thread] = {}  # address -> the thread ending a gone pod's worker there
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self._hosts_text = ""
@@ -203,7 +215,7 @@ class Kubelet:
     def sync(self) -> None:
         pods = self._list_pods()
         owners = self._existing_owners()
-        seen = set()
+        seen, new = set(), []
         for pod in pods:
             meta = pod["metadata"]
             labels = meta.get("labels") or {}
@@ -216,11 +228,14 @@ class Kubelet:
             seen.add(meta["uid"])
             worker = self.workers.get(meta["uid"])
             if worker is None:
-                self._start_worker(pod)
+                new.append(pod)
             else:
                 self._check_worker(worker)
+        # The gone first: a pod created again under the same name takes its Service's address once it is free.
         for key in [k for k in self.workers if k not in seen]:
             self._stop_worker(self.workers[key], "its pod is gone")
+        for pod in new:
+            self._start_worker(pod)
         self._write_hosts()
 
     # ---- kube ------------------------------------------------------------------------------------------------
@@ -304,8 +319,11 @@ class Kubelet:
         except ValueError as e:
             LOG.info("pod %s/%s not started yet: %s", meta["namespace"], meta["name"], e)
             return
-        with self.lock:
-            address = free_loopback_address({w.address for w in self.workers.values()})
+        address = self._address_for(service_of(pod))
+        if address is None:
+            LOG.info("pod %s/%s not started yet: the previous worker of its Service still ends", meta["namespace"],
+                     meta["name"])
+            return
         base = f"{meta['namespace']}.{meta['name']}"
         props_file = self.run_dir / "config" / "workers" / f"{base}.properties"
         props_file.parent.mkdir(parents=True, exist_ok=True)
@@ -323,6 +341,21 @@ class Kubelet:
             self.workers[worker.key] = worker
         self._write_hosts()
         self._spawn(worker)
+
+    def _address_for(self, service: tuple[str, str]) -> str | None:
+        """The Service's address when no live worker holds it (None while the worker of a gone pod still ends), else
+        a new one (a second replica)."""
+        with self.lock:
+            held = {w.address for w in self.workers.values()}
+            address = self.service_addresses.get(service)
+            if address is not None and address not in held:
+                ending = self.ending.get(address)
+                if ending is not None and ending.is_alive():
+                    return None
+                return address
+            address = free_loopback_address(held | set(self.service_addresses.values()))
+            self.service_addresses.setdefault(service, address)
+            return address
 
     def _spawn(self, worker: Worker) -> None:
         worker.log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -364,7 +397,10 @@ class Kubelet:
         with self.lock:
             self.workers.pop(worker.key, None)
         LOG.info("pod %s/%s: stopping its worker (%s)", worker.namespace, worker.pod, why)
-        threading.Thread(target=_terminate, args=(worker,), daemon=True).start()
+        ending = threading.Thread(target=_terminate, args=(worker,), daemon=True)
+        with self.lock:
+            self.ending[worker.address] = ending
+        ending.start()
 
     def stop_all(self) -> None:
         with self.lock:

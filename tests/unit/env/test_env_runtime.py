@@ -151,3 +151,27 @@ def test_assets_come_from_env_sh_and_missing_ones_name_the_fix(tmp_path, monkeyp
                                      f"export KAFKA_LIB={tmp_path / 'lib'}\n")
     found = assets.find_assets()
     assert found.etcd == fake and found.kafka_lib == tmp_path / "lib"
+
+
+def test_a_component_another_process_restarted_is_followed_through_env_json(tmp_path):
+    """The operator crash fault (tests/env/operator_faults.py) restarts the operator from a test process and saves it
+    in env.json: every other holder of the environment (each pytest worker's check before a test, ``down``) must
+    follow it there, not report the old pid dead."""
+    sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
+    first = spawn("strimzi-operator", sleep, tmp_path / "first.log")
+    env = Env(run_dir=str(tmp_path), kubeconfig="/k", limited_kubeconfig="/l", api_server="https://a",
+              etcd_url="http://e", bootstrap_servers="b:1", connect_url="http://c", faults_file="/f",
+              emulator_log="/el", emulator_command=[], versions={}, processes={"strimzi-operator": first})
+    env.save()
+    other = Env.load(env.env_json)  # another process's view
+    stop(first, timeout=5)
+    second = spawn("strimzi-operator", sleep, tmp_path / "second.log")
+    other.processes["strimzi-operator"] = second
+    other.save()
+    try:
+        assert env.dead_components() == []
+        env.check_alive()
+        assert env.processes["strimzi-operator"].pid == second.pid
+    finally:
+        stop(second, timeout=5)
+    assert env.dead_components() == ["strimzi-operator"]  # and a real death is still reported

@@ -76,6 +76,33 @@ def test_a_loopback_address_whose_port_8083_is_taken_is_not_handed_out():
     assert all(a.startswith("127.") and a != "127.0.0.1" for a in chosen)
 
 
+class _NoApi:
+    def get(self, path):
+        return 404, {}
+
+
+def test_a_pod_created_again_gets_its_services_address_once_the_old_worker_has_ended(tmp_path):
+    """A Service keeps its address whatever its pods do; the operator's JVM caches a resolved name for 30 s, so a new
+    address per pod made it call the dead one after a pod was deleted and created again (pod-gone fault matrix)."""
+    import threading
+
+    stand_in = kubelet.Kubelet(_NoApi(), tmp_path, tmp_path, tmp_path / "hosts", "v1")
+    service = ("ns", "c-connect")
+    first = stand_in._address_for(service)
+    stand_in.workers["uid-1"] = kubelet.Worker("uid-1", "ns", "c-connect-0", "KafkaConnect", "c", first, [],
+                                              tmp_path / "p", tmp_path / "l", {})
+    assert stand_in._address_for(service) != first  # a second replica beside the first: an address of its own
+    release = threading.Event()
+    stand_in.workers.clear()
+    stand_in.ending[first] = threading.Thread(target=release.wait)
+    stand_in.ending[first].start()
+    assert stand_in._address_for(service) is None  # the gone pod's worker still listens there
+    release.set()
+    stand_in.ending[first].join()
+    assert stand_in._address_for(service) == first
+    assert stand_in._address_for(("ns", "other-connect")) != first
+
+
 @pytest.mark.parametrize("path, name", [("/connectors/a%2Fb/offsets", "a/b"), ("/connectors/x", "x"),
                                         ("/connectors", None), ("/connectors/", None), ("/connector-plugins", None)])
 def test_the_router_reads_the_connector_name_from_the_path(path, name):

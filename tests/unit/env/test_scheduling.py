@@ -58,3 +58,15 @@ def test_other_files_stay_whole_on_one_worker(collection):
         assert len(holders) == 1, f"{prefix} split over {[n.gateway.id for n in holders]}"
     sent = [t for node in nodes for t in node.sent]
     assert sorted(sent) == sorted(collection), "every test is sent exactly once"
+
+
+def test_a_long_file_with_a_shared_environment_starts_first_and_whole():
+    """Plain loadfile sends the files with the most tests first: the operator-fault matrix (few tests, each minutes
+    long, one environment of its own for the whole file) would start last and make the phase as long as itself."""
+    first = "tests/integration/online/test_operator_fault_matrix.py"
+    others = [f"tests/integration/{d}/test_f.py::test_{i}" for d, n in (("a", 9), ("b", 6), ("c", 5)) for i in range(n)]
+    faults = [f"{first}::test_fault[{c}]" for c in ("hung", "crash")]
+    nodes = _schedule(others + faults, workers=2)
+    holders = [node for node in nodes if any(t.startswith(first) for t in node.sent)]
+    assert len(holders) == 1, "the file is split over workers"
+    assert holders[0].sent[:2] == faults
