@@ -435,7 +435,7 @@ def _adopt_real_operator(env: Env, release: strimzi_operator.Release, operator: 
     env.emulator_command = []
     try:
         kubelet = kubelet_process.start(Path(env.run_dir), env.kubeconfig, a.kafka_lib, Path(operator.hosts),
-                                        env.plain_connect_url, env.profile.storage)
+                                        env.plain_connect_url, env.profile.storage, env.bootstrap_servers)
     except BaseException:
         env.stop()
         raise

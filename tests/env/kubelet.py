@@ -1,7 +1,7 @@
 """A kubelet stand-in for Strimzi's real operator: the Connect pods it creates become real Connect worker processes.
 
     python -m tests.env.kubelet --kubeconfig K --run-dir D --kafka-lib LIB --hosts FILE --plain-connect-url URL
-                                --proxy-port P --log FILE
+                                --bootstrap-servers HOST:PORT --proxy-port P --log FILE
 
 No kubelet (nor scheduler, controller-manager or garbage collector) runs in the environment. This process:
 
@@ -17,6 +17,11 @@ No kubelet (nor scheduler, controller-manager or garbage collector) runs in the 
   Service: a pod created again (a deleted pod, which the operator's StrimziPodSet controller re-creates) gets the
   same one once the old worker has ended, as a Service keeps its ClusterIP whatever its pods do (the operator's JVM
   caches a resolved name for 30 s, and would call a dead address meanwhile);
+- gives the workers the in-cluster names of Strimzi Kafka clusters, as a cluster's DNS would: every
+  ``<kafka>-kafka-bootstrap[.<ns>[.svc[.cluster.local]]]:9092`` that a KafkaConnect or KafkaMirrorMaker2 names is
+  mapped, in the workers' own hosts file (``<run_dir>/worker-hosts``, ``-Djdk.net.hosts.file``), to a loopback
+  address whose port 9092 forwards to the environment's broker. Only the workers resolve them: the operator does not
+  need them and the plugin, outside the cluster, cannot reach them, as with a real cluster;
 - patches ``pods/status`` Running/Ready when the worker's REST API reports healthy, NotReady when the process dies
   (and restarts it, as a kubelet would under ``restartPolicy: Always``);
 - stops the worker when its pod is deleted, and deletes the pods and StrimziPodSets of a KafkaConnect or
@@ -32,6 +37,7 @@ import json
 import logging
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -46,6 +52,7 @@ from pathlib import Path
 from . import connect_router
 from .kafka import LOG4J2_PROPERTIES
 from .kuberest import KubeRest
+from .tcpproxy import TcpProxy
 
 LOG = logging.getLogger("kubelet")
 KINDS = {"KafkaConnect": "kafkaconnects", "KafkaMirrorMaker2": "kafkamirrormaker2s"}
@@ -68,6 +75,10 @@ WORKER_HEAP = os.environ.get("KO_CONNECT_WORKER_HEAP", "256m")
 # Config providers the worker cannot load here (Strimzi's KubernetesSecretConfigProvider ships in its image only).
 UNAVAILABLE_PROVIDERS = ("strimzisecrets",)
 IMAGE_KAFKA_HOME = "/opt/kafka"  # Kafka's home in Strimzi's images; a directory per pod stands in for it
+KAFKA_PLAIN_PORT = 9092  # the plain listener of a Strimzi Kafka cluster's bootstrap Service (TLS, 9093, is not here)
+# KafkaResources.bootstrapServiceName: <kafka>-kafka-bootstrap, short (the pod's namespace) or qualified.
+_BOOTSTRAP_SERVICE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?-kafka-bootstrap"
+                                r"(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.svc(\.cluster\.local)?)?)?$")
 
 
 # ---- the worker configuration -----------------------------------------------------------------------------------
@@ -133,19 +144,38 @@ def service_of(pod: dict) -> tuple[str, str]:
     return meta["namespace"], (meta.get("labels") or {}).get("strimzi.io/name", meta["name"])
 
 
-def free_loopback_address(taken: set[str]) -> str:
-    """A 127.x.y.z whose port 8083 is free (other environments on this machine pick theirs the same way)."""
+def free_loopback_address(taken: set[str], port: int = CONNECT_PORT) -> str:
+    """A 127.x.y.z whose ``port`` is free (other environments on this machine pick theirs the same way)."""
     for _ in range(1000):
         address = f"127.{random.randint(100, 254)}.{random.randint(0, 255)}.{random.randint(2, 254)}"
         if address in taken:
             continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
-                s.bind((address, CONNECT_PORT))
+                s.bind((address, port))
             except OSError:
                 continue
         return address
-    raise RuntimeError("no free loopback address for a Connect worker")
+    raise RuntimeError(f"no free loopback address for port {port}")
+
+
+def kafka_bootstrap_names(spec: object) -> set[str]:
+    """The Strimzi bootstrap Service names on the plain port that a KafkaConnect or KafkaMirrorMaker2 spec names,
+    in whichever layout (``spec.bootstrapServers``; MirrorMaker 2's ``clusters[]``, ``target``, ``mirrors[].source``)."""
+    names: set[str] = set()
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key == "bootstrapServers" and isinstance(value, str):
+                for server in value.split(","):
+                    host, _, port = server.strip().lower().rpartition(":")
+                    if port == str(KAFKA_PLAIN_PORT) and _BOOTSTRAP_SERVICE.match(host):
+                        names.add(host)
+            else:
+                names |= kafka_bootstrap_names(value)
+    elif isinstance(spec, list):
+        for item in spec:
+            names |= kafka_bootstrap_names(item)
+    return names
 
 
 # ---- workers ------------------------------------------------------------------------------------------------------
@@ -187,8 +217,11 @@ def _now() -> str:
 
 
 class Kubelet:
-    def __init__(self, kube: KubeRest, run_dir: Path, kafka_lib: Path, hosts: Path, api_version: str):
+    def __init__(self, kube: KubeRest, run_dir: Path, kafka_lib: Path, hosts: Path, api_version: str,
+                 kafka_service: tuple[str, int] | None = None):
+        """``kafka_service``: the broker that in-cluster Kafka bootstrap names lead the workers to."""
         self.kube, self.run_dir, self.kafka_lib, self.hosts = kube, run_dir, kafka_lib, hosts
+        self.worker_hosts = run_dir / "worker-hosts"
         self.api_version = api_version
         self.workers: dict[str, Worker] = {}
         # (namespace, component): the address its Service names resolve to, kept across the pods it has over time
@@ -197,6 +230,10 @@ class Kubelet:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self._hosts_text = ""
+        self._worker_hosts_text = ""
+        self.kafka_names: set[str] = set()
+        self.kafka_forwarder = TcpProxy(*kafka_service, listen=(free_loopback_address(set(), KAFKA_PLAIN_PORT),
+                                                                KAFKA_PLAIN_PORT)) if kafka_service else None
         self._podset_version = self._discover_podset_version()
         self.log4j = run_dir / "config" / "log4j2.properties"
         if not self.log4j.exists():
@@ -215,6 +252,7 @@ class Kubelet:
     def sync(self) -> None:
         pods = self._list_pods()
         owners = self._existing_owners()
+        self._write_hosts()  # before any worker starts: the Kafka names of the owners just read
         seen, new = set(), []
         for pod in pods:
             meta = pod["metadata"]
@@ -247,14 +285,19 @@ class Kubelet:
         return body.get("items") or []
 
     def _existing_owners(self) -> set[tuple[str, str, str]] | None:
-        owners = set()
+        """The KafkaConnects and KafkaMirrorMaker2s that exist (None: unknown), noting the Kafka names they use."""
+        owners, names = set(), set()
         for kind, plural in KINDS.items():
             status, body = self.kube.get(f"/apis/kafka.strimzi.io/{self.api_version}/{plural}")
             if status == 404:
                 continue  # that CRD is not installed
             if status != 200:
                 return None  # unknown: delete nothing
-            owners |= {(kind, o["metadata"]["namespace"], o["metadata"]["name"]) for o in body.get("items") or []}
+            for o in body.get("items") or []:
+                owners.add((kind, o["metadata"]["namespace"], o["metadata"]["name"]))
+                names |= kafka_bootstrap_names(o.get("spec"))
+        with self.lock:
+            self.kafka_names |= names  # never forgotten: a worker still running may use a name its owner dropped
         return owners
 
     def _discover_podset_version(self) -> str:
@@ -361,6 +404,7 @@ class Kubelet:
         worker.log_file.parent.mkdir(parents=True, exist_ok=True)
         argv = ["java", "-Xms64m", f"-Xmx{WORKER_HEAP}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true",
+                f"-Djdk.net.hosts.file={self.worker_hosts}",
                 f"-Dlog4j2.configurationFile={self.log4j}", "-cp", f"{self.kafka_lib}/*",
                 "org.apache.kafka.connect.cli.ConnectDistributed", str(worker.props_file)]
         with open(worker.log_file, "ab") as out:
@@ -412,22 +456,38 @@ class Kubelet:
         for t in threads:
             t.join()
         self._write_hosts()
+        if self.kafka_forwarder:
+            self.kafka_forwarder.close()
 
     def ready_urls(self) -> list[str]:
         with self.lock:
             return [w.url for w in self.workers.values() if w.ready]
 
-    # ---- the hosts file ----------------------------------------------------------------------------------------
+    # ---- the hosts files --------------------------------------------------------------------------------------
     def _write_hosts(self) -> None:
+        """The operator's hosts file (the Connect services) and the workers' (the same, plus this machine's name,
+        which the JDK looks up through the file too, and the in-cluster Kafka names)."""
         with self.lock:
             lines = ["127.0.0.1 localhost"] + [f"{w.address} {' '.join(w.names)}" for w in self.workers.values()]
+            kafka_names = sorted(self.kafka_names)
         text = "\n".join(lines) + "\n"
-        if text == self._hosts_text:
-            return
-        tmp = self.hosts.with_name(f".{self.hosts.name}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, self.hosts)
-        self._hosts_text = text
+        if text != self._hosts_text:
+            _replace(self.hosts, text)
+            self._hosts_text = text
+        worker_lines = lines + [f"127.0.0.1 {socket.gethostname()}"]
+        if self.kafka_forwarder and kafka_names:
+            worker_lines.append(f"{self.kafka_forwarder.address} {' '.join(kafka_names)}")
+        worker_text = "\n".join(worker_lines) + "\n"
+        if worker_text != self._worker_hosts_text:
+            _replace(self.worker_hosts, worker_text)
+            self._worker_hosts_text = worker_text
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``path`` atomically: the JDK re-reads a hosts file whenever it changes, and must never see half of it."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def _healthy(url: str) -> bool:
@@ -471,12 +531,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hosts", required=True, type=Path)
     p.add_argument("--api-version", default="v1", help="the Strimzi CRDs' version to read KafkaConnects through")
     p.add_argument("--plain-connect-url", required=True, help="the environment's own Connect worker")
+    p.add_argument("--bootstrap-servers", help="the environment's broker (HOST:PORT), where the workers' in-cluster "
+                                               "Kafka bootstrap names lead")
     p.add_argument("--proxy-port", type=int, required=True)
     p.add_argument("--log", required=True)
     args = p.parse_args(argv)
     logging.basicConfig(filename=args.log, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    kafka_service = None
+    if args.bootstrap_servers:
+        host, _, port = args.bootstrap_servers.split(",")[0].rpartition(":")
+        kafka_service = (host, int(port))
     kubelet = Kubelet(_kube_from_kubeconfig(args.kubeconfig), args.run_dir, args.kafka_lib, args.hosts,
-                      args.api_version)
+                      args.api_version, kafka_service)
     router = connect_router.serve(args.proxy_port, args.plain_connect_url, kubelet.ready_urls)
 
     def _stop(signum, _frame):
@@ -486,6 +552,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     LOG.info("watching Connect and MirrorMaker 2 pods; Connect REST router on port %s", args.proxy_port)
+    if kubelet.kafka_forwarder:
+        LOG.info("in-cluster Kafka bootstrap names lead the workers to %s:%s, forwarded to %s:%s",
+                 kubelet.kafka_forwarder.address, KAFKA_PLAIN_PORT, *kafka_service)
     try:
         kubelet.run()
     finally:

@@ -21,12 +21,13 @@ class Kubelet:
 
 
 def start(run_dir: Path, kubeconfig: str, kafka_lib: Path, hosts: Path, plain_connect_url: str,
-          api_version: str) -> Kubelet:
+          api_version: str, bootstrap_servers: str) -> Kubelet:
     (port,) = free_ports(1)
     log = run_dir / "logs" / "kubelet.log"
     command = [sys.executable, "-m", "tests.env.kubelet", "--kubeconfig", kubeconfig, "--run-dir", str(run_dir),
                "--kafka-lib", str(kafka_lib), "--hosts", str(hosts), "--api-version", api_version,
-               "--plain-connect-url", plain_connect_url, "--proxy-port", str(port), "--log", str(log)]
+               "--plain-connect-url", plain_connect_url, "--bootstrap-servers", bootstrap_servers,
+               "--proxy-port", str(port), "--log", str(log)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
                PYTHONUNBUFFERED="1")
     proc = spawn("kubelet", command, run_dir / "logs" / "kubelet.stdout.log", cwd=REPO_ROOT, env=env)

@@ -6,6 +6,9 @@ ProtocolError) and requests fail until it is back. TLS passes through untouched 
     with TcpProxy("127.0.0.1", 6443) as proxy:
         kubeconfig = proxy.kubeconfig_for(env.kubeconfig, tmp_path)   # same credentials, server = the proxy
         proxy.cut(outage=2.0)
+
+The kubelet stand-in (tests/env/kubelet.py) also uses one, never cut, as the in-cluster address of a Strimzi Kafka
+cluster's bootstrap Service: ``TcpProxy(broker_host, broker_port, listen=("127.x.y.z", 9092))``.
 """
 from __future__ import annotations
 
@@ -18,10 +21,11 @@ from urllib.parse import urlsplit
 
 
 class TcpProxy:
-    def __init__(self, host: str, port: int):
+    def __init__(self, host: str, port: int, listen: tuple[str, int] = ("127.0.0.1", 0)):
+        """Forward ``listen`` (default: a free port of 127.0.0.1) to ``host:port``."""
         self.upstream = (host, port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self._listener.getsockname()[1]
+        self._listener = socket.create_server(listen)
+        self.address, self.port = self._listener.getsockname()[:2]
         self._lock = threading.Lock()
         self._sockets: set[socket.socket] = set()
         self._refuse_until = 0.0

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kubectl_offsets.cli.root import root as cli_root
 from tests.env.clients import ConnectRest, produce, unique_name
 
-from .conftest import API_VERSION, commit_all, sink_repo, wait_for
+from .conftest import API_VERSION, commit_all, sink_repo, wait_for_connector
 
 
 def run(*args: str):
@@ -49,8 +49,9 @@ def test_gitops_alter_phase1_trigger_phase2_and_no_refire(env, namespace, kube_a
     produce(kafka_producer, topic, [f"record-{i}" for i in range(10)])
 
     controller.sync(repo / "deploy")
-    wait_for("the sink to consume 10 records", lambda: connect_offsets(connect, name) == {0: 10}
-             if connector_state(connect, name) == "RUNNING" else None)
+    wait_for_connector(kube_api, namespace, name, "the sink to consume 10 records",
+                       lambda: connect_offsets(connect, name) == {0: 10}
+                       if connector_state(connect, name) == "RUNNING" else None)
 
     # Phase 1 in the repository, reviewed and merged (here: committed), then synced.
     run("gitops", "alter", name, "--repo", str(repo), "--set", f"{topic}:0=3", "-n", namespace)
@@ -58,7 +59,8 @@ def test_gitops_alter_phase1_trigger_phase2_and_no_refire(env, namespace, kube_a
     phase1 = (repo / "deploy" / "sink.yaml").read_text()
     assert "strimzi.io/connector-offsets" not in phase1 and "state: stopped" in phase1
     controller.sync(repo / "deploy")
-    wait_for("STOPPED in Connect", lambda: connector_state(connect, name) == "STOPPED")
+    wait_for_connector(kube_api, namespace, name, "STOPPED in Connect",
+                       lambda: connector_state(connect, name) == "STOPPED")
     assert connect_offsets(connect, name) == {0: 10}  # nothing fired by the sync itself
 
     # A dry run checks and says what it would fire, and fires nothing (the same flags as every changing command).
@@ -86,19 +88,20 @@ def test_gitops_alter_phase1_trigger_phase2_and_no_refire(env, namespace, kube_a
     commit_all(repo, "phase 2")
     assert (repo / "deploy" / "sink.yaml").read_text() == _initial_sink(repo)
     controller.sync(repo / "deploy")
-    wait_for("RUNNING again and resumed at 3", lambda: connect_offsets(connect, name) == {0: 10}
-             if connector_state(connect, name) == "RUNNING" else None)
+    wait_for_connector(kube_api, namespace, name, "RUNNING again and resumed at 3",
+                       lambda: connect_offsets(connect, name) == {0: 10}
+                       if connector_state(connect, name) == "RUNNING" else None)
     lines = out_file.read_text().splitlines()
     assert lines[10:] == [f"record-{i}" for i in range(3, 10)]  # replayed from the requested offset
 
     # Re-applying phase 1 and phase 2 manifests again and again never re-fires the alter.
     for _ in range(2):
         _sync_revision(controller, repo, "HEAD~1")  # phase 1 again: the connector stops, nothing fires
-        wait_for("STOPPED", lambda: connector_state(connect, name) == "STOPPED")
+        wait_for_connector(kube_api, namespace, name, "STOPPED", lambda: connector_state(connect, name) == "STOPPED")
         assert "strimzi.io/connector-offsets" not in annotations(kube_api, namespace, name)
         assert connect_offsets(connect, name) == {0: 10}
         _sync_revision(controller, repo, "HEAD")
-        wait_for("RUNNING", lambda: connector_state(connect, name) == "RUNNING")
+        wait_for_connector(kube_api, namespace, name, "RUNNING", lambda: connector_state(connect, name) == "RUNNING")
         assert connect_offsets(connect, name) == {0: 10}
     assert len(out_file.read_text().splitlines()) == 17  # no replay beyond the one requested
 
@@ -123,15 +126,15 @@ def _sync_revision(controller, repo, revision: str) -> None:
             subprocess.run(["git", "worktree", "remove", "--force", tmp + "/w"], cwd=repo, check=True)
 
 
-def test_shift_by_from_cluster_lists_live_offsets(env, namespace, connect_cluster, controller, kafka_producer,
-                                                  topic, tmp_path):
+def test_shift_by_from_cluster_lists_live_offsets(env, namespace, kube_api, connect_cluster, controller,
+                                                  kafka_producer, topic, tmp_path):
     connect = ConnectRest(env.connect_url)
     name = unique_name("orders-sink")
     repo = sink_repo(tmp_path / "repo", namespace, name, topic, tmp_path / "sink.out")
     produce(kafka_producer, topic, [f"r{i}" for i in range(10)])
     controller.sync(repo / "deploy")
-    wait_for("consumed", lambda: connect_offsets(connect, name) == {0: 10}
-             if connector_state(connect, name) == "RUNNING" else None)
+    wait_for_connector(kube_api, namespace, name, "consumed", lambda: connect_offsets(connect, name) == {0: 10}
+                       if connector_state(connect, name) == "RUNNING" else None)
     result = run("gitops", "alter", name, "--repo", str(repo), "-n", namespace, "--shift-by", "-4", "--topic", topic,
                  "--from-cluster", "--kubeconfig", env.kubeconfig, "-o", "diff")
     assert '"kafka_offset": 6' in result.stdout

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kubectl_offsets.cli.root import root as cli_root
 from tests.env.clients import ConnectRest, produce, unique_name
 
-from .conftest import STRING_CONVERTER, commit_all, init_repo, wait_for
+from .conftest import STRING_CONVERTER, commit_all, init_repo, wait_for, wait_for_connector
 from .test_end_to_end import connect_offsets, connector_state
 
 
@@ -31,8 +31,8 @@ def connector_file(path, name: str, topic: str, out_file) -> None:
                             "value.converter": STRING_CONVERTER}}}))
 
 
-def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespace, connect_cluster, controller,
-                                                                    kafka_producer, topic, tmp_path):
+def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespace, kube_api, connect_cluster,
+                                                                    controller, kafka_producer, topic, tmp_path):
     connect = ConnectRest(env.connect_url)
     name, out_file = unique_name("new-sink"), tmp_path / "sink.out"
     repo = init_repo(tmp_path / "repo")
@@ -59,7 +59,8 @@ def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespac
     phase1 = (repo / "deploy" / f"{name}.yaml").read_text()
     assert "state: stopped" in phase1 and "strimzi.io/connector-offsets" not in phase1
     controller.sync(repo / "deploy")
-    wait_for("created STOPPED in Connect", lambda: connector_state(connect, name) == "STOPPED")
+    wait_for_connector(kube_api, namespace, name, "created STOPPED in Connect",
+                       lambda: connector_state(connect, name) == "STOPPED")
     assert not out_file.exists() or out_file.read_text() == ""  # created stopped: nothing consumed
 
     # The operator's status can come after Connect's state (the real cadence); until then trigger rightly refuses.

@@ -12,7 +12,7 @@ import yaml
 
 from tests.env.clients import ConnectRest, produce, unique_name
 
-from .conftest import KUBECTL, commit_all, sink_repo, wait_for
+from .conftest import KUBECTL, commit_all, sink_repo, wait_for_connector
 from .test_end_to_end import annotations, connect_offsets, connector_state, run
 
 
@@ -43,8 +43,8 @@ def test_trigger_job_fires_once_with_least_privilege(env, namespace, kube_api, c
     repo = sink_repo(tmp_path / "repo", namespace, name, topic, tmp_path / "sink.out")
     produce(kafka_producer, topic, [f"r{i}" for i in range(6)])
     controller.sync(repo / "deploy")
-    wait_for("consumed", lambda: connect_offsets(connect, name) == {0: 6}
-             if connector_state(connect, name) == "RUNNING" else None)
+    wait_for_connector(kube_api, namespace, name, "consumed", lambda: connect_offsets(connect, name) == {0: 6}
+                       if connector_state(connect, name) == "RUNNING" else None)
 
     run("gitops", "alter", name, "--repo", str(repo), "--set", f"{topic}:0=2", "--trigger", "job")
     commit_all(repo, "phase 1 with a trigger Job")
@@ -103,8 +103,8 @@ def test_a_second_operation_on_the_same_resource_fires_its_own_job(env, namespac
     repo = sink_repo(tmp_path / "repo", namespace, name, topic, tmp_path / "sink.out")
     produce(kafka_producer, topic, [f"r{i}" for i in range(6)])
     controller.sync(repo / "deploy")
-    wait_for("consumed", lambda: connect_offsets(connect, name) == {0: 6}
-             if connector_state(connect, name) == "RUNNING" else None)
+    wait_for_connector(kube_api, namespace, name, "consumed", lambda: connect_offsets(connect, name) == {0: 6}
+                       if connector_state(connect, name) == "RUNNING" else None)
 
     for offset in (2, 4):
         run("gitops", "alter", name, "--repo", str(repo), "--set", f"{topic}:0={offset}", "--trigger", "job")
@@ -121,4 +121,5 @@ def test_a_second_operation_on_the_same_resource_fires_its_own_job(env, namespac
         run("gitops", "next", name, "--repo", str(repo))
         commit_all(repo, "phase 2")
         controller.sync(repo / "deploy")
-        wait_for("running again", lambda: connector_state(connect, name) == "RUNNING")
+        wait_for_connector(kube_api, namespace, name, "running again",
+                           lambda: connector_state(connect, name) == "RUNNING")

@@ -16,6 +16,7 @@ from kubernetes import client as k8s
 
 from tests.env.clients import create_topic, unique_name
 from tests.env.emulator import profiles
+from tests.env.kind.shared import connect_spec_for
 
 from .conftest import (FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
                        eventually, exists, live_state, manifest, sink_manifest, snapshot, spec_state)
@@ -584,15 +585,18 @@ def test_ctrl_c_while_delete_stops_the_connector_puts_it_back(lab12, cli, env, t
 
 
 def test_time_travel_with_an_unreachable_spec_address_says_how_to_pass_one_and_changes_nothing(lab12, cli):
-    """The KafkaConnect's bootstrap address is cluster-internal (here: a port nobody listens on)."""
+    """The KafkaConnect's bootstrap address is cluster-internal: the Service of a Strimzi Kafka cluster, which its
+    Connect workers reach (the real operator's environment maps the name for them, as cluster DNS does) and this
+    machine cannot resolve. The connector runs; only the plugin, outside the cluster, needs another address."""
     lab = lab12
     far = f"far-{unique_name('c')[-6:]}"
+    address = f"{far}-kafka-bootstrap.{lab.ns}.svc:9092"
+    spec = connect_spec_for(lab.env, lab.cluster.core, lab.ns, far)
+    spec["bootstrapServers"] = address
     lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                         "metadata": {"name": far, "namespace": lab.ns,
                                      "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                        "spec": {"replicas": 1, "bootstrapServers": "127.0.0.1:1", "groupId": f"{far}-g",
-                                 "configStorageTopic": f"{far}-c", "statusStorageTopic": f"{far}-s",
-                                 "offsetStorageTopic": f"{far}-o"}})
+                        "spec": spec})
     name, topic = unique_name("far"), unique_name("far-topic")
     create_topic(lab.admin, topic)
     body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
@@ -605,6 +609,6 @@ def test_time_travel_with_an_unreachable_spec_address_says_how_to_pass_one_and_c
     result = cli("alter", name, "-n", lab.ns, "--to-latest", "--topic", topic, "--yes")
 
     assert result.exit_code == 10, str(result)  # KAFKA_UNREACHABLE: a broker that gives no answers, not bad flags
-    assert "127.0.0.1:1 (from the KafkaConnect spec)" in result.stderr
+    assert f"{address} (from the KafkaConnect spec)" in result.stderr
     assert "kubectl port-forward" in result.stderr and "--bootstrap-server localhost:9092" in result.stderr
     assert_unchanged(lab.cluster, conn, before)

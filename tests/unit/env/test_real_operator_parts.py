@@ -76,6 +76,19 @@ def test_a_loopback_address_whose_port_8083_is_taken_is_not_handed_out():
     assert all(a.startswith("127.") and a != "127.0.0.1" for a in chosen)
 
 
+def test_in_cluster_kafka_bootstrap_names_are_found_in_every_layout_on_the_plain_port_only():
+    connect = {"bootstrapServers": "events-kafka-bootstrap:9092", "replicas": 1}
+    mm2_clusters = {"clusters": [{"alias": "a", "bootstrapServers": "east-kafka-bootstrap.ns:9092,127.0.0.1:9092"},
+                                 {"alias": "b", "bootstrapServers": "West-Kafka-Bootstrap.other.svc:9092"}]}
+    mm2_v1 = {"target": {"bootstrapServers": "t-kafka-bootstrap.ns.svc.cluster.local:9092"},
+              "mirrors": [{"source": {"bootstrapServers": "s-kafka-bootstrap:9093"}}]}  # TLS: not served here
+    assert kubelet.kafka_bootstrap_names(connect) == {"events-kafka-bootstrap"}
+    assert kubelet.kafka_bootstrap_names(mm2_clusters) == {"east-kafka-bootstrap.ns", "west-kafka-bootstrap.other.svc"}
+    assert kubelet.kafka_bootstrap_names(mm2_v1) == {"t-kafka-bootstrap.ns.svc.cluster.local"}
+    assert kubelet.kafka_bootstrap_names({"bootstrapServers": "my-kafka:9092,127.0.0.1:1,kafka-bootstrap:9092"}) \
+        == set()
+
+
 class _NoApi:
     def get(self, path):
         return 404, {}
@@ -101,6 +114,30 @@ def test_a_pod_created_again_gets_its_services_address_once_the_old_worker_has_e
     stand_in.ending[first].join()
     assert stand_in._address_for(service) == first
     assert stand_in._address_for(("ns", "other-connect")) != first
+
+
+def test_only_the_workers_resolve_in_cluster_kafka_names_and_they_lead_to_the_broker(tmp_path):
+    broker = socket.create_server(("127.0.0.1", 0))
+    stand_in = kubelet.Kubelet(_NoApi(), tmp_path, tmp_path, tmp_path / "hosts", "v1",  # type: ignore[arg-type]
+                               kafka_service=broker.getsockname()[:2])
+    try:
+        stand_in.kafka_names |= {"events-kafka-bootstrap", "events-kafka-bootstrap.ns.svc"}
+        stand_in._write_hosts()
+        forwarder = stand_in.kafka_forwarder
+        assert forwarder is not None and forwarder.port == kubelet.KAFKA_PLAIN_PORT
+        worker_hosts = (tmp_path / "worker-hosts").read_text().splitlines()
+        assert f"{forwarder.address} events-kafka-bootstrap events-kafka-bootstrap.ns.svc" in worker_hosts
+        assert f"127.0.0.1 {socket.gethostname()}" in worker_hosts  # the JDK resolves its own name there too
+        assert "kafka-bootstrap" not in (tmp_path / "hosts").read_text()  # the operator's
+        with socket.create_connection((forwarder.address, kubelet.KAFKA_PLAIN_PORT), timeout=5) as client:
+            broker.settimeout(5)
+            accepted, _ = broker.accept()
+            with accepted:
+                client.sendall(b"metadata?")
+                assert accepted.recv(100) == b"metadata?"
+    finally:
+        stand_in.stop_all()
+        broker.close()
 
 
 @pytest.mark.parametrize("path, name", [("/connectors/a%2Fb/offsets", "a/b"), ("/connectors/x", "x"),
