@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
+from kubectl_offsets.output import progress as progress_module
 from tests.env.clients import Feeder, create_topic, produce, unique_name
 from tests.env.emulator import profiles
 from tests.env.kind.shared import connect_spec_for
@@ -390,6 +391,27 @@ class Cli:
         return CliResult(result.exit_code, result.stdout, result.stderr, None)
 
 
+# ---- hooks at the flow's steps --------------------------------------------------------------------------------
+
+class HookedProgress(progress_module.StderrProgress):
+    """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``."""
+
+    hooks: dict = {}
+
+    def _fire(self, message: str) -> None:
+        for prefix in list(HookedProgress.hooks):
+            if message.startswith(prefix):
+                HookedProgress.hooks.pop(prefix)()
+
+    def step(self, message: str) -> None:
+        super().step(message)
+        self._fire(message)
+
+    def waiting(self, message: str) -> None:
+        super().waiting(message)
+        self._fire(message)
+
+
 # ---- fixtures -----------------------------------------------------------------------------------------------------
 
 @contextmanager
@@ -451,6 +473,16 @@ def kube(env):
     from kubectl_offsets.model import ClusterConfig
 
     return operations.connect(ClusterConfig(kubeconfig=env.kubeconfig))
+
+
+@pytest.fixture
+def hooks(monkeypatch):
+    """hooks["waiting for the operator to"] = callable: run once when the in-process CLI reaches that step, to
+    change the world at a precise moment; a hook that never fired fails the test."""
+    monkeypatch.setattr(progress_module, "StderrProgress", HookedProgress)
+    HookedProgress.hooks = {}
+    yield HookedProgress.hooks
+    assert not HookedProgress.hooks, f"hooks that never fired: {list(HookedProgress.hooks)}"
 
 
 @pytest.fixture(scope="module")
