@@ -24,7 +24,7 @@ unit: setup  ## the fast loop: no real components
 	$(PY) -m pytest tests/unit -q
 
 lint: setup  ## ruff and mypy as configured in pyproject.toml (tests/suite.py runs them first, too)
-	$(PY) -m ruff check kubectl_offsets
+	$(PY) -m ruff check kubectl_offsets tests examples benchmarks packaging
 	$(PY) -m mypy
 
 krew-install: setup  ## build the self-contained binary for this machine and install it with your krew (before any release)

@@ -33,7 +33,7 @@ def host_platform() -> tuple[str, str]:
     try:
         return OS_NAMES[sys.platform], ARCH_NAMES[platform.machine().lower()]
     except KeyError as missing:
-        raise SystemExit(f"no release archive is defined for {sys.platform}/{platform.machine()} ({missing})")
+        raise SystemExit(f"no release archive is defined for {sys.platform}/{platform.machine()} ({missing})") from None
 
 
 def archive_name(version: str, os_name: str, arch: str) -> str:

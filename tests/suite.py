@@ -257,7 +257,8 @@ class EraMatrix:
         return status
 
 
-LINTERS = ([sys.executable, "-m", "ruff", "check", "kubectl_offsets"], [sys.executable, "-m", "mypy"])
+LINTERS = ([sys.executable, "-m", "ruff", "check", "kubectl_offsets", "tests", "examples", "benchmarks", "packaging"],
+           [sys.executable, "-m", "mypy"])
 
 
 def lint() -> int:

@@ -1,7 +1,8 @@
 """Strimzi version profiles: what differs between the operator releases the test environment can pretend to be.
 
-One profile per era (read in strimzi-kafka-operator's source and CHANGELOG.md at the tags named in ``release``).  The CRDs (tests/env/crds/<profile>/), the emulator's rules and the era-aware test fixtures all read
-these facts from here, so a profile is one line of truth.
+One profile per era (read in strimzi-kafka-operator's source and CHANGELOG.md at the tags named in ``release``).
+The CRDs (tests/env/crds/<profile>/), the emulator's rules and the era-aware test fixtures all read these facts from
+here, so a profile is one line of truth.
 
 | profile | served (storage first)  | operator reads | pause honoured | FAILED stop | initial_state | REST messages            |
 |---------|-------------------------|----------------|----------------|-------------|---------------|--------------------------|

@@ -3,9 +3,12 @@ data.py), produced into the test Kafka with explicit partitions and timestamps, 
 (retention.ms=-1: the timestamps are in the past, and default retention would delete them at once)."""
 from __future__ import annotations
 
+from typing import Iterator
+
 import pytest
 
 from tests.env.clients import kafka_conf, unique_name
+from tests.integration.online.conftest import Cli, Cluster, local_backups_in_tmp, module_lab
 from . import data
 from .session import make_spark
 
@@ -87,3 +90,24 @@ def spark_cluster(env):
         yield cluster.master_url
     finally:
         stop_all(cluster.processes)
+
+
+# ---- the online plugin against a KafkaConnect (compute -> alter -f end to end) -----------------------------------
+
+@pytest.fixture(scope="session")
+def cluster(kube_api) -> Cluster:
+    return Cluster(kube_api)
+
+
+@pytest.fixture(scope="session")
+def cli(env, tmp_path_factory) -> Iterator[Cli]:
+    """The plugin's CLI in-process; the local backup copies its alters take go to a temporary directory."""
+    with local_backups_in_tmp(tmp_path_factory):
+        yield Cli(env.kubeconfig)
+
+
+@pytest.fixture(scope="module")
+def lab(env, cluster, kafka_admin, tmp_path_factory, request):
+    """A namespace + KafkaConnect for the module, with real FileStream connectors (tests/integration/online)."""
+    with module_lab(env, cluster, kafka_admin, tmp_path_factory, request) as made:
+        yield made

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.integration.online.conftest import (_local_backups, cli, cluster, eventually, lab)  # noqa: F401 (fixtures)
+from tests.integration.online.conftest import eventually
 from . import data
 
 pytestmark = pytest.mark.slow

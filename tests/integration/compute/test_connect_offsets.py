@@ -12,8 +12,6 @@ from kubectl_offsets.core.compute import offsets_topic as topic
 from kubectl_offsets.model import OffsetsDocument
 from tests.env.clients import unique_name
 
-from .conftest import create_topic
-
 pytestmark = pytest.mark.slow
 OFFSETS_TOPIC = "connect-cluster-offsets"  # tests/env/kafka.py: Strimzi's default offset.storage.topic
 

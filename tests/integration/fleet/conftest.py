@@ -41,6 +41,16 @@ class Fleet:
         return cluster.custom.list_cluster_custom_object(GROUP, VERSION, "kafkaconnectors",
                                                          label_selector=selector)["items"]
 
+    def wait_until_connect_has_offsets(self, connect) -> None:
+        """Offsets reach Connect's stores at the next flush (offset.flush.interval.ms): wait until every connector
+        whose task reads its offsets (sinks, sources, the mirror's MirrorSourceConnectors) has some in Connect."""
+        names = [c.name for c in self.sinks + self.sources] + [c for c in self.mirror["connectors"]
+                                                               if c.endswith(".MirrorSourceConnector")]
+        for name in names:
+            eventually(f"offsets of {name} in Connect",
+                       lambda n=name: (connect.get(f"/connectors/{quote(n, safe='')}/offsets")[1] or {}).get("offsets"),
+                       timeout=90)
+
 
 def _label(cluster: Cluster, conn: Connector, labels: dict) -> None:
     cluster.merge(conn.ns, conn.name, {"metadata": {"labels": labels}})
@@ -97,14 +107,7 @@ def fleet(env, kafka_admin, kube_api, connect, tmp_path_factory):
                 fl.sources.append(conn)
         fl.mirror = _mirror(env, cluster, kafka_admin, labs["a"], tag, {"kubectl-offsets-fleet": tag,
                                                                         "role": "mirror"})
-        # Offsets reach Connect's stores at the next flush (offset.flush.interval.ms): wait until every connector
-        # whose task reads its offsets has some, so the export has something real to carry.
-        names = [c.name for c in fl.sinks + fl.sources] + [c for c in fl.mirror["connectors"]
-                                                           if c.endswith(".MirrorSourceConnector")]
-        for name in names:
-            eventually(f"offsets of {name} in Connect",
-                       lambda n=name: (connect.get(f"/connectors/{quote(n, safe='')}/offsets")[1] or {}).get("offsets"),
-                       timeout=90)
+        fl.wait_until_connect_has_offsets(connect)  # so the export has something real to carry
         yield fl
     finally:
         for lab in labs.values():

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from urllib.parse import quote
 
 from tests.integration.online.conftest import GROUP, VERSION, eventually, live_state
 
@@ -129,12 +128,7 @@ def test_a_fleet_reset_never_stops_more_connectors_than_parallel(cli, fleet, clu
 def test_export_reset_all_import_restores_every_offset_exactly(cli, fleet, cluster, connect, tmp_path):
     # The sinks the test before reset read their topics again: wait until Connect has their new offsets (the
     # next flush), so that the export has every connector's.
-    names = [c.name for c in fleet.sinks + fleet.sources] + [c for c in fleet.mirror["connectors"]
-                                                           if c.endswith(".MirrorSourceConnector")]
-    for name in names:
-        eventually(f"offsets of {name} in Connect",
-                   lambda n=name: (connect.get(f"/connectors/{quote(n, safe='')}/offsets")[1] or {}).get("offsets"),
-                   timeout=90)
+    fleet.wait_until_connect_has_offsets(connect)
     exported = tmp_path / "fleet.json"
     result = cli("export", "-A", "-l", fleet.selector, "--out", str(exported))
     assert result.exit_code == 0, result

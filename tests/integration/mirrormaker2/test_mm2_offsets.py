@@ -272,7 +272,8 @@ def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeyp
 def test_list_alter_skip_reset_move_replication(mirror, cli):
     """list shows the real source offset; alter --set replays from OFFSET+1 onto the target topic; --skip-record
     skips exactly one record (and a paused mirror stays paused); reset re-replicates everything; undo puts the
-    offsets back; --shift-by moves relative to them; --to-offset 0 replicates the partition from the start. Only mirrors[0].sourceConnector changes; both annotations always come and go together."""
+    offsets back; --shift-by moves relative to them; --to-offset 0 replicates the partition from the start. Only
+    mirrors[0].sourceConnector changes; both annotations always come and go together."""
     m = mirror
     src_connector = m.connector()
     by_short = ("--connector", "source", "--source-cluster", m.src)

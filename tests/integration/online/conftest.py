@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 from click.testing import CliRunner
 from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
+from kubectl_offsets.output import progress as progress_module
 from tests.env.clients import Feeder, create_topic, produce, unique_name
 from tests.env.emulator import profiles
 from tests.env.kind.shared import connect_spec_for
@@ -389,19 +391,69 @@ class Cli:
         return CliResult(result.exit_code, result.stdout, result.stderr, None)
 
 
+# ---- hooks at the flow's steps --------------------------------------------------------------------------------
+
+class HookedProgress(progress_module.StderrProgress):
+    """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``."""
+
+    hooks: dict = {}
+
+    def _fire(self, message: str) -> None:
+        for prefix in list(HookedProgress.hooks):
+            if message.startswith(prefix):
+                HookedProgress.hooks.pop(prefix)()
+
+    def step(self, message: str) -> None:
+        super().step(message)
+        self._fire(message)
+
+    def waiting(self, message: str) -> None:
+        super().waiting(message)
+        self._fire(message)
+
+
 # ---- fixtures -----------------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="session", autouse=True)
-def _local_backups(tmp_path_factory):
+@contextmanager
+def local_backups_in_tmp(tmp_path_factory) -> Iterator[Path]:
     """Local backup copies go to a temporary XDG_STATE_HOME, not the user's home."""
     state = tmp_path_factory.mktemp("xdg-state")
     saved = os.environ.get("XDG_STATE_HOME")
     os.environ["XDG_STATE_HOME"] = str(state)
-    yield state
-    if saved is None:
-        os.environ.pop("XDG_STATE_HOME", None)
-    else:
-        os.environ["XDG_STATE_HOME"] = saved
+    try:
+        yield state
+    finally:
+        if saved is None:
+            os.environ.pop("XDG_STATE_HOME", None)
+        else:
+            os.environ["XDG_STATE_HOME"] = saved
+
+
+@contextmanager
+def module_lab(env, cluster: Cluster, kafka_admin, tmp_path_factory, request) -> Iterator[Lab]:
+    """One namespace + KafkaConnect for the requesting test module, deleted with its connectors afterwards."""
+    module = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")[:30]
+    ns = unique_name(f"online-{module}")
+    create_namespace_with_connect(env, cluster, ns)
+    workdir = tmp_path_factory.mktemp(module)
+    lab = Lab(env, cluster, kafka_admin, ns, workdir)
+    yield lab
+    lab.stop_feeders()
+    lab.producer.flush(10)
+    lab.producer = None  # destroyed now, not at exit when the broker is gone (librdkafka would log refusals)
+    for plural in ("kafkaconnectors", "kafkaconnects"):
+        try:
+            cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, ns, plural)
+        except k8s.ApiException as error:
+            if error.status != 404:
+                raise
+    cluster.core.delete_namespace(ns)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _local_backups(tmp_path_factory):
+    with local_backups_in_tmp(tmp_path_factory) as state:
+        yield state
 
 
 @pytest.fixture(scope="session")
@@ -423,22 +475,18 @@ def kube(env):
     return operations.connect(ClusterConfig(kubeconfig=env.kubeconfig))
 
 
+@pytest.fixture
+def hooks(monkeypatch):
+    """hooks["waiting for the operator to"] = callable: run once when the in-process CLI reaches that step, to
+    change the world at a precise moment; a hook that never fired fails the test."""
+    monkeypatch.setattr(progress_module, "StderrProgress", HookedProgress)
+    HookedProgress.hooks = {}
+    yield HookedProgress.hooks
+    assert not HookedProgress.hooks, f"hooks that never fired: {list(HookedProgress.hooks)}"
+
+
 @pytest.fixture(scope="module")
 def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
     """One namespace + KafkaConnect per test module (connectors are cheap, KafkaConnects are shared)."""
-    module = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")[:30]
-    ns = unique_name(f"online-{module}")
-    create_namespace_with_connect(env, cluster, ns)
-    workdir = tmp_path_factory.mktemp(module)
-    lab = Lab(env, cluster, kafka_admin, ns, workdir)
-    yield lab
-    lab.stop_feeders()
-    lab.producer.flush(10)
-    lab.producer = None  # destroyed now, not at exit when the broker is gone (librdkafka would log refusals)
-    for plural in ("kafkaconnectors", "kafkaconnects"):
-        try:
-            cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, ns, plural)
-        except k8s.ApiException as error:
-            if error.status != 404:
-                raise
-    cluster.core.delete_namespace(ns)
+    with module_lab(env, cluster, kafka_admin, tmp_path_factory, request) as made:
+        yield made

@@ -15,39 +15,11 @@ import json
 import pytest
 
 from kubectl_offsets.errors import ExitStatus
-from kubectl_offsets.output import progress as progress_module
 
 from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
 
 # Every test here drives a global emulator knob (faults file, stopping the emulator): never in parallel.
 pytestmark = pytest.mark.exclusive
-
-
-class HookedProgress(progress_module.StderrProgress):
-    """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``."""
-
-    hooks: dict = {}
-
-    def _fire(self, message: str) -> None:
-        for prefix in list(HookedProgress.hooks):
-            if message.startswith(prefix):
-                HookedProgress.hooks.pop(prefix)()
-
-    def step(self, message: str) -> None:
-        super().step(message)
-        self._fire(message)
-
-    def waiting(self, message: str) -> None:
-        super().waiting(message)
-        self._fire(message)
-
-
-@pytest.fixture
-def hooks(monkeypatch):
-    monkeypatch.setattr(progress_module, "StderrProgress", HookedProgress)
-    HookedProgress.hooks = {}
-    yield HookedProgress.hooks
-    assert not HookedProgress.hooks, f"hooks that never fired: {list(HookedProgress.hooks)}"
 
 
 def _offsets(cli, conn) -> list:

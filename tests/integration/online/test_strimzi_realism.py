@@ -18,7 +18,6 @@ from tests.env.kind.shared import connect_spec_for
 
 from .conftest import (FILE_SINK, GROUP, JOURNAL, OFFSETS_ANNOTATION, STRING, VERSION, annotations, eventually,
                        live_state)
-from .test_operator_failures import hooks  # noqa: F401 - a fixture, used by name
 
 
 def _connect(lab, name: str, *, annotation: str | None = "true", replicas: int = 1) -> str:

@@ -1,5 +1,6 @@
 """schemas/kafkaconnector.schema.json and kafkamirrormaker2.schema.json are the CRDs' openAPIV3Schema per served
-version (tests/env/crds/0.51: the era that serves both v1beta2 and v1), chosen by apiVersion. Regenerate: python -m tests.unit.core.gitops.crd_schemas"""
+version (tests/env/crds/0.51: the era that serves both v1beta2 and v1), chosen by apiVersion.
+Regenerate: python -m tests.unit.core.gitops.crd_schemas"""
 
 from __future__ import annotations
 

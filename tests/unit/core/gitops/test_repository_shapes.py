@@ -165,7 +165,6 @@ def _built_mirrors(repo) -> dict[str, str]:
 def test_an_aliased_stanza_is_edited_for_one_mirror_only(tmp_path, edited, untouched):
     repo = copy_fixture("anchors", tmp_path)
     before = _built_mirrors(repo)
-    original, phase1, phase2 = None, None, None
     result = cli("gitops", "alter", "kmm2/mirror", "--connector", "source", "--source-cluster", edited,
                  "--set", "orders:0=5", "--repo", str(repo))
     if result.exit_code != 0:  # refusing is allowed, but then nothing may have changed
