@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from xdist.scheduler import LoadFileScheduling
 
-# Files whose every test is long and independent of the others (own namespace, no module fixture worth sharing).
-SPREAD_FILES = frozenset({"tests/integration/online/test_fault_matrix.py"})
-# Long files that stay whole on one worker (a module fixture they share: an environment of their own, whose operator
-# they pause and kill), sent out first all the same.
-FIRST_FILES = frozenset({"tests/integration/online/test_operator_fault_matrix.py"})
+# Files whose every test is long and independent of the others (own namespace; the operator-fault columns build an
+# environment of their own on each worker that runs one, which is what lets them run at once).
+SPREAD_FILES = frozenset({"tests/integration/online/test_fault_matrix.py",
+                          "tests/integration/online/test_operator_fault_matrix.py",
+                          "tests/integration/online/test_pod_gone_fault_matrix.py"})
+# Long files that stay whole on one worker (a module fixture they share), sent out first all the same.
+FIRST_FILES: frozenset[str] = frozenset()
 
 
 class SpreadLongTestsFirst(LoadFileScheduling):

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_WORKERS = 4
+# The fault matrices' columns (tests marked fault_matrix) mostly wait: for the operator, for a paused or restarted
+# operator, for a new Connect worker. Twelve columns of 5-15 minutes each, on workers of their own beside the
+# parallel phase, finish within it.
+DEFAULT_FAULT_WORKERS = 6
 # One rerun of a failed test, so that CI keeps landing while the known causes of reruns are removed. A rerun is a
 # defect to fix, never a pass to forget: pytest marks it ("R", -rR), tests/reruns.py logs each one, and the closing
 # summary lists them all under "RERUNS"; --strict-reruns fails the run on a rerun of a test of the plugin. A test that
@@ -65,6 +69,7 @@ class Phase:
     workers: int
     paths: list[str] = field(default_factory=lambda: ["tests"])
     operator: str = "strimzi"  # what the phase's environment runs: Strimzi's real operator, or the emulator
+    beside: bool = False  # runs at the same time as the next phase, in the background, its output printed after it
     deselect: list[str] = field(default_factory=list)  # test ids this phase leaves out
 
 
@@ -108,10 +113,13 @@ class Tally:
             self.skipped += skipped
 
 
-def phases(workers: int) -> list[Phase]:
+def phases(workers: int, fault_workers: int) -> list[Phase]:
     return [
-        Phase("parallel: every test not marked exclusive or emulator_only, against Strimzi's real operator",
-              "not exclusive and not emulator_only", workers),
+        Phase("fault matrices: each column on a worker of its own, beside the parallel phase, against Strimzi's real "
+              "operator (the operator-fault columns each start an environment of their own)",
+              "fault_matrix and not exclusive and not emulator_only", fault_workers, beside=True),
+        Phase("parallel: every other test not marked exclusive or emulator_only, against Strimzi's real operator",
+              "not exclusive and not emulator_only and not fault_matrix", workers),
         Phase("emulator_only: tests that need the operator emulator, in parallel, against the emulator",
               "emulator_only and not exclusive", workers, operator="emulator"),
         Phase("exclusive: tests that turn the emulator's global knobs, one at a time, against the emulator",
@@ -172,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.suite", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
+    parser.add_argument("--fault-workers", type=int,
+                        default=int(os.environ.get("KO_FAULT_WORKERS", DEFAULT_FAULT_WORKERS)))
     parser.add_argument("--no-eras", dest="eras", action="store_false",
                         help="skip the other Strimzi profiles' scenarios (the default profile only)")
     parser.add_argument("--strict-reruns", action="store_true",
@@ -278,24 +288,59 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
     from tests.env import Env
 
     environments: dict[str, Env] = {}
+    results: dict[Path, int] = {}
     if reused:
         loaded = Env.load(reused)
         environments[loaded.operator] = loaded
     status = 0
+    background: list[tuple[threading.Thread, Path, Path]] = []
     try:
-        for index, phase in enumerate(phases(args.workers)):
+        for index, phase in enumerate(phases(args.workers, args.fault_workers)):
             if phase.operator == "emulator" and eras and not eras.threads:
                 eras.start()
             environment = environments.get(phase.operator) or _start(phase.operator, environments)
             report = reports / f"phase-{index}.xml"
+            where = f"Strimzi {environment.strimzi} ({phase.operator}), {phase.marker}"
+            if phase.beside:
+                background.append(_run_beside(phase, environment, args.pytest_args, report, results))
+                continue
             status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
-            tally.add_junit(report, where=f"Strimzi {environment.strimzi} ({phase.operator}), {phase.marker}")
+            tally.add_junit(report, where=where)
+            status = _join(background, tally, where, results) or status
     finally:
         for operator, environment in environments.items():
             if str(environment.env_json) != reused:
                 environment.stop()
                 print(f"[tests.suite] environment ({operator}) stopped; logs kept in {environment.run_dir}/logs",
                       flush=True)
+    return status
+
+
+def _run_beside(phase: Phase, environment, extra: list[str], report: Path,
+                results: dict[Path, int]) -> tuple[threading.Thread, Path, Path]:
+    """Start ``phase`` in a background thread, its output in a log beside its report."""
+    log_path = report.with_suffix(".log")
+    print(f"\n[tests.suite] {phase.title}: started in the background; its output follows the next phase's",
+          flush=True)
+
+    def run() -> None:
+        with open(log_path, "w", buffering=1) as log:
+            results[report] = run_phase(phase, str(environment.env_json), extra, report, log=log)
+
+    thread = threading.Thread(target=run, name=phase.title, daemon=True)
+    thread.start()
+    return thread, report, log_path
+
+
+def _join(background: list, tally: Tally, where: str, results: dict[Path, int]) -> int:
+    """Wait for the background phases, print their output, count their tests; their worst exit status."""
+    status = 0
+    while background:
+        thread, report, log_path = background.pop(0)
+        thread.join()
+        print(log_path.read_text(), end="", flush=True)
+        tally.add_junit(report, where=where)
+        status = status or results.get(report, 1)
     return status
 
 

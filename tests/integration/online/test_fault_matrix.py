@@ -17,6 +17,8 @@ import pytest
 
 from tests.faultmatrix import KILL_POINTS, OPERATIONS, STATES, render, run_column
 
+pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
+
 # The MirrorMaker 2 columns first: they are the longest (two connectors to stop and resume per cell).
 COLUMNS = [(subject, operation) for subject in ("mirror", "connector") for operation in OPERATIONS]
 

@@ -22,6 +22,8 @@ import pytest
 
 from tests.faultmatrix import KILL_POINTS, render, run_operator_fault_lane
 
+pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
+
 # Alter on a running connector, reset on a paused one: both previous states are restored through the faults.
 LANES = (("alter", "running"), ("reset", "paused"))
 COLUMNS = [(fault, operation, state) for fault in ("operator hung", "operator crash") for operation, state in LANES]

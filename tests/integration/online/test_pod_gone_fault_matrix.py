@@ -14,6 +14,8 @@ import pytest
 
 from .test_operator_fault_matrix import LANES, check_every_step
 
+pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
+
 
 @pytest.fixture(scope="module")
 def strimzi_env(request):

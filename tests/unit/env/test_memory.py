@@ -55,6 +55,9 @@ def test_connect_workers_are_counted_by_their_main_class():
     worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)",
                                "org.apache.kafka.connect.cli.ConnectDistributed"])
     try:
+        deadline = time.monotonic() + 10  # until the child has exec'd: its command line is the parent's before
+        while "ConnectDistributed" not in " ".join(memory.cmdline(worker.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert memory.kind_of(worker.pid) == "connect worker"
         sampler = memory.Sampler()
         sampler.sample()

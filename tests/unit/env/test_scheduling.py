@@ -60,10 +60,11 @@ def test_other_files_stay_whole_on_one_worker(collection):
     assert sorted(sent) == sorted(collection), "every test is sent exactly once"
 
 
-def test_a_long_file_with_a_shared_environment_starts_first_and_whole():
-    """Plain loadfile sends the files with the most tests first: the operator-fault matrix (few tests, each minutes
-    long, one environment of its own for the whole file) would start last and make the phase as long as itself."""
-    first = "tests/integration/online/test_operator_fault_matrix.py"
+def test_a_long_file_with_a_shared_fixture_starts_first_and_whole(monkeypatch):
+    """Plain loadfile sends the files with the most tests first: a file of few tests, each minutes long, sharing one
+    module fixture, would start last and make the phase as long as itself."""
+    first = "tests/integration/online/test_long_shared.py"
+    monkeypatch.setattr("tests.scheduling.FIRST_FILES", frozenset({first}))
     others = [f"tests/integration/{d}/test_f.py::test_{i}" for d, n in (("a", 9), ("b", 6), ("c", 5)) for i in range(n)]
     faults = [f"{first}::test_fault[{c}]" for c in ("hung", "crash")]
     nodes = _schedule(others + faults, workers=2)
