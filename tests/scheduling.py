@@ -14,7 +14,8 @@ from xdist.scheduler import LoadFileScheduling
 # environment of their own on each worker that runs one, which is what lets them run at once).
 SPREAD_FILES = frozenset({"tests/integration/online/test_fault_matrix.py",
                           "tests/integration/online/test_operator_fault_matrix.py",
-                          "tests/integration/online/test_pod_gone_fault_matrix.py"})
+                          "tests/integration/online/test_pod_gone_fault_matrix.py",
+                          "tests/integration/demo/test_make_demo.py"})  # a demo per Strimzi release
 # Long files that stay whole on one worker (a module fixture they share), sent out first all the same.
 FIRST_FILES: frozenset[str] = frozenset()
 
