@@ -1,9 +1,11 @@
 """The black-box scenarios against every Strimzi profile: ``python -m tests.run_eras [--eras 0.45 0.51 1.2]``.
 
-Per profile: one environment with that era's CRDs and operator rules (``start_environment(strimzi=...)``), the online,
+Per profile: one environment with that era's CRDs and Strimzi's real cluster operator of that era's release
+(``tests/env/strimzi_operator.RELEASE_OF_PROFILE``: 0.45 runs 0.45.2, 0.51 runs 0.51.0, 1.2 runs 1.2.0), the online,
 MirrorMaker 2 and GitOps-trigger scenarios run against it in parallel (pytest-xdist, as tests/suite.py does), then
-the environment is stopped.  Tests marked ``exclusive`` (global emulator knobs) are left to the full suite on the
-default profile.  Prints the wall time per profile (start-up included) and exits non-zero if any profile failed.
+the environment is stopped.  Tests marked ``exclusive`` (the emulator's fault knobs, which the real operator does not
+have) are left to the full suite on the default profile.  Prints the wall time per profile (start-up included) and
+exits non-zero if any profile failed.
 
     python -m tests.run_eras --eras 0.45 0.51   # `make test-eras`: the matrix alone (`make test` runs it too)
     python -m tests.run_eras -- -x -k sink      # extra arguments after -- go to pytest
@@ -36,11 +38,14 @@ def _interrupt(signum, _frame):
 def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -> tuple[int, float]:
     """One era: its own environment, the scenarios in parallel, the environment stopped. ``log`` (an open file)
     takes pytest's output instead of stdout, when the era runs beside another phase."""
-    from tests.env import start_environment
+    from tests.env import start_environment, strimzi_operator
     from tests.suite import Phase, run_phase
 
     started = time.monotonic()
-    environment = start_environment(strimzi=era)
+    # The era's own release of the real operator: the emulator's per-era rules are our reading of Strimzi, the
+    # release is Strimzi's code.
+    environment = start_environment(strimzi=era, operator="strimzi",
+                                    strimzi_version=strimzi_operator.RELEASE_OF_PROFILE[era])
     environment.start_reaper()
     try:
         phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS),

@@ -192,13 +192,24 @@ MM2_CONNECTOR_CONFIG = {"sourceConnector": {"replication.factor": -1, "offset-sy
                         "heartbeatConnector": {"heartbeats.topic.replication.factor": -1}}
 
 
+def legacy_connect_group(name: str) -> dict:
+    """The Connect group and internal topics of a legacy-layout KafkaMirrorMaker2 named ``name``. Without them
+    Strimzi uses its defaults (group ``mirrormaker2-cluster``, topics ``mirrormaker2-cluster-*``), the same for every
+    such resource: their workers on one Kafka would join one Connect cluster, and each resource's operator pass
+    would delete the other resources' connectors from it. The v1 layout requires these fields."""
+    return {"group.id": f"{name}-g", "config.storage.topic": f"{name}-c", "status.storage.topic": f"{name}-s",
+            "offset.storage.topic": f"{name}-o"}
+
+
 def for_one_broker(mm2: dict) -> dict:
     """``mm2`` (either layout) with MM2_TARGET_CONFIG on its Connect cluster and MM2_CONNECTOR_CONFIG on its
-    connectors, where the test did not set them. Returns the same dict."""
+    connectors, and in the legacy layout its own Connect group and topics (``legacy_connect_group``), where the
+    test did not set them. Returns the same dict."""
     spec = mm2["spec"]
     target = spec.get("target") or next(c for c in spec.get("clusters") or []
                                         if c.get("alias") == spec.get("connectCluster"))
-    target["config"] = {**MM2_TARGET_CONFIG, **(target.get("config") or {})}
+    own = {} if spec.get("target") else legacy_connect_group(mm2["metadata"]["name"])
+    target["config"] = {**MM2_TARGET_CONFIG, **own, **(target.get("config") or {})}
     for mirror in spec.get("mirrors") or []:
         for slot, defaults in MM2_CONNECTOR_CONFIG.items():
             if slot in mirror:
@@ -224,10 +235,7 @@ def one_mirror_mm2(name: str, source: str, target: str, bootstrap: str, mirror: 
     else:
         mirror.update({"sourceCluster": source, "targetCluster": target})
         spec = {"replicas": 1, "connectCluster": target,
-                "clusters": [{"alias": a, "bootstrapServers": bootstrap, "config": {
-                    "group.id": f"{name}-g", "config.storage.topic": f"{name}-c",
-                    "status.storage.topic": f"{name}-s", "offset.storage.topic": f"{name}-o"}}
-                    if a == target else {"alias": a, "bootstrapServers": bootstrap} for a in (source, target)],
+                "clusters": [{"alias": a, "bootstrapServers": bootstrap} for a in (source, target)],
                 "mirrors": [mirror]}
     return for_one_broker({"apiVersion": f"kafka.strimzi.io/{profile.preferred_version}", "kind": "KafkaMirrorMaker2",
                            "metadata": {"name": name}, "spec": spec})

@@ -48,8 +48,9 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from . import connect_router
+from . import connect_router, path_front
 from .kafka import LOG4J2_PROPERTIES
 from .kuberest import KubeRest
 from .tcpproxy import TcpProxy
@@ -57,6 +58,7 @@ from .tcpproxy import TcpProxy
 LOG = logging.getLogger("kubelet")
 KINDS = {"KafkaConnect": "kafkaconnects", "KafkaMirrorMaker2": "kafkamirrormaker2s"}
 CONNECT_PORT = 8083  # Strimzi's REST_API_PORT: the operator calls <service>:8083
+FRONTED_WORKER_PORT = 18083  # the worker's REST port behind a path front (tests/env/path_front.py)
 CONFIG_KEY = "kafka-connect.properties"
 POLL_SECONDS = 0.5
 RESTART_BACKOFF_SECONDS = 5.0
@@ -110,7 +112,8 @@ def operator_configuration(configmaps: dict[str, dict], container_env: dict[str,
     return props
 
 
-def worker_properties(generated: dict[str, str], address: str, image_root: Path) -> dict[str, str]:
+def worker_properties(generated: dict[str, str], address: str, image_root: Path,
+                      port: int = CONNECT_PORT) -> dict[str, str]:
     """``generated`` with only what must differ here: the REST listener on the pod's own loopback address, plugins
     from the classpath, no config provider whose class is not there, the image's /opt/kafka paths (e.g. the
     directory config provider's allowed paths, which must exist) under ``image_root``."""
@@ -122,9 +125,16 @@ def worker_properties(generated: dict[str, str], address: str, image_root: Path)
         props["config.providers"] = ",".join(kept)
         if not kept:
             del props["config.providers"]
-    props.update({"listeners": f"http://{address}:{CONNECT_PORT}", "rest.advertised.host.name": address,
-                  "rest.advertised.port": str(CONNECT_PORT), "plugin.discovery": "service_load"})
+    props.update({"listeners": f"http://{address}:{port}", "rest.advertised.host.name": address,
+                  "rest.advertised.port": str(port), "plugin.discovery": "service_load"})
     return props
+
+
+def sends_raw_paths(image: str) -> bool:
+    """Whether the pod's image (``quay.io/strimzi/kafka:<release>-kafka-<version>``) is of a Strimzi release before
+    0.46, whose operator puts MirrorMaker 2 connector names into paths unencoded (tests/env/path_front.py)."""
+    match = re.search(r":(\d+)\.(\d+)\.\d+[^:]*-kafka-", image)
+    return bool(match) and (int(match.group(1)), int(match.group(2))) < (0, 46)
 
 
 def host_names(pod: dict) -> list[str]:
@@ -197,6 +207,8 @@ class Worker:
     props_file: Path
     log_file: Path
     env: dict[str, str]
+    rest_port: int = CONNECT_PORT  # the worker's own; another than CONNECT_PORT when a path front serves that
+    front: Any = None  # the path front (tests/env/path_front.py) on address:CONNECT_PORT, if any
     popen: subprocess.Popen | None = None
     ready: bool = False
     restarts: int = 0
@@ -206,7 +218,7 @@ class Worker:
 
     @property
     def url(self) -> str:
-        return f"http://{self.address}:{CONNECT_PORT}"
+        return f"http://{self.address}:{self.rest_port}"
 
     def alive(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
@@ -372,14 +384,19 @@ class Kubelet:
         props_file.parent.mkdir(parents=True, exist_ok=True)
         image_root = self.run_dir / "data" / "pods" / base / "opt-kafka"
         image_root.mkdir(parents=True, exist_ok=True)
-        props = worker_properties(generated, address, image_root)
+        front = sends_raw_paths(container.get("image") or "")
+        rest_port = FRONTED_WORKER_PORT if front else CONNECT_PORT
+        props = worker_properties(generated, address, image_root, rest_port)
         props_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "JAVA_HOME")}
         env.update(container_env)
         env["ADVERTISED_HOSTNAME"] = address
         worker = Worker(key=meta["uid"], namespace=meta["namespace"], pod=meta["name"], kind=labels["strimzi.io/kind"],
                         cluster=labels.get("strimzi.io/cluster", ""), address=address, names=host_names(pod),
-                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env)
+                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env,
+                        rest_port=rest_port)
+        if front:
+            worker.front = path_front.serve(address, CONNECT_PORT, worker.url)
         with self.lock:
             self.workers[worker.key] = worker
         self._write_hosts()
@@ -499,6 +516,9 @@ def _healthy(url: str) -> bool:
 
 
 def _terminate(worker: Worker, timeout: float = 10.0) -> None:
+    if worker.front is not None:
+        path_front.stop(worker.front)
+        worker.front = None
     popen = worker.popen
     if popen is None or popen.poll() is not None:
         return

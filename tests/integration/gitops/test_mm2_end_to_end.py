@@ -25,9 +25,11 @@ def _mirror_yaml(layout: str, name: str, namespace: str, src: str, tgt: str, boo
             # source and target are one Kafka here: replicating every *.heartbeats topic of earlier tests
             # would grow a topic per test and alias (src2.src1.heartbeats, ...) until the broker refuses
             heartbeats.replication.enabled: false
+            replication.factor: -1                  # one broker: the broker's default, not 3
+            offset-syncs.topic.replication.factor: -1
         checkpointConnector:
           tasksMax: 1
-          config: {{emit.checkpoints.interval.seconds: 5}}
+          config: {{emit.checkpoints.interval.seconds: 5, checkpoints.topic.replication.factor: -1}}
         topicsPattern: "^{topic}$"
         groupsPattern: "^none$"
         """)
@@ -49,6 +51,10 @@ def _mirror_yaml(layout: str, name: str, namespace: str, src: str, tgt: str, boo
                 configStorageTopic: {name}-c
                 statusStorageTopic: {name}-s
                 offsetStorageTopic: {name}-o
+                config:   # one broker: Connect's internal topics take the broker's default, not 3
+                  config.storage.replication.factor: -1
+                  offset.storage.replication.factor: -1
+                  status.storage.replication.factor: -1
               mirrors:
               - source:
                   alias: {src}
@@ -69,11 +75,19 @@ def _mirror_yaml(layout: str, name: str, namespace: str, src: str, tgt: str, boo
             bootstrapServers: {bootstrap}
           - alias: {tgt}
             bootstrapServers: {bootstrap}
+            config:   # its own Connect group and topics (Strimzi's defaults are shared by every mirror), one broker
+              group.id: {name}-g
+              config.storage.topic: {name}-c
+              status.storage.topic: {name}-s
+              offset.storage.topic: {name}-o
+              config.storage.replication.factor: -1
+              offset.storage.replication.factor: -1
+              status.storage.replication.factor: -1
           mirrors:
           - sourceCluster: {src}
             targetCluster: {tgt}
-            heartbeatConnector:
-              config: {{emit.heartbeats.enabled: false}}   # the connector exists; no topic for others to copy
+            heartbeatConnector:   # the connector exists; no topic for others to copy
+              config: {{emit.heartbeats.enabled: false, heartbeats.topic.replication.factor: -1}}
         """) + mirror
 
 

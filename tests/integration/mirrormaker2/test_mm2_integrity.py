@@ -36,15 +36,30 @@ def _source_stored(cli, m, connector):
             for e in doc["offsets"]}
 
 
-def _recreate(admin, topic):
+def _recreate(admin, bootstrap, topic):
+    """Delete ``topic`` (which holds records) and create it again, empty; return once the broker serves the new
+    partition. The controller answers both requests before the broker has applied them: until it has, the broker
+    still serves the old partition, appends to it and reports its watermarks."""
     admin.delete_topics([topic])[topic].result(timeout=30)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # KRaft deletes asynchronously: creating too early says "already exists"
         try:
-            return create_topic(admin, topic)
+            create_topic(admin, topic)
+            break
         except Exception:  # noqa: BLE001 - TOPIC_ALREADY_EXISTS while the deletion completes
             time.sleep(0.5)
-    pytest.fail(f"could not recreate {topic}")
+    else:
+        pytest.fail(f"could not recreate {topic}")
+    seen = []
+    while time.monotonic() < deadline:
+        try:
+            seen.append(watermarks(bootstrap, topic))
+        except Exception as error:  # noqa: BLE001 - an unknown partition while the broker catches up
+            seen.append(repr(error))
+        if seen[-1] == (0, 0):
+            return
+        time.sleep(0.5)
+    pytest.fail(f"the broker never served the recreated {topic}: {seen[-3:]}")
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +91,7 @@ def damaged(env, kube_api, kafka_admin, cli):
         produce(producer, gap, [f"g{i}" for i in range(10, 20)])  # offsets 10..19, never replicated
         kafka_admin.delete_records([TopicPartition(gap, 0, 15)])[TopicPartition(gap, 0, 15)].result(timeout=30)
         kafka_admin.delete_topics([gone])[gone].result(timeout=30)
-        _recreate(kafka_admin, again)
+        _recreate(kafka_admin, env.bootstrap_servers, again)
         _produce_into_recreated(env.bootstrap_servers, again, ["b0", "b1"])  # offsets 0..1; 4 was stored
         yield d
 

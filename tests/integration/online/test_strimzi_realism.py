@@ -8,6 +8,7 @@ every test shares, and a real Strimzi (tests/env/kind) has no such knobs.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from kubernetes import client as k8s
@@ -229,3 +230,19 @@ def test_a_stop_the_next_pass_completes_is_waited_for(lab, cli, emulator):
 
     assert result.exit_code == 0, str(result)
     eventually("back to RUNNING", lambda: live_state(lab.cr(conn)) == "RUNNING")
+
+
+@pytest.mark.exclusive
+def test_a_connector_whose_creation_met_a_connect_error_is_running_before_the_periodic_pass(lab, emulator):
+    """Connect answers 500 ("a rebalance is expected") while it takes in a connector: the operator's pass fails,
+    its NotReady status write is one more event that fails the same way, and then it waits for its periodic pass
+    (120 s). The lab's wait gives it an event, as a user would, and the connector runs well before that. Three
+    failures: the periodic pass may come at any time, and may take the third."""
+    started = time.monotonic()
+    emulator.write_faults({"connect_failures": [{"method": "GET", "path_regex": "/connectors/created-[^/]*/config$",
+                                                 "status": 500, "times": 3}]})
+
+    conn = lab.source("created", state=None)
+
+    assert live_state(lab.cr(conn)) == "RUNNING"
+    assert time.monotonic() - started < 60

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.env import connect_router, kubelet, strimzi_operator
+from tests.env import connect_router, kubelet, path_front, strimzi_operator
 
 GENERATED_1_2 = textwrap.dedent("""\
     ##############################
@@ -202,3 +202,58 @@ def test_a_worker_that_keeps_crashing_is_restarted_ever_more_slowly_like_a_kubel
     assert delays[0] == kubelet.RESTART_BACKOFF_SECONDS  # the first restart comes soon: a worker killed on purpose
     assert all(later == 2 * earlier for earlier, later in zip(delays, delays[1:]) if later < 300)
     assert delays[-1] == kubelet.MAX_RESTART_BACKOFF_SECONDS == 300
+
+
+@pytest.mark.parametrize("image, raw", [("quay.io/strimzi/kafka:0.45.2-kafka-3.9.0", True),
+                                        ("quay.io/strimzi/kafka:0.44.0-kafka-3.8.0", True),
+                                        ("quay.io/strimzi/kafka:0.51.0-kafka-4.2.0", False),
+                                        ("quay.io/strimzi/kafka:1.2.0-kafka-4.3.0", False), ("", False)])
+def test_pods_of_releases_before_0_46_get_a_path_front(image, raw):
+    assert kubelet.sends_raw_paths(image) is raw
+
+
+def test_a_fronted_worker_listens_on_another_port_than_the_one_the_operator_calls():
+    props = kubelet.worker_properties({}, "127.100.2.3", Path("/run/pod"), kubelet.FRONTED_WORKER_PORT)
+    assert props["listeners"] == f"http://127.100.2.3:{kubelet.FRONTED_WORKER_PORT}"
+    assert kubelet.FRONTED_WORKER_PORT != kubelet.CONNECT_PORT
+
+
+def test_the_path_front_encodes_what_strimzi_0_45_sends_raw_and_passes_the_rest():
+    """Strimzi 0.45 calls /connectors/a->b.MirrorSourceConnector/config; Connect 4 refuses a raw '>' (400 Illegal
+    Path Character). The worker behind the front must see it encoded, the answer unchanged."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+
+    seen = []
+
+    class Backend(BaseHTTPRequestHandler):
+        def do_PUT(self):
+            seen.append((self.command, self.path, self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(201)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    front = path_front.serve("127.0.0.1", 0, f"http://127.0.0.1:{backend.server_address[1]}")
+    try:
+        with socket.create_connection(front.server_address, timeout=10) as sock:
+            sock.sendall(b"PUT /connectors/a->b.MirrorSourceConnector/config HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            answer = b""
+            while not answer.endswith(b"\r\n\r\n{}"):  # the head and the body may come apart
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 201") and answer.endswith(b"{}")
+        assert seen == [("PUT", "/connectors/a-%3Eb.MirrorSourceConnector/config", b"{}")]
+    finally:
+        path_front.stop(front)
+        backend.shutdown()
+        backend.server_close()
