@@ -25,10 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 ERA_TESTS = ["tests/integration/online", "tests/integration/mirrormaker2",
              "tests/integration/gitops/test_end_to_end.py", "tests/integration/gitops/test_trigger_job.py",
              "tests/integration/gitops/test_mm2_end_to_end.py"]
-# The fault matrix (128 SIGKILLs and connection cuts, each SIGKILL followed by recover) takes over half an hour on an
-# older era, whose MirrorMaker 2 reconciles wait for the pods each time; it runs on the default profile in every suite
-# run; on an era, run benchmarks/fault_matrix.py --env-json against `python -m tests.env up --strimzi ERA`.
-ERA_DESELECTED = ["tests/integration/online/test_fault_matrix.py::test_every_injected_fault_leaves_the_connector_safe"]
+# The fault matrices (marker fault_matrix: a fault injected at every step, each column minutes long) run on the
+# default release in every suite run; on an era, run benchmarks/fault_matrix.py --env-json against
+# `python -m tests.env up --strimzi ERA`. Tests that need the emulator (exclusive, emulator_only) run on the default
+# profile's emulator environment.
+ERA_MARKERS = "not exclusive and not emulator_only and not fault_matrix"
 
 
 def _interrupt(signum, _frame):
@@ -48,8 +49,7 @@ def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -
                                     strimzi_version=strimzi_operator.RELEASE_OF_PROFILE[era])
     environment.start_reaper()
     try:
-        phase = Phase(f"Strimzi {era}: the black-box scenarios", "not exclusive", workers, list(ERA_TESTS),
-                      deselect=list(ERA_DESELECTED))
+        phase = Phase(f"Strimzi {era}: the black-box scenarios", ERA_MARKERS, workers, list(ERA_TESTS))
         status = run_phase(phase, str(environment.env_json), extra, reports / f"era-{era}.xml", log=log)
     finally:
         environment.stop()
