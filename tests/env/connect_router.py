@@ -97,23 +97,19 @@ class Router:
         return 200, "application/json", json.dumps(merge_connector_lists(answers)).encode()
 
 
-def _handler(router: Router) -> type[BaseHTTPRequestHandler]:
+Answer = Callable[[str, str, "bytes | None", "str | None"], "tuple[int, str, bytes]"]
+
+
+def proxy_handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
+    """A request handler that reads the request, asks ``answer(method, path, body, content_type)`` for the reply
+    (status, content type, body) and sends it: the router's and tests/env/path_front.py's."""
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def _serve(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
-            method = self.command
-            if method == "GET" and urllib.parse.urlsplit(self.path).path.rstrip("/") == "/connectors":
-                status, ctype, raw = router.list_all(self.path)
-            else:
-                try:
-                    status, ctype, raw = forward(router.target(method, self.path, body), method, self.path, body,
-                                                 self.headers.get("Content-Type"))
-                except OSError as e:
-                    status, ctype = 502, "application/json"
-                    raw = json.dumps({"error_code": 502, "message": f"Connect router: {e}"}).encode()
+            status, ctype, raw = answer(self.command, self.path, body, self.headers.get("Content-Type"))
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(raw)))
@@ -128,9 +124,30 @@ def _handler(router: Router) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def error_answer(status: int, message: str) -> tuple[int, str, bytes]:
+    """Connect's own error shape, for what the proxy itself cannot do."""
+    return status, "application/json", json.dumps({"error_code": status, "message": message}).encode()
+
+
+def serve_in_thread(address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+                    name: str) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(address, handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name=name, daemon=True).start()
+    return server
+
+
+def _answer_of(router: Router) -> Answer:
+    def answer(method: str, path: str, body: bytes | None, ctype: str | None) -> tuple[int, str, bytes]:
+        if method == "GET" and urllib.parse.urlsplit(path).path.rstrip("/") == "/connectors":
+            return router.list_all(path)
+        try:
+            return forward(router.target(method, path, body), method, path, body, ctype)
+        except OSError as e:
+            return error_answer(502, f"Connect router: {e}")
+    return answer
+
+
 def serve(port: int, plain_url: str, workers: Callable[[], list[str]]) -> ThreadingHTTPServer:
     """Start the router on HOST:port in a daemon thread; ``shutdown()`` stops it."""
-    server = ThreadingHTTPServer((HOST, port), _handler(Router(plain_url, workers)))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="connect-router", daemon=True).start()
-    return server
+    return serve_in_thread((HOST, port), proxy_handler(_answer_of(Router(plain_url, workers))), "connect-router")

@@ -9,11 +9,9 @@ one the operator calls, and runs the worker behind it; nothing else changes on t
 """
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
-from .connect_router import forward
+from .connect_router import error_answer, forward, proxy_handler, serve_in_thread
 
 # What Jetty 12 refuses in a path and the old operator sends raw.
 RAW = {">": "%3E", "<": "%3C"}
@@ -25,39 +23,18 @@ def encoded(path: str) -> str:
     return path
 
 
-def _handler(backend: str) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else None
-            try:
-                status, ctype, raw = forward(backend, self.command, encoded(self.path), body,
-                                             self.headers.get("Content-Type"))
-            except OSError as e:  # the worker is not (or no longer) up
-                status, ctype = 503, "application/json"
-                raw = json.dumps({"error_code": 503, "message": f"Connect worker unreachable: {e}"}).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
-
-        do_GET = do_PUT = do_POST = do_DELETE = do_PATCH = _serve
-
-        def log_message(self, format, *args):  # noqa: A002 - the base class's name
-            pass
-
-    return Handler
+def _answer_of(backend: str):
+    def answer(method: str, path: str, body: bytes | None, ctype: str | None) -> tuple[int, str, bytes]:
+        try:
+            return forward(backend, method, encoded(path), body, ctype)
+        except OSError as e:  # the worker is not (or no longer) up
+            return error_answer(503, f"Connect worker unreachable: {e}")
+    return answer
 
 
 def serve(address: str, port: int, backend: str) -> ThreadingHTTPServer:
     """Serve the front on address:port in a daemon thread, forwarding to ``backend``; ``stop(server)`` ends it."""
-    server = ThreadingHTTPServer((address, port), _handler(backend.rstrip("/")))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name=f"path-front-{address}", daemon=True).start()
-    return server
+    return serve_in_thread((address, port), proxy_handler(_answer_of(backend.rstrip("/"))), f"path-front-{address}")
 
 
 def stop(server: ThreadingHTTPServer) -> None:
