@@ -13,6 +13,7 @@ import pytest
 from kubernetes import client
 
 from kubectl_offsets import __version__
+from tests.env.kind.shared import connect_spec_for
 
 BIN = Path(sys.executable).parent
 
@@ -25,13 +26,13 @@ def run(env, *args: str, kubeconfig: str | None = None) -> subprocess.CompletedP
 
 @pytest.fixture
 def kafka_connect(kube_api, namespace, env):
-    """A KafkaConnect whose status the operator (emulator) has written: status.url is the cluster-internal
-    Service address, as Strimzi writes it."""
+    """A KafkaConnect whose status the operator has written: status.url is the cluster-internal Service address, as
+    Strimzi writes it. (Its spec is one the operator accepts: Strimzi's v1 CRD requires the group and topics.)"""
     custom = client.CustomObjectsApi(kube_api)
     version = env.profile.storage
     body = {"apiVersion": f"kafka.strimzi.io/{version}", "kind": "KafkaConnect",
             "metadata": {"name": "my-connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
-            "spec": {"bootstrapServers": "my-kafka:9092", "replicas": 1}}
+            "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "my-connect")}
     custom.create_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", body)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -40,7 +41,7 @@ def kafka_connect(kube_api, namespace, env):
         if (current.get("status") or {}).get("url"):
             return namespace, current["status"]["url"]
         time.sleep(0.5)
-    raise AssertionError("the operator emulator never wrote status.url on the KafkaConnect")
+    raise AssertionError("the operator never wrote status.url on the KafkaConnect")
 
 
 def test_client_only_needs_no_cluster(env, tmp_path):
