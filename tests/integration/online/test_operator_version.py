@@ -43,7 +43,10 @@ def test_create_knows_the_strimzi_release_without_seeing_the_operator_pod(lab, c
         assert result.exit_code == 0, str(result)
         assert "Strimzi 1.2.0 or newer" in result.stderr and "templatedVolumes" in result.stderr
         assert "creates the connector stopped" in result.stderr
-        assert f"connector {name}: does not exist -> POST /connectors (initial_state=STOPPED)" in Path(env.emulator_log).read_text()
+        if env.operator == "emulator":  # its log names the request; with Strimzi's operator the file alone proves it
+            assert (f"connector {name}: does not exist -> POST /connectors (initial_state=STOPPED)"
+                    in Path(env.emulator_log).read_text())
+        # never r0, r1: created stopped, and its offsets altered before it ever ran
         eventually("r2, r3 written", lambda: conn.file_lines() == ["r2", "r3"] or None, timeout=RECORDS_TIMEOUT)
     else:  # 0.45 and 0.51 serve v1beta2: a release before 1.0, so the start window is real and said so
         assert result.exit_code == 2, str(result)
