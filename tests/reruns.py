@@ -19,6 +19,18 @@ def pytest_addoption(parser):
                      help="append one JSON line per rerun (test id, phase, the failure's first line) to FILE")
 
 
+def _message(report) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return crash.message if crash is not None else str(report.longrepr or "")
+
+
+def detail_lines(report, limit: int = 8) -> list[str]:
+    """The lines of the failure's message after its first (an assertion's explanation, a table's failed rows), so
+    that a rerun's cause can be found from the suite's output alone: the rerun that passed shows no traceback."""
+    lines = [line.strip() for line in _message(report).splitlines() if line.strip()]
+    return [line[:300] for line in lines[1:1 + limit]]
+
+
 def first_line(report) -> str:
     """The failure's one-line reason, as pytest's short summary shows it (the exception and its message)."""
     crash = getattr(report.longrepr, "reprcrash", None)
@@ -37,7 +49,8 @@ def pytest_runtest_logreport(report):
     path = config.getoption("reruns_log") if config is not None else None
     if not path or hasattr(config, "workerinput"):  # an xdist worker: the controller writes it
         return
-    line = {"nodeid": report.nodeid, "when": report.when, "reason": first_line(report)}
+    line = {"nodeid": report.nodeid, "when": report.when, "reason": first_line(report),
+            "detail": detail_lines(report)}
     with Path(path).open("a", encoding="utf-8") as log:
         log.write(json.dumps(line) + "\n")
 

@@ -80,6 +80,7 @@ class Rerun:
     nodeid: str
     when: str
     reason: str
+    detail: list[str] = field(default_factory=list)  # the failure message's next lines
 
     @property
     def of_harness(self) -> bool:
@@ -87,7 +88,8 @@ class Rerun:
 
     def line(self) -> str:
         phase = "" if self.when == "call" else f" (in {self.when})"
-        return f"  {self.nodeid} [{self.where}]{phase}: {self.reason}"
+        return "\n".join([f"  {self.nodeid} [{self.where}]{phase}: {self.reason}",
+                          *(f"      {line}" for line in self.detail)])
 
 
 @dataclass
@@ -101,7 +103,7 @@ class Tally:
         """The counts of a phase's junit report, and the reruns its sibling log (reruns_log(report)) names."""
         from tests import reruns
 
-        self.reruns += [Rerun(where or report.stem, e["nodeid"], e["when"], e["reason"])
+        self.reruns += [Rerun(where or report.stem, e["nodeid"], e["when"], e["reason"], e.get("detail") or [])
                         for e in reruns.read(reruns_log(report))]
         if not report.exists():
             return

@@ -20,7 +20,7 @@ def test_fails_once(tmp_path_factory):
     marker = Path(__file__).with_suffix(".ran")
     if not marker.exists():
         marker.write_text("1")
-        assert 1 + 1 == 3, "the operator never answered"
+        assert 1 + 1 == 3, "the operator never answered\\nstep: annotate\\ncell: pod gone"
 
 def test_steady():
     pass
@@ -50,6 +50,8 @@ def test_a_rerun_is_logged_with_its_first_failure(flaky, tmp_path, extra):
     assert entry["nodeid"].endswith("test_flaky.py::test_fails_once")
     assert entry["when"] == "call"
     assert entry["reason"].startswith("AssertionError: the operator never answered")
+    # the message's next lines too: the rerun passed, so no traceback shows them anywhere else
+    assert entry["detail"][:2] == ["step: annotate", "cell: pod gone"]
 
 
 def test_no_rerun_no_log(flaky, tmp_path):
