@@ -295,7 +295,7 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
         loaded = Env.load(reused)
         environments[loaded.operator] = loaded
     status = 0
-    background: list[tuple[threading.Thread, Path, Path]] = []
+    background: list[tuple[threading.Thread, Path, Path, str]] = []
     try:
         for index, phase in enumerate(phases(args.workers, args.fault_workers)):
             if phase.operator == "emulator" and eras and not eras.threads:
@@ -304,11 +304,11 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
             report = reports / f"phase-{index}.xml"
             where = f"Strimzi {environment.strimzi} ({phase.operator}), {phase.marker}"
             if phase.beside:
-                background.append(_run_beside(phase, environment, args.pytest_args, report, results))
+                background.append((*_run_beside(phase, environment, args.pytest_args, report, results), where))
                 continue
             status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
             tally.add_junit(report, where=where)
-            status = _join(background, tally, where, results) or status
+            status = _join(background, tally, results) or status
     finally:
         for operator, environment in environments.items():
             if str(environment.env_json) != reused:
@@ -334,11 +334,11 @@ def _run_beside(phase: Phase, environment, extra: list[str], report: Path,
     return thread, report, log_path
 
 
-def _join(background: list, tally: Tally, where: str, results: dict[Path, int]) -> int:
+def _join(background: list, tally: Tally, results: dict[Path, int]) -> int:
     """Wait for the background phases, print their output, count their tests; their worst exit status."""
     status = 0
     while background:
-        thread, report, log_path = background.pop(0)
+        thread, report, log_path, where = background.pop(0)
         thread.join()
         print(log_path.read_text(), end="", flush=True)
         tally.add_junit(report, where=where)
