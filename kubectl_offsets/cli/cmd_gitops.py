@@ -381,7 +381,8 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
         echo(("opened " if result.pr_created else "already open: ") + result.pr_url)
     for note in result.notes:
         echo(note, err=True)
-    _steps(plan, kw)
+    pushed = kw["push"] or kw["pull_request"]
+    _steps(plan, kw, f"{result.branch} on {kw['remote']}" if result.direct and pushed else None)
 
 
 def _report(plan, kw) -> None:
@@ -395,13 +396,13 @@ def _report(plan, kw) -> None:
         echo(f"warning: {warning}", err=True)
 
 
-def _steps(plan, kw) -> None:
+def _steps(plan, kw, landed: str | None = None) -> None:
     from ..core.gitops import output
 
     if kw["quiet"]:
         return
     echo("next steps:", err=True)
-    for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"]), 1):
+    for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"], landed), 1):
         echo(f"  {i}. {step}", err=True)
 
 
