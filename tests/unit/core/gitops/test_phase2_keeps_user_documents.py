@@ -11,6 +11,9 @@ from .helpers import cli, copy_fixture, snapshot
 
 APPENDED = "---\n# added by the team after phase 1\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team-notes\n" \
            "data:\n  owner: team-data\n"
+# In a patches: file a document is a patch of a resource the overlay builds.
+APPENDED_PATCH = "---\n# added by the team after phase 1\napiVersion: kafka.strimzi.io/v1\nkind: KafkaMirrorMaker2\n" \
+                 "metadata:\n  name: mirror\n  labels:\n    owner: team-data\n"
 
 CASES = {  # phase 1 command, the file it adds (glob, relative to the repository), the kustomization listing it
     "plain-configmap": ("plain", ["alter", "orders-sink", "--set", "orders:0=42"], "connect/orders-sink-offsets-*",
@@ -20,7 +23,7 @@ CASES = {  # phase 1 command, the file it adds (glob, relative to the repository
     "trigger-job": ("kustomize", ["reset", "orders-sink", "-n", "prod", "--trigger", "job"],
                     "overlays/prod/orders-sink-offsets-trigger-*", "overlays/prod/kustomization.yaml"),
     "overlay-patch": ("kustomize-mm2", ["reset", "archive-sink", "-n", "prod"], "overlays/prod/*.offsets-patch.yaml",
-                      "overlays/prod/kustomization.yaml"),
+                      "overlays/prod/kustomization.yaml"),  # APPENDED_PATCH, not APPENDED
 }
 
 
@@ -35,15 +38,16 @@ def test_next_keeps_a_document_appended_to_a_file_phase1_added(case, tmp_path):
     original = snapshot(repo)
     assert cli("gitops", *args, "--repo", str(repo)).exit_code == 0
     added = next(repo.glob(pattern))
-    added.write_text(added.read_text() + APPENDED)
+    appended = APPENDED_PATCH if case == "overlay-patch" else APPENDED
+    added.write_text(added.read_text() + appended)
 
     result = cli("gitops", "next", *_next_args(args), "--repo", str(repo))
 
     assert result.exit_code == 0, result.stderr
     assert added.exists(), "the file with the user's document was deleted"
     documents = [d for d in yaml.safe_load_all(added.read_text()) if d]
-    assert documents == [yaml.safe_load(APPENDED.split("---\n", 1)[1])]
-    assert added.read_text().endswith(APPENDED)
+    assert documents == [yaml.safe_load(appended.split("---\n", 1)[1])]
+    assert added.read_text().endswith(appended)
     assert f"kept {added.relative_to(repo)}" in result.stderr  # said, not silent
     after = snapshot(repo)
     if kustomization:
