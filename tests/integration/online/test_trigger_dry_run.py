@@ -24,14 +24,18 @@ def test_trigger_dry_run_reads_the_phase1_configmap(lab, cli):
     assert missing.exit_code == 5, str(missing)
     assert f"configmap/{configmap}" in missing.stderr and "would fire" not in missing.stdout, str(missing)
     assert "  hint: " in missing.stderr
+    assert_unchanged(lab.cluster, conn, before, listed=True)
 
     lab.cluster.put_configmap(conn.ns, configmap, {"offsets.json": '{"offsets": "not a list"}'})
+    before = snapshot(lab.cluster, conn)
     broken = cli("trigger", conn.name, "-n", conn.ns, "--dry-run", "--timeout", "60s")
 
     assert broken.exit_code == 5, str(broken)
     assert f"configmap/{configmap}" in broken.stderr and "would fire" not in broken.stdout, str(broken)
+    assert_unchanged(lab.cluster, conn, before, listed=True)
 
     lab.cluster.put_configmap(conn.ns, configmap, {"offsets.json": sink_document(conn.topic, {0: 1})})
+    before = snapshot(lab.cluster, conn)
     good = cli("trigger", conn.name, "-n", conn.ns, "--dry-run", "--timeout", "60s")
 
     assert good.exit_code == 0, str(good)
