@@ -45,8 +45,9 @@ git_options = group(
     click.option("--pr-base", "target_branch", help="The branch the request merges into (default: the branch "
                                                        "checked out in --repo; required when HEAD is detached)."),
     click.option("--allow-default-branch", is_flag=True,
-                 help="Allow --branch to name the remote's default branch or --pr-base (a direct push that bypasses "
-                      "review; only as one commit on top of what the remote has: pull first)."),
+                 help="Allow --branch to name a protected branch: main, master, the remote's default branch, a "
+                      "checked-out branch or --pr-base (a direct push that bypasses review; only as one commit on "
+                      "top of what the remote has: pull first)."),
     click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
     click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
                  help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),
