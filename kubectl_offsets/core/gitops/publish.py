@@ -122,8 +122,9 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
         commit = repo.commit_in(work, [c.rel for c in plan.files],
                                 lambda tree: commit_message(plan, request.reason, tree))
     branch = request.branch or branch_name(plan)
-    repo.check_branch_name(branch, "--branch")
-    _check_not_checked_out(repo, branch, pushing)
+    if not request.branch:  # our own name: checked now that it is known (a reviewer may have checked it out)
+        repo.check_branch_name(branch, "--branch")
+        _check_not_checked_out(repo, branch, pushing)
     protected = _protected_branches(repo, request, pr_base, pushing)
     _check_protected(branch, protected, request, pushing)
     existing = repo.branch_commit(branch)
@@ -137,17 +138,23 @@ def publish(repo: GitRepo, scope_rel: str | None, planner: Planner, request: Pub
     if branch in protected and pushing and lease is not None:
         _check_one_commit_on_top(repo, branch, request.remote, lease, base)
     result = Published(branch, new, created, direct=branch in protected)
-    if newest is not None and new != newest[1] and not repo.is_ancestor(newest[1], base):
-        result.notes.append(f"{branch} held an earlier change of {plan.target.display} made by kubectl-offsets: the "
-                            f"new commit goes on top of {newest[1][:12]} and supersedes it")
-    if result.direct:
-        result.notes.append(f"{branch} is a protected branch ({protected[branch]}); --allow-default-branch adds one "
-                            "commit on top of it")
+    result.notes += _notes(repo, plan, update, newest)
     _update(repo, update, request.remote if pushing else None, lease, existing, result)
     if request.pull_request:
         assert pr_base is not None and forge_remote is not None  # found above whenever a pull request is asked for
         _pull_request(plan, request, result, pr_base, forge_remote)
     return plan, result
+
+
+def _notes(repo: GitRepo, plan: Plan, update: BranchUpdate, newest: tuple[str, str] | None) -> list[str]:
+    notes = []
+    if newest is not None and update.new != newest[1] and not repo.is_ancestor(newest[1], update.base):
+        notes.append(f"{update.branch} held an earlier change of {plan.target.display} made by kubectl-offsets: the "
+                     f"new commit goes on top of {newest[1][:12]} and supersedes it")
+    if update.branch in update.protected:
+        notes.append(f"{update.branch} is a protected branch ({update.protected[update.branch]}): the commit goes on "
+                     "top of it directly, without review")
+    return notes
 
 
 def _update(repo: GitRepo, update: BranchUpdate, remote: str | None, lease: str | None, existing: str | None,
@@ -194,6 +201,8 @@ def _not_ours(stamp: Stamp, target: str) -> str | None:
     """Why a commit is not this connector's unchanged kubectl-offsets change, or None when it is."""
     if stamp.trailer(TRAILER_OPERATION) is None:
         return "not made by kubectl-offsets"
+    if stamp.trailer(TRAILER_TREE) is None:
+        return "made before kubectl-offsets recorded each commit's tree, so an amended one cannot be told from it"
     if stamp.trailer(TRAILER_TREE) != stamp.tree:
         return "changed after kubectl-offsets made it"
     other = stamp.trailer(TRAILER_TARGET)
