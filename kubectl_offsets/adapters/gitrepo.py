@@ -15,14 +15,29 @@ import signal
 import subprocess
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ..errors import InputError, OffsetsError, PreconditionError
 
 
 class GitError(OffsetsError):
     """A git command failed."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a commit says about itself: its tree and the values of some of its trailers (each key: every value)."""
+
+    sha: str
+    tree: str
+    trailers: dict[str, list[str]]
+
+    def trailer(self, key: str) -> str | None:
+        """The trailer's value when the commit has it exactly once."""
+        values = self.trailers.get(key) or []
+        return values[0] if len(values) == 1 else None
 
 
 def _completed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -124,12 +139,31 @@ class GitRepo:
         return bool(_run(["cat-file", "-t", sha], self.root, check=False) == "commit")
 
     def remote_default_branch(self, remote: str) -> str | None:
-        """The branch the remote's HEAD names (``git ls-remote --symref``), or None if it names none."""
+        """The branch the remote's HEAD names (``git ls-remote --symref``), or None if it names none (an unborn
+        HEAD, as a plain ``git init --bare`` leaves it) or cannot be read."""
         out = _run(["ls-remote", "--symref", "--", remote, "HEAD"], self.root, check=False)
         for line in out.splitlines():
             if line.startswith("ref: refs/heads/") and line.endswith("\tHEAD"):
                 return line[len("ref: refs/heads/"):-len("\tHEAD")]
         return None
+
+    def fetched_default_branch(self, remote: str) -> str | None:
+        """The branch ``refs/remotes/REMOTE/HEAD`` names (set by ``git clone``), read without asking the remote."""
+        out = _run(["symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD"], self.root, check=False)
+        prefix = f"refs/remotes/{remote}/"
+        return out[len(prefix):] if out.startswith(prefix) else None
+
+    def checked_out(self) -> dict[str, Path]:
+        """Every branch checked out in a worktree of this repository (this one included), with its worktree."""
+        out = _run(["worktree", "list", "--porcelain"], self.root)
+        found: dict[str, Path] = {}
+        path = None
+        for line in out.splitlines():
+            if line.startswith("worktree "):
+                path = Path(line[len("worktree "):])
+            elif line.startswith("branch refs/heads/") and path is not None:
+                found[line[len("branch refs/heads/"):]] = path
+        return found
 
     def branch_commit(self, branch: str) -> str | None:
         out = _run(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], self.root, check=False)
@@ -165,11 +199,21 @@ class GitRepo:
                 shutil.rmtree(parent, ignore_errors=True)
                 _run(["worktree", "prune"], self.root, check=False)  # if the removal itself was cut short
 
-    def commit_in(self, worktree: Path, paths: list[str], message: str) -> str:
-        """Stage exactly ``paths`` (added, changed or deleted) and commit; returns the new commit."""
+    def commit_in(self, worktree: Path, paths: list[str], message_for: Callable[[str], str]) -> str:
+        """Stage exactly ``paths`` (added, changed or deleted) and commit with the message ``message_for(tree)``
+        gives for the commit's own tree; returns the new commit. The user's hooks run, as for their own commits;
+        when a pre-commit hook changed what is staged, the commit is made again (``commit-tree``, no hook runs
+        twice) with the message naming the tree it really has."""
         _run(["add", "--all", "--", *paths], worktree)
-        _run(["commit", "--quiet", "-m", message], worktree)  # the user's hooks run, as for their own commits
-        return _run(["rev-parse", "HEAD"], worktree)
+        staged = _run(["write-tree"], worktree)
+        _run(["commit", "--quiet", "-m", message_for(staged)], worktree)
+        commit = _run(["rev-parse", "HEAD"], worktree)
+        tree = self.tree_of(commit)
+        if tree == staged:
+            return commit
+        parents = _run(["rev-list", "--parents", "-n", "1", commit], self.root).split()[1:]
+        return _run(["commit-tree", tree, *[a for p in parents for a in ("-p", p)], "-m", message_for(tree)],
+                    self.root)
 
     def point_branch(self, branch: str, commit: str, expected: str | None) -> None:
         """Point ``branch`` at ``commit`` only if it still is where the caller checked it (``expected``, None = it
@@ -215,13 +259,18 @@ class GitRepo:
         descendant of ``base`` alone would drop)."""
         return _run(["rev-list", tip, "--not", base, "--"], self.root).split()
 
-    def commits_only_in_without(self, tip: str, base: str, key: str, value: str) -> list[str]:
-        """Of the commits ``tip`` has and ``base`` does not, those whose trailer ``key`` is not ``value`` (one git
-        call however long the branch is)."""
-        out = _run(["log", f"--format=%H%x1f%(trailers:key={key},valueonly,separator=%x1f)%x1e", tip, "--not", base,
-                    "--"], self.root)
-        records = [r.strip("\n").split("\x1f") for r in out.split("\x1e") if r.strip()]
-        return [sha for sha, *values in records if [v.strip() for v in values if v.strip()] != [value]]
+    def stamps(self, tip: str, base: str, keys: tuple[str, ...]) -> list[Stamp]:
+        """The commits ``tip`` has and ``base`` does not, newest first, each with its tree and the values of the
+        trailers ``keys`` (one git call however long the branch is)."""
+        # Control characters that str.strip() keeps (it strips \x1c-\x1f as whitespace): record, field, value.
+        fields = "%x01".join(f"%(trailers:key={key},valueonly,separator=%x02)" for key in keys)
+        out = _run(["log", f"--format=%x00%H%x01%T%x01{fields}", tip, "--not", base, "--"], self.root)
+        stamps = []
+        for record in out.split("\x00")[1:]:
+            sha, tree, *values = record.strip().split("\x01")
+            trailers = {key: [v.strip() for v in value.split("\x02") if v.strip()] for key, value in zip(keys, values)}
+            stamps.append(Stamp(sha, tree, trailers))
+        return stamps
 
     def describe_commit(self, commit: str) -> str:
         """Short hash and subject, the way a user recognises a commit: ``1a2b3c4 "add monitoring"``."""

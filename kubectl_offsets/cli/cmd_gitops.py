@@ -45,8 +45,9 @@ git_options = group(
     click.option("--pr-base", "target_branch", help="The branch the request merges into (default: the branch "
                                                        "checked out in --repo; required when HEAD is detached)."),
     click.option("--allow-default-branch", is_flag=True,
-                 help="Allow --branch to name the remote's default branch or --pr-base (a direct push that bypasses "
-                      "review; only as one commit on top of what the remote has: pull first)."),
+                 help="Allow --branch to name a protected branch: main, master, the remote's default branch, a "
+                      "checked-out branch or --pr-base (a direct push that bypasses review; only as one commit on "
+                      "top of what the remote has: pull first)."),
     click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
     click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
                  help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),
@@ -381,7 +382,8 @@ def _publish(git, root, scope_rel, planner, kw) -> None:
         echo(("opened " if result.pr_created else "already open: ") + result.pr_url)
     for note in result.notes:
         echo(note, err=True)
-    _steps(plan, kw)
+    pushed = kw["push"] or kw["pull_request"]
+    _steps(plan, kw, f"{result.branch} on {kw['remote']}" if result.direct and pushed else None)
 
 
 def _report(plan, kw) -> None:
@@ -395,13 +397,13 @@ def _report(plan, kw) -> None:
         echo(f"warning: {warning}", err=True)
 
 
-def _steps(plan, kw) -> None:
+def _steps(plan, kw, landed: str | None = None) -> None:
     from ..core.gitops import output
 
     if kw["quiet"]:
         return
     echo("next steps:", err=True)
-    for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"]), 1):
+    for i, step in enumerate(output.follow_up(plan, kw["repo"], kw["path"], landed), 1):
         echo(f"  {i}. {step}", err=True)
 
 

@@ -40,8 +40,11 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
         result = trigger_command.trigger(kube, target_spec(target, connector, source_cluster), options=options,
                                         progress=progress, force=force)
         if dry_run and not result.already:
+            count = len(result.change.entries) if result.change is not None else 0
+            setting = f", setting {count} offset{'s' if count != 1 else ''} from configmap/{result.configmap}" \
+                if result.change is not None else ""
             echo(f"dry run: trigger would fire the {result.action} of operation {result.operation_id} on "
-                       f"{result.target.display}")
+                 f"{result.target.display}{setting}")
             click.echo("dry run: nothing was changed", err=True)
         elif result.already:
             echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ... import strimzi
 from ...adapters import yamlfiles
@@ -16,6 +16,17 @@ from . import locate as manifests
 from . import trigger_job
 from .plan import PATCH_SUFFIX, FileChange, parse_record
 from .validation import validate
+
+def _names(data: Any, kind: str | None, name: str) -> bool:
+    """A document of ``kind`` (any kind: None) named ``name``."""
+    return isinstance(data, dict) and (kind is None or data.get("kind") == kind) and \
+        (data.get("metadata") or {}).get("name") == name
+
+
+def _managed(data: Any) -> bool:
+    """A document kubectl-offsets wrote: it carries our managed-by label."""
+    return ((data.get("metadata") or {}).get("labels") or {}).get(LABEL_MANAGED_BY) == MANAGED_BY
+
 
 class Editor:
     """Collects edits to loaded files and new/deleted files; validates; renders FileChanges."""
@@ -221,15 +232,18 @@ class Editor:
         doc = self.record_doc
         assert doc is not None  # plan_phase2 refuses before this when find_record found none
         if doc.rel.endswith(PATCH_SUFFIX):
-            self.new_files[self.repo.root / doc.rel] = None
             ours = Path(doc.rel).name
-            self._remove_from_kustomization("patches", lambda e: isinstance(e, dict) and e.get("path") == ours)
+            name = self.location.name_in_root_inputs()
+            if self._remove_ours(self.repo.root / doc.rel, lambda d: _names(d, doc.data.get("kind"), name)):
+                self._remove_from_kustomization("patches", lambda e: isinstance(e, dict) and e.get("path") == ours)
         else:
             self._restore(doc, record)
         if record.get("configMap") and not keep_record:
-            self._delete_new_file(gitops_configmap_name(self._base_name(), record["id"]) + ".yaml")
+            configmap = gitops_configmap_name(self._base_name(), record["id"])
+            self._delete_new_file(configmap + ".yaml", lambda d: _names(d, "ConfigMap", configmap) and _managed(d))
         if record.get("trigger", Trigger.COMMAND) != Trigger.COMMAND:
-            self._delete_new_file(trigger_job.file_name(self._base_name(), record["id"]))
+            job = trigger_job.file_name(self._base_name(), record["id"])
+            self._delete_new_file(job, lambda d: _names(d, None, job.removesuffix(".yaml")) and _managed(d))
 
     def _base_name(self) -> str:
         return self.location.definition.data["metadata"]["name"]
@@ -259,12 +273,28 @@ class Editor:
             yamlfiles.delete_key(meta, "annotations")
         self._touch(doc)
 
-    def _delete_new_file(self, name: str) -> None:
+    def _delete_new_file(self, name: str, ours: Callable[[Any], bool]) -> None:
+        """Phase 1's own file, and its kustomization entry, unless the user added a document to it since."""
         directory = self.location.root.dir if self.location.root else self._definition_dir()
-        path = directory / name
-        if path.exists():
+        if self._remove_ours(directory / name, ours):
+            self._remove_from_kustomization("resources", lambda e: e == name)
+
+    def _remove_ours(self, path: Path, ours: Callable[[Any], bool]) -> bool:
+        """Remove the documents phase 1 wrote to ``path`` (a file phase 1 added); True when the file goes with them.
+        A document someone appended since stays, with the file (and so its kustomization entry): phase 2 removes
+        what phase 1 added, nothing else."""
+        if not path.exists():
+            return True
+        loaded = self.repo.files.get(path) or yamlfiles.load_file(path, self.repo.rel(path))
+        theirs = [d for d in loaded.documents if d.data is not None and not ours(d.data)]
+        if not theirs:
             self.new_files[path] = None
-        self._remove_from_kustomization("resources", lambda e: e == name)
+            return True
+        kept = [d for d in loaded.documents if d.data is None or not ours(d.data)]
+        self.new_files[path] = "".join(d.text for d in kept)
+        self.warnings.append(f"kept {self.repo.rel(path)}: phase 1 added it, but it also holds {len(theirs)} "
+                             f"document{'s' if len(theirs) != 1 else ''} it did not write; only phase 1's were removed")
+        return False
 
     # -- result --
     def finish(self) -> list[FileChange]:

@@ -119,22 +119,25 @@ def _listed_files(root: Path) -> list[str]:
     return sorted(set(found))
 
 
-def follow_up(plan: Plan, repo_arg: str, path_arg: str | None) -> list[str]:
-    """The exact next steps, for the terminal and the pull-request body."""
+def follow_up(plan: Plan, repo_arg: str, path_arg: str | None, landed: str | None = None) -> list[str]:
+    """The exact next steps, for the terminal and the pull-request body. ``landed`` names where the change already
+    is when it was pushed straight to the deployed branch (``main on origin``): there is nothing to merge."""
     target = _target_words(plan.target)
     where = f" --repo {repo_arg}" + (f" --path {path_arg}" if path_arg else "") + \
         (f" -n {plan.target.namespace}" if plan.target.namespace else "")
+    sync = "Merge this change and let Argo CD / Flux sync it" if landed is None else \
+        f"Let Argo CD / Flux sync {landed}, where the change already is (pushed directly, no review)"
     if plan.phase == 2:
-        return ["Merge this change and let Argo CD / Flux sync it: the connector returns to its previous state"
+        return [f"{sync}: the connector returns to its previous state"
                 + (" and the offsets ConfigMap is pruned." if plan.configmap else ".")]
-    steps = ["Merge this change and let Argo CD / Flux sync it: the connector stops"
-             + (f" and ConfigMap {plan.configmap} appears." if plan.configmap else ".")]
+    steps = [f"{sync}: the connector stops" + (f" and ConfigMap {plan.configmap} appears." if plan.configmap else ".")]
     if plan.trigger == Trigger.COMMAND:
         steps.append(f"Fire the operation once: kubectl offsets trigger {target} -n {plan.target.namespace or '<ns>'}")
     else:
         steps.append("The trigger Job runs once after the sync (it waits for STOPPED, annotates, waits for the "
                      "operator); check it with: kubectl get jobs -l app.kubernetes.io/managed-by=kubectl-offsets")
-    steps.append(f"Then produce phase 2: kubectl offsets gitops next {target}{where} and merge it.")
+    publish = "and merge it." if landed is None else "and push or merge it the same way."
+    steps.append(f"Then produce phase 2: kubectl offsets gitops next {target}{where} {publish}")
     return steps
 
 

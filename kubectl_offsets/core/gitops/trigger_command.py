@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ... import strimzi
 from ...connect import ConnectorKind
 from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, Operation
-from ...errors import InputError, OffsetsError, PreconditionError
+from ...errors import InputError, NotFoundError, OffsetsError, OperatorError, PreconditionError
 from ...model import OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from ..online import configmaps
@@ -39,6 +39,8 @@ class TriggerResult:
     already: bool = False
     after: OffsetsDocument | None = None
     backup: str | None = None  # the ConfigMap holding the offsets before the trigger (undo restores it)
+    change: OffsetsDocument | None = None  # what an alter hands Strimzi: phase 1's ConfigMap, read before firing
+    configmap: str | None = None  # that ConfigMap's name
 
 
 def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
@@ -61,10 +63,12 @@ def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, optio
     marker = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_TRIGGERED)
     if marker == record["id"] and not force:
         return TriggerResult(live.target, record["operation"], record["id"], live.kind, already=True)
+    change = _phase1_change(kube, live.target, record)
     preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
     if options.dry_run:  # every check above ran; firing is the first write
-        return TriggerResult(live.target, record["operation"], record["id"], live.kind)
-    return _fire(kube, live, record, options, progress, crash_after)
+        return TriggerResult(live.target, record["operation"], record["id"], live.kind, change=change,
+                             configmap=record.get("configMap"))
+    return _fire(kube, live, record, change, options, progress, crash_after)
 
 
 def _no_record(live: LiveTarget) -> PreconditionError:
@@ -99,15 +103,38 @@ def _check_record(live: LiveTarget, record: dict[str, Any]) -> None:
                                 advice="sync phase 1 completely (is the resource out of sync?), then retry")
 
 
-def _fire(kube: Kube, live: LiveTarget, record: dict[str, Any], options: Options, progress: Progress,
-          crash_after: str | None) -> TriggerResult:
+def _phase1_change(kube: Kube, target: strimzi.ConnectorTarget, record: dict[str, Any]) -> OffsetsDocument | None:
+    """The offsets an alter hands Strimzi, read from phase 1's ConfigMap and checked before anything is written
+    (and by --dry-run): a ConfigMap the sync has not applied yet, or that holds no offsets document, is refused
+    here instead of after the backup and the journal."""
+    if record.get("operation") != Operation.ALTER:
+        return None
+    name = record.get("configMap")
+    synced = "sync phase 1 completely (its ConfigMap beside the connector, in its namespace), then retry"
+    if not name:
+        raise PreconditionError(f"the GitOps record on {target.display} names no offsets ConfigMap for its alter; "
+                                "nothing was changed", advice=f"phase 1 writes it: {synced}")
+    try:
+        configmap = kube.get_configmap(name, target.namespace)
+    except NotFoundError:
+        raise PreconditionError(f"configmap/{name}, which GitOps phase 1 adds, does not exist in namespace "
+                                f"{target.namespace}: there are no offsets to hand Strimzi; nothing was changed",
+                                advice=synced) from None
+    try:
+        return configmaps.parse_document(configmap, target.configmap_key, f"configmap/{name}")
+    except OperatorError as error:
+        raise PreconditionError(f"{error.message}, so GitOps phase 1's alter cannot be fired; nothing was changed",
+                                advice="fix the ConfigMap in the repository and sync it, or start over with "
+                                       "kubectl offsets gitops next and a new gitops alter") from None
+
+
+def _fire(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDocument | None, options: Options,
+          progress: Progress, crash_after: str | None) -> TriggerResult:
     """Back up (the connector is stopped, so the list is exact), then fire through the journaled step machine."""
     from ..online.operator import OperatorClient
     from ..online.steps import AlterFlow
 
     target, action = live.target, record["operation"]
-    change = configmaps.get_document(kube, target, record["configMap"], written_by="GitOps phase 1") \
-        if action == Operation.ALTER else None
     client = OperatorClient(kube, target, options.wait, progress)
     client.wait_for_connect_state("STOPPED")
     progress.step(f"listing the current offsets of '{target.connector_name}' for the backup")

@@ -8,6 +8,7 @@ import pytest
 from kubectl_offsets import strimzi
 from kubectl_offsets.adapters import forge
 from kubectl_offsets.connect import ConnectorKind
+from kubectl_offsets.errors import InputError
 from kubectl_offsets.core.gitops import locate as manifests
 from kubectl_offsets.core.gitops import publish as gitops_publish
 from kubectl_offsets.core.gitops import trigger_job as gitops_job
@@ -82,11 +83,12 @@ def test_branch_name_and_commit_message_say_what_and_why():
     plan = Plan(1, "alter", _mm2_target(), "0123456789abcdef", ConnectorKind.MIRROR_SOURCE,
                        configmap="mirror-offsets-01234567")
     assert gitops_publish.branch_name(plan) == "kubectl-offsets/mirror-east-source-alter-01234567-phase1"
-    message = gitops_publish.commit_message(plan, "skip a poison record")
+    message = gitops_publish.commit_message(plan, "skip a poison record", "4b825dc642cb6eb9a060e54bf8d69288fbee4904")
     title, _, body = message.partition("\n\n")
     assert title == "offsets: stop east->west.MirrorSourceConnector and alter its offsets (phase 1 of 2)"
     assert "Why: skip a poison record." in body and "NOT committed" in body
-    assert body.rstrip().endswith("Offsets-Operation: 0123456789abcdef\nOffsets-Phase: 1")
+    assert body.rstrip().endswith("Offsets-Operation: 0123456789abcdef\nOffsets-Phase: 1\n"
+                                  "Offsets-Tree: 4b825dc642cb6eb9a060e54bf8d69288fbee4904")
     # which connector the commit changes: a re-run tells this connector's earlier commit from another one's
     assert "\nOffsets-Target: KafkaMirrorMaker2/" in body and "/east->west.MirrorSourceConnector\n" in body
 
@@ -111,7 +113,7 @@ def test_compare_urls_and_api_bases_never_carry_a_token(monkeypatch):
     assert forge.compare_url(gl, "main", "a/b").endswith("source_branch%5D=a%2Fb&merge_request%5Btarget_branch%5D=main")
     assert gh.api_base() == "https://api.github.com" and gl.api_base() == "https://gitlab.example.com/api/v4"
     assert forge.Remote("github", "ghe.example", "o/r").api_base() == "https://ghe.example/api/v3"
-    with pytest.raises(forge.ForgeError) as error:
+    with pytest.raises(InputError) as error:  # --pr's flags do not say which forge: exit 2, before any push
         forge.parse_remote("https://user:tok-123@unknown.example/o/r.git")
     assert "tok-123" not in str(error.value)
 
