@@ -38,7 +38,7 @@ HEAVY_HOMES = {
     "ruamel": {"kubectl_offsets.adapters.yamlfiles", "kubectl_offsets.core.inputs", "kubectl_offsets.core.online.fleet",
                "kubectl_offsets.core.online.lifecycle", "kubectl_offsets.output.render"},
 }
-BOTTOM_MODULES = {"errors", "model", "connect", "strimzi", "mirrormaker", "conventions", "schemas", "deadline",
+BOTTOM_MODULES = {"errors", "model", "connect", "strimzi", "mirrormaker", "conventions", "schemas", "deadline", "clock",
                   "progress", "times",
                   "__init__"}
 
