@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from kubernetes.client.rest import ApiException
@@ -393,28 +393,27 @@ class PluginKube:
         if answer:
             return answer
         log, position = self.api.log, 0
-        while True:
-            found: list[Any] = []
+        found: list[Any] = []
 
-            def answered() -> bool:
-                nonlocal position, seen
-                while position < len(log):
-                    event = log[position]
-                    position += 1
-                    if event.key != (kind, namespace, name) or int(event.object["metadata"]["resourceVersion"]) <= seen:
-                        continue
-                    seen = int(event.object["metadata"]["resourceVersion"])
-                    if event.type == "DELETED":
-                        raise NotFoundError(f"{kind}/{name} was deleted while we waited")
-                    result = done(copy.deepcopy(event.object))
-                    if result:
-                        found.append(result)
-                        return True
-                return False
+        def answered() -> bool:
+            nonlocal position, seen
+            while position < len(log):
+                event = log[position]
+                position += 1
+                if event.key != (kind, namespace, name) or int(event.object["metadata"]["resourceVersion"]) <= seen:
+                    continue
+                seen = int(event.object["metadata"]["resourceVersion"])
+                if event.type == "DELETED":
+                    raise NotFoundError(f"{kind}/{name} was deleted while we waited")
+                result = done(copy.deepcopy(event.object))
+                if result:
+                    found.append(result)
+                    return True
+            return False
 
-            if self.cluster.run_until(deadline, answered):
-                return found[0]
-            raise OperationTimeoutError(f"timed out after {timeout:.0f}s waiting for {what} on {kind.lower()}/{name}")
+        if self.cluster.run_until(deadline, answered):
+            return found[0]
+        raise OperationTimeoutError(f"timed out after {timeout:.0f}s waiting for {what} on {kind.lower()}/{name}")
 
     # --- ConfigMaps ------------------------------------------------------------------------------------------------------
     def get_configmap(self, name: str, namespace: str) -> dict[str, Any]:

@@ -29,7 +29,8 @@ from .journal import Journal
 from .operator import OperatorClient
 from .partitions import PartitionChecker
 from .partitions import describe as describe_partitions
-from .steps import AlterFlow, Outcome, expected_after
+from .engine import Outcome, Run
+from .steps import ALTER, expected_after
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, 
 
 def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTravelRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None, bootstrap_servers: str | None = None,
+                  bootstrap_servers: str | None = None,
                   kafka_options: tuple[tuple[str, str], ...] = (),
                   listed: OffsetsDocument | None = None) -> Outcome | Preview:
     """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against.
@@ -144,8 +145,7 @@ def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTrav
         # partitions are the connector's own (they exist); the explicit ones were checked above.
         return early if early is not None else _build(request, facts, stopped)
 
-    return _confirm_and_run(Operation.ALTER, kube, live, before, change, options, confirm, progress, crash_after, plan,
-                            unverified)
+    return _confirm_and_run(Operation.ALTER, kube, live, before, change, options, confirm, progress, plan, unverified)
 
 
 def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
@@ -157,7 +157,7 @@ def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
 
 def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                   confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None, listed: OffsetsDocument | None = None) -> Outcome | Preview:
+                  listed: OffsetsDocument | None = None) -> Outcome | Preview:
     """``listed``: as for ``alter_offsets``, the offsets a caller listed moments ago for its preview."""
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options, progress)
@@ -167,7 +167,7 @@ def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None,
         preview.extra_steps = full.steps() if full else []
         return preview
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
-    return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress, crash_after,
+    return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress,
                             lambda stopped: None, full_reset=full)
 
 
@@ -187,7 +187,7 @@ def _full_reset_plan(kube: Kube, live: LiveTarget, options: Options, progress: P
 
 def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
          namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
-         progress: Progress | None = None, crash_after: str | None = None) -> Outcome | Preview:
+         progress: Progress | None = None) -> Outcome | Preview:
     """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
     backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
     backup shows. A backup that records the partitions its operation changed restores only those."""
@@ -222,7 +222,7 @@ def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: 
             validate_change(final, live.facts())
         return final
 
-    return _confirm_and_run(Operation.UNDO, kube, live, before, change, options, confirm, progress, crash_after, plan)
+    return _confirm_and_run(Operation.UNDO, kube, live, before, change, options, confirm, progress, plan)
 
 
 def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
@@ -264,8 +264,8 @@ def list_for_preview(kube: Kube, live: LiveTarget, options: Options, progress: P
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan,
-                     unverified=(), full_reset=None) -> Outcome:
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, plan, unverified=(),
+                     full_reset=None) -> Outcome:
     running = live.target.live_state(live.resource) not in ("PAUSED", "STOPPED")
     preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running,
                       unverified=list(unverified))
@@ -278,10 +278,10 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
     if full_reset is not None:
         from . import mm2_full_reset
 
-        return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
-                     crash_after=crash_after)
-    return flow.run(operation, plan, OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
+        return mm2_full_reset.run(kube, live, full_reset, options, progress)
+    return Run(ALTER, kube, live.target, live.kind, options.wait, progress, operation=operation,
+               request=OffsetsAction.RESET if change is None else OffsetsAction.ALTER, plan=plan,
+               resume=options.resume).execute()
 
 
 # --- alter by time, check a mirror: the front doors of timetravel.py and mm2_check.py ---------------------------------
