@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from kubernetes.client.rest import ApiException
 
+from kubectl_offsets.core.online.engine import SimulatedCrash
 from kubectl_offsets.errors import (ClusterError, ConflictError, InvalidError, NotFoundError, OperationTimeoutError,
                                     UnreachableError)
 from tests.env.emulator import kafka_connect, kafka_connector, profiles
@@ -61,8 +62,8 @@ class VirtualClock:
 @dataclass
 class Fault:
     """One fault for the plugin's next matching request. ``what``: kill (before the write lands), kill-after (the
-    write lands, the answer never arrives), api-error, concurrent-writer, watch-ends, operator-silent (from the next
-    write on, until ``Cluster.operator_back``)."""
+    write lands, the answer never arrives), interrupt (Ctrl-C or SIGTERM once the write landed), api-error,
+    concurrent-writer, watch-ends, operator-silent (from the next write on, until ``Cluster.operator_back``)."""
 
     what: str
     times: int = 1
@@ -73,9 +74,9 @@ class Fault:
         return self.what == "watch-ends"
 
 
-class Killed(BaseException):
-    """The process died (a fault): raised from the plugin's request, BaseException so nothing of the plugin
-    catches it, as nothing runs after a kill -9."""
+class Killed(SimulatedCrash):
+    """The process died (a fault): raised from the plugin's request; the engine lets it through untouched, as
+    nothing runs after a kill -9."""
 
 
 class Cluster:
@@ -332,6 +333,8 @@ class PluginKube:
         self.cluster.writes.append((verb, kind, name, copy.deepcopy(body)))
         if fault is not None and fault.what == "kill-after":
             raise Killed(f"killed after {verb} {kind}/{name}")
+        if fault is not None and fault.what == "interrupt":
+            raise KeyboardInterrupt(f"Ctrl-C after {verb} {kind}/{name}")
         return result
 
     # --- custom resources ---------------------------------------------------------------------------------------------
@@ -439,7 +442,10 @@ class PluginKube:
         self.delete("ConfigMap", name, namespace, resource_version=resource_version)
 
     def list_pods(self, selector: str, namespace: str | None = None) -> list[dict[str, Any]]:
-        return []
+        """The cluster operator's pod, whose image tag says the profile's release (how create tells 1.2+)."""
+        image = f"quay.io/strimzi/operator:{self.cluster.profile.release}"
+        return [{"metadata": {"name": "strimzi-cluster-operator", "namespace": NAMESPACE},
+                 "spec": {"containers": [{"name": "strimzi-cluster-operator", "image": image}]}}]
 
     def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
         return sorted({ns for _, ns, _ in self.api.objects} | {NAMESPACE})

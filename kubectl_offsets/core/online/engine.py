@@ -353,12 +353,19 @@ class Run:
         self.claimed.step = step
         self.write(extra_ops, lease=lease)
 
-    def journal_ops(self, step: str) -> Callable[[Mapping[str, Any]], list]:
+    def journal_ops(self, step: str, *, lists: bool = False) -> Callable[[Mapping[str, Any]], list]:
         """The journal at ``step`` as ops for a patch that places an operator request (the lease covers the wait
-        on the operator, during which nothing is written): the step is recorded iff the request is placed."""
+        on the operator, during which nothing is written): the step is recorded iff the request is placed.
+
+        ``lists``: the request is a list, which adds a listOffsets stanza when there is none and removes it once
+        done. The journal records that stanza too, so that a run that dies in between (or is made safe from there)
+        has it removed with the rest (trigger runs without the claim's stanza)."""
         def ops(resource: Mapping[str, Any]) -> list:
             self.check_owner(resource)
             self.claimed.step = step
+            if lists and not self.claimed.list_offsets_added and \
+                    not self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS):
+                self.claimed.list_offsets_added = offsets_configmap_name(self.target.resource_name)
             self.claimed.beat(self.operator_lease, self.clock.now())
             return self.operator.annotation_ops({ANNOTATION_JOURNAL: self.claimed.to_annotation()}, resource)
         return ops
@@ -439,6 +446,7 @@ class Run:
         error to raise, with the next command to run."""
         error = as_offsets_error(failure)
         self.progress.warn(f"{error.message}; making the connector safe")
+        self._step_as_written()
         recover = self.claimed.recover_command(self.target.namespace)
         try:
             outcome = self.make_safe(keep_stopped=isinstance(error, VerificationError))
@@ -452,6 +460,20 @@ class Run:
             self._release()
             return replace_error(error, f"{error.message}. {outcome.summary}", outcome.next_command or recover)
         return replace_error(error, f"{error.message}. {outcome.summary}", error.next_command)
+
+    def _step_as_written(self) -> None:
+        """The step the journal on the resource records: a request's patch sets the step in the journal it carries,
+        so when that patch failed (an API error) the journal in memory is a step ahead of what happened. Making
+        safe from it would take an unplaced request for handed over (keep a delete's connector stopped, and a
+        later recover would try to verify a change that was never asked for). Unreadable: the step in memory, which
+        errs on the side of "handed over"."""
+        try:
+            text = ((self.operator.read().get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+            written = Journal.from_annotation(text) if text else None
+        except BaseException:  # noqa: BLE001 - best effort, see above
+            return
+        if written is not None and written.id == self.claimed.id:
+            self.claimed.step = written.step
 
     def _lost(self, lost: OwnershipLostError) -> OffsetsError:
         """Someone took the operation over (recover --force) or removed its journal: touch nothing more."""

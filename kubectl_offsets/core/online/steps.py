@@ -45,7 +45,7 @@ def _backup(run: Run) -> None:
     """List the offsets now that nothing moves them, compute the change from them, and back them up (with the
     partitions the change touches, for undo)."""
     run.progress.step(f"listing the offsets of the stopped connector '{run.target.connector_name}'")
-    run.before = run.operator.list_offsets(with_ops=run.journal_ops(Step.BACKUP))
+    run.before = run.operator.list_offsets(with_ops=run.journal_ops(Step.BACKUP, lists=True))
     run.change = run.plan(run.before)
     if (run.change is None) != (run.request == OffsetsAction.RESET):
         raise PreconditionError(f"the {run.claimed.operation} no longer applies to the offsets listed after "
@@ -102,6 +102,14 @@ def _withdraw(run: Run, keep: bool) -> Note | None:
     return None
 
 
+def _withdraw_list(run: Run, keep: bool) -> Note | None:
+    """A list request of ours may be left pending when the step ended right after placing it (Ctrl-C, SIGTERM while
+    its patch was answered): the restore removes the listOffsets stanza it needs, so the operator would never
+    complete it, and every later operation would refuse the pending request."""
+    run.operator.withdraw_request("list")
+    return None
+
+
 def _await(run: Run) -> None:
     # No journal write here: patching the resource while the operator works makes its annotation-removal patch
     # fail with 409 after a successful alter (KafkaConnectAssemblyOperator#removeAnnotation patches from the copy it
@@ -111,11 +119,21 @@ def _await(run: Run) -> None:
     run.operator.wait_until_done(run.request)
 
 
-def _await_if_pending(run: Run) -> None:
-    """Recover: the request may still be pending (its owner died while waiting), or done."""
+def _finish_hand_over(run: Run) -> None:
+    """Recover: the request may still be pending (its owner died while waiting), done, or withdrawn (its owner
+    timed out and made it safe, keeping the connector stopped: a delete). Pending: wait for it. Otherwise the
+    offsets say whether it was done; when not, it is handed over again (the journal's request, from the
+    digest-checked document), so recover can finish what it promised instead of failing its verification."""
     if run.target.pending_annotations(run.operator.read()):
         run.operator.remember_warnings()
         run.operator.wait_until_done(run.request)
+        return
+    current = run.operator.list_offsets(with_ops=run.journal_ops(Step.ANNOTATE, lists=True))
+    if current.same_offsets(expected_after(run.before, run.change)):
+        return
+    run.progress.step("the request was not carried out: handing it to the operator again")
+    _annotate(run)
+    _await(run)
 
 
 # --- verify -----------------------------------------------------------------------------------------------------------
@@ -124,7 +142,7 @@ def _verify(run: Run) -> None:
     stop (the connector has been stopped ever since, so nothing else can have moved them)."""
     expected = expected_after(run.before, run.change)
     run.progress.step("verifying: listing the offsets again")
-    run.after = run.operator.list_offsets(with_ops=run.journal_ops(Step.VERIFY))
+    run.after = run.operator.list_offsets(with_ops=run.journal_ops(Step.VERIFY, lists=True))
     if not run.after.same_offsets(expected):
         raise VerificationError(
             "the connector's offsets after the operation are not the ones requested "
@@ -160,11 +178,11 @@ def _cleanup(run: Run) -> None:
 
 
 STOP = StepSpec(Step.STOP, _stop, check=_stopped)
-BACKUP = StepSpec(Step.BACKUP, _backup)
+BACKUP = StepSpec(Step.BACKUP, _backup, undo=_withdraw_list)
 WRITE_CONFIGMAP = StepSpec(Step.WRITE_CONFIGMAP, _write_configmap)
 ANNOTATE = StepSpec(Step.ANNOTATE, _annotate, undo=_withdraw)
-AWAIT_OPERATOR = StepSpec(Step.AWAIT_OPERATOR, _await, finish=_await_if_pending)
-VERIFY = StepSpec(Step.VERIFY, _verify)
+AWAIT_OPERATOR = StepSpec(Step.AWAIT_OPERATOR, _await, finish=_finish_hand_over)
+VERIFY = StepSpec(Step.VERIFY, _verify, undo=_withdraw_list)
 RESUME = StepSpec(Step.RESUME, _resume)
 CLEANUP = StepSpec(Step.CLEANUP, _cleanup)
 
