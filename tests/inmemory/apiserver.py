@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 import uuid
 from dataclasses import dataclass
@@ -55,19 +54,19 @@ class ApiServer:
         found = self.objects.get((kind, namespace, name))
         if found is None:
             raise Rejected(404, f'{kind.lower()}s "{name}" not found')
-        return copy.deepcopy(found)
+        return clone(found)
 
     def find(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         found = self.objects.get((kind, namespace, name))
-        return copy.deepcopy(found) if found is not None else None
+        return clone(found) if found is not None else None
 
     def list(self, kind: str, namespace: str | None = None, selector: str | None = None) -> list[dict[str, Any]]:
-        return [copy.deepcopy(obj) for (k, ns, _), obj in sorted(self.objects.items())
+        return [clone(obj) for (k, ns, _), obj in sorted(self.objects.items())
                 if k == kind and (namespace is None or ns == namespace) and matches(selector, obj)]
 
     # --- writes --------------------------------------------------------------------------------------------------
     def create(self, kind: str, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
-        obj = copy.deepcopy(body)
+        obj = clone(body)
         meta = obj.setdefault("metadata", {})
         meta["namespace"] = namespace
         key = (kind, namespace, meta["name"])
@@ -107,7 +106,7 @@ class ApiServer:
         current = self.get(kind, meta["namespace"], meta["name"])
         if meta.get("resourceVersion") not in (None, current["metadata"]["resourceVersion"]):
             raise Rejected(409, "the object has been modified; please apply your changes to the latest version")
-        patched = copy.deepcopy(body)
+        patched = clone(body)
         patched["metadata"] = {**current["metadata"], **{k: v for k, v in meta.items() if k in ("labels",
                                                                                               "annotations",
                                                                                               "ownerReferences")}}
@@ -117,8 +116,8 @@ class ApiServer:
 
     def write_status(self, kind: str, namespace: str, name: str, status: dict[str, Any]) -> dict[str, Any]:
         current = self.get(kind, namespace, name)
-        patched = copy.deepcopy(current)
-        patched["status"] = copy.deepcopy(status)
+        patched = clone(current)
+        patched["status"] = clone(status)
         return self._replace(kind, current, patched, status_only=True)
 
     def delete(self, kind: str, namespace: str, name: str, resource_version: str | None = None) -> None:
@@ -140,7 +139,7 @@ class ApiServer:
         for fixed in ("uid", "creationTimestamp", "name", "namespace"):
             meta[fixed] = current["metadata"].get(fixed)
         if patched == current:
-            return copy.deepcopy(patched)  # kube-apiserver: a no-op write is no event, and no new resourceVersion
+            return clone(patched)  # kube-apiserver: a no-op write is no event, and no new resourceVersion
         return self._store("MODIFIED", (kind, meta["namespace"], meta["name"]), patched)
 
     def _store(self, event: str, key: Key, obj: dict[str, Any]) -> dict[str, Any]:
@@ -148,15 +147,24 @@ class ApiServer:
             obj.pop("status", None)
         obj["metadata"]["resourceVersion"] = str(next(self._revision))
         self.objects[key] = obj
-        self.log.append(Event(event, key[0], copy.deepcopy(obj)))
-        return copy.deepcopy(obj)
+        self.log.append(Event(event, key[0], clone(obj)))
+        return clone(obj)
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of JSON data (what the API server stores), several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: clone(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [clone(item) for item in value]
+    return value
 
 
 def _merged(base: Any, change: Any) -> Any:
     """RFC 7386 merge: maps merge, null removes, anything else replaces."""
     if not isinstance(change, dict) or not isinstance(base, dict):
-        return copy.deepcopy(change)
-    out = copy.deepcopy(base)
+        return clone(change)
+    out = clone(base)
     for key, value in change.items():
         if value is None:
             out.pop(key, None)

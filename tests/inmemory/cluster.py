@@ -14,7 +14,6 @@ that ends (the connection is lost for good), and an operator that does not answe
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from kubectl_offsets.errors import (ClusterError, ConflictError, InvalidError, N
 from tests.env.emulator import kafka_connect, kafka_connector, profiles
 from tests.env.emulator.faults import Faults
 
-from .apiserver import ApiServer, Rejected
+from .apiserver import ApiServer, Rejected, clone
 from .connect import Connector, Worker, WorkerClient
 
 NAMESPACE = "kafka"
@@ -219,7 +218,7 @@ class _Operator:
         event = log[self.position]
         self.position += 1
         if self.running:
-            self._handle(event.kind, event.type, copy.deepcopy(event.object))
+            self._handle(event.kind, event.type, clone(event.object))
         return True
 
     def _handle(self, kind: str, event_type: str, obj: dict[str, Any]) -> None:
@@ -330,7 +329,7 @@ class PluginKube:
             result = send()
         except Rejected as rejected:
             raise _translate(rejected, what) from None
-        self.cluster.writes.append((verb, kind, name, copy.deepcopy(body)))
+        self.cluster.writes.append((verb, kind, name, clone(body)))
         if fault is not None and fault.what == "kill-after":
             raise Killed(f"killed after {verb} {kind}/{name}")
         if fault is not None and fault.what == "interrupt":
@@ -369,7 +368,7 @@ class PluginKube:
     def create(self, kind: str, namespace: str, body: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         name = body["metadata"]["name"]
         if dry_run:
-            return copy.deepcopy(body)
+            return clone(body)
         return self._write("create", kind, name, body, lambda: self.api.create(kind, namespace, body),
                            f"{kind.lower()}/{name}")
 
@@ -408,7 +407,7 @@ class PluginKube:
                 seen = int(event.object["metadata"]["resourceVersion"])
                 if event.type == "DELETED":
                     raise NotFoundError(f"{kind}/{name} was deleted while we waited")
-                result = done(copy.deepcopy(event.object))
+                result = done(clone(event.object))
                 if result:
                     found.append(result)
                     return True
