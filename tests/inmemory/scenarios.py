@@ -24,7 +24,7 @@ from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import OffsetsError
 from kubectl_offsets.model import Options, WaitSettings
 
-from .cluster import NAMESPACE, Cluster, Killed
+from .cluster import NAMESPACE, Cluster
 
 TIMEOUT = 60.0
 OLD = {("orders", 0): 10, ("orders", 1): 20}
