@@ -377,7 +377,7 @@ class PluginKube:
         if dry_run:
             self.get(kind, name, namespace)
             return
-        self._write("delete", kind, name, {"resourceVersion": resource_version},
+        self._write("delete", kind, name, {"preconditions": {"resourceVersion": resource_version}},
                     lambda: self.api.delete(kind, namespace, name, resource_version), f"{kind.lower()}/{name}")
 
     def watch_until(self, kind: str, name: str, namespace: str, done: Callable[[dict[str, Any]], Any], *,

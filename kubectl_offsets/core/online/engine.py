@@ -419,11 +419,13 @@ class Run:
             yield
         except SimulatedCrash:
             raise
-        except OwnershipLostError as lost:
-            if not self.written:
-                raise
-            raise self._lost(lost) from None
         except BaseException as failure:  # noqa: BLE001 - whatever it is, the connector must be made safe
+            if getattr(self.kube, "dry_run", False):
+                raise  # a dry run changed nothing: there is nothing to make safe
+            if isinstance(failure, OwnershipLostError):
+                if not self.written:
+                    raise
+                raise self._lost(failure) from None
             if not self.written and not self._claim_landed(failure):
                 raise (failure if isinstance(failure, OffsetsError) else as_offsets_error(failure)) from None
             raise self.fail(failure) from (None if isinstance(failure, (OffsetsError, KeyboardInterrupt)) else failure)

@@ -468,9 +468,9 @@ def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = Fals
                          "forgets a mirror connector's offsets")
     live = operations._prepare(kube, spec, namespace, options, progress)
     _check_delete_permission(kube, live.target)
-    if options.dry_run:
-        return operations._dry_run_preview(Operation.RESET, live, operations.peek_listed(kube, live), None) \
-            if reset_offsets else None
+    if options.dry_run:  # the reset and the delete as the engine would run them, recorded
+        return operations.dry_run(Operation.RESET, kube, live, DELETE_AFTER_RESET, lambda before: None, options,
+                                  progress) if reset_offsets else None
     client = OperatorClient(kube, live.target, options.wait, progress)
     progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")
     offsets = client.list_offsets()
