@@ -79,7 +79,9 @@ class Killed(SimulatedCrash):
 
 
 class Cluster:
-    def __init__(self, *, profile: str = "1.2", interval: float = 120.0) -> None:
+    def __init__(self, *, profile: str = "1.2", interval: float = 120.0, namespace: str = NAMESPACE,
+                 connect: str = CONNECT) -> None:
+        self.namespace, self.connect = namespace, connect
         self.clock = VirtualClock(self)
         self.api = ApiServer(self.clock)
         self.worker = Worker(self.clock)
@@ -90,9 +92,9 @@ class Cluster:
         self.armed: list[Fault] = []
         self.writes: list[tuple[str, str, str, Any]] = []  # the plugin's writes: (verb, kind, name, body)
         self.on_write: Callable[[str, str, str], None] | None = None  # called before each plugin write (tests)
-        self.api.create("KafkaConnect", NAMESPACE, {
+        self.api.create("KafkaConnect", namespace, {
             "apiVersion": "kafka.strimzi.io/v1", "metadata": {
-                "name": CONNECT, "annotations": {"strimzi.io/use-connector-resources": "true"}},
+                "name": connect, "annotations": {"strimzi.io/use-connector-resources": "true"}},
             "spec": {"replicas": 1, "bootstrapServers": "my-kafka:9092"}})
         self.settle()
 
@@ -110,8 +112,8 @@ class Cluster:
         spec: dict[str, Any] = {"class": SINK_CLASS, "tasksMax": 1, "config": {"topics": topics, "file": "/tmp/out"}}
         if state is not None:
             spec["state"] = state
-        self.api.create("KafkaConnector", NAMESPACE, {
-            "apiVersion": "kafka.strimzi.io/v1", "metadata": {"name": name, "labels": {"strimzi.io/cluster": CONNECT}},
+        self.api.create("KafkaConnector", self.namespace, {
+            "apiVersion": "kafka.strimzi.io/v1", "metadata": {"name": name, "labels": {"strimzi.io/cluster": self.connect}},
             "spec": spec})
         self.run_until(self.clock.seconds + 5)  # the operator's first pass and Connect's transition
 
@@ -124,7 +126,7 @@ class Cluster:
         return self.worker.connectors[name].state
 
     def resource(self, name: str, kind: str = "KafkaConnector") -> dict[str, Any] | None:
-        return self.api.find(kind, NAMESPACE, name)
+        return self.api.find(kind, self.namespace, name)
 
     # --- faults ------------------------------------------------------------------------------------------------------
     def arm(self, fault: Fault) -> Fault:
@@ -142,11 +144,11 @@ class Cluster:
 
     def concurrent_write(self, kind: str, name: str) -> None:
         """Someone else writes the object (a label of theirs): its resourceVersion moves under the plugin."""
-        current = self.api.find(kind, NAMESPACE, name)
+        current = self.api.find(kind, self.namespace, name)
         if current is not None:
             labels = dict((current["metadata"].get("labels") or {}))
             labels["someone-else"] = str(int(labels.get("someone-else", "0")) + 1)
-            self.api.merge(kind, NAMESPACE, name, {"metadata": {"labels": labels}})
+            self.api.merge(kind, self.namespace, name, {"metadata": {"labels": labels}})
 
     def _fault_for(self, *, watch: bool) -> Fault | None:
         for fault in self.armed:
@@ -305,7 +307,7 @@ class PluginKube:
     def __init__(self, cluster: Cluster) -> None:
         self.cluster, self.api = cluster, cluster.api
         self.clock = cluster.clock
-        self.namespace, self.context, self.server = NAMESPACE, "memory", "memory://apiserver"
+        self.namespace, self.context, self.server = cluster.namespace, "memory", "memory://apiserver"
         self.denied: set[tuple[str, str]] = set()  # (verb, resource) RBAC refuses
 
     def sibling(self) -> "PluginKube":
@@ -443,11 +445,11 @@ class PluginKube:
     def list_pods(self, selector: str, namespace: str | None = None) -> list[dict[str, Any]]:
         """The cluster operator's pod, whose image tag says the profile's release (how create tells 1.2+)."""
         image = f"quay.io/strimzi/operator:{self.cluster.profile.release}"
-        return [{"metadata": {"name": "strimzi-cluster-operator", "namespace": NAMESPACE},
+        return [{"metadata": {"name": "strimzi-cluster-operator", "namespace": self.namespace},
                  "spec": {"containers": [{"name": "strimzi-cluster-operator", "image": image}]}}]
 
     def list_namespaces(self, *, timeout: float | None = None) -> list[str]:
-        return sorted({ns for _, ns, _ in self.api.objects} | {NAMESPACE})
+        return sorted({ns for _, ns, _ in self.api.objects} | {self.namespace})
 
     # --- permissions -------------------------------------------------------------------------------------------------------
     def can_i(self, verb: str, group: str, resource: str, namespace: str, name: str | None = None) -> bool:

@@ -24,7 +24,7 @@ from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import OffsetsError
 from kubectl_offsets.model import Options, WaitSettings
 
-from .cluster import NAMESPACE, Cluster
+from .cluster import Cluster
 
 TIMEOUT = 60.0
 OLD = {("orders", 0): 10, ("orders", 1): 20}
@@ -85,13 +85,13 @@ def _prepare_trigger(cluster: Cluster, name: str) -> Scenario:
     """GitOps phase 1, synced: stopped, alterOffsets naming phase 1's ConfigMap, the record annotation."""
     cluster.add_sink(name, offsets=dict(OLD), state="stopped")
     configmap = f"{name}-gitops-offsets"
-    cluster.api.create("ConfigMap", NAMESPACE, {"apiVersion": "v1", "metadata": {"name": configmap}, "data": {
+    cluster.api.create("ConfigMap", cluster.namespace, {"apiVersion": "v1", "metadata": {"name": configmap}, "data": {
         "offsets.json": json.dumps({"offsets": [{"partition": {"kafka_topic": "orders", "kafka_partition": 0},
                                                  "offset": {"kafka_offset": 3}}]})}})
     record = {"id": "0123456789abcdef", "phase": 1, "operation": "alter", "connector": name, "configMap": configmap,
               "previousState": "running"}
-    current = cluster.api.get("KafkaConnector", NAMESPACE, name)
-    cluster.api.patch("KafkaConnector", NAMESPACE, name, [
+    current = cluster.api.get("KafkaConnector", cluster.namespace, name)
+    cluster.api.patch("KafkaConnector", cluster.namespace, name, [
         {"op": "add", "path": "/metadata/annotations", "value": {ANNOTATION_GITOPS: json.dumps(record)}},
         {"op": "add", "path": "/spec/alterOffsets", "value": {"fromConfigMap": {"name": configmap}}},
         {"op": "test", "path": "/metadata/resourceVersion", "value": current["metadata"]["resourceVersion"]}])
@@ -133,7 +133,7 @@ def recover_as_told(cluster: Cluster, scenario: Scenario, failure: BaseException
         else:
             lease = journal.lease_left(cluster.clock.now())
             cluster.clock.sleep(lease + 1)  # wait out the dead owner's lease rather than --force
-            command = journal.recover_command(NAMESPACE)
+            command = journal.recover_command(cluster.namespace)
         ran.append(command)
         try:
             recovery.recover(cluster.kube, TargetSpec(scenario.name), rollback="--rollback" in command,

@@ -121,8 +121,10 @@ class StepSpec:
     def then(self, *, do: Action | None = None, check: Action | None = None,
              undo: Callable[["Run", bool], "Note | None"] | None = None) -> "StepSpec":
         """This step with more work after its own (a companion connector beside it)."""
-        return StepSpec(self.id, _both(self.do, do), _both(self.check, check), self.finish,
-                        _both_undo(undo, self.undo), self.keeps_stopped)
+        both = _both(self.do, do)
+        assert both is not None  # self.do is never None
+        return StepSpec(self.id, both, _both(self.check, check), self.finish, _both_undo(undo, self.undo),
+                        self.keeps_stopped)
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,7 @@ class Run:
         self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
 
         def claim(resource: Mapping[str, Any]) -> list[dict[str, Any]]:
-            check_not_busy(LiveTarget(self.target, resource))
+            check_not_busy(LiveTarget(self.target, dict(resource)))
             self.journal = self._new_journal(resource)
             stanza: dict[str, Any] = {strimzi.FIELD_STATE: strimzi.STATE_STOPPED}
             if self.declaration.keep_list_stanza and not self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS):

@@ -14,7 +14,7 @@ and Python callers can decide in code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from ... import strimzi
 from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
@@ -388,7 +388,7 @@ def dry_run(operation: str, kube: Kube, live: LiveTarget, declaration: Declarati
     last, listed_at = peek_last_list(kube, live)
     recorder.start_from_last_list(live.target, last, listed_at)
     change = change_for(last)
-    run = Run(declaration, recorder, live.target, live.kind, options.wait, SilentProgress(), operation=operation,
+    run = Run(declaration, cast("Kube", recorder), live.target, live.kind, options.wait, SilentProgress(), operation=operation,
               request=OffsetsAction.RESET if change is None else OffsetsAction.ALTER,
               plan=lambda stopped: change_for(None if recorder.never_listed else stopped), resume=options.resume)
     with recorder.observe():

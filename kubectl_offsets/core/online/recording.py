@@ -17,6 +17,7 @@ are exactly a real run's; after it they are a real run's when the operator does 
 
 from __future__ import annotations
 
+import builtins  # Recorder.list shadows list in the class body
 import itertools
 import json
 from dataclasses import dataclass
@@ -87,7 +88,7 @@ class Recorder:
     def get_connect(self, name: str, namespace: str) -> dict[str, Any]:
         return self.kube.get_connect(name, namespace)
 
-    def list(self, kind: str, namespace: str, **kwargs: Any) -> list[dict[str, Any]]:
+    def list(self, kind: str, namespace: str, **kwargs: Any) -> builtins.list[dict[str, Any]]:
         return self.kube.list(kind, namespace, **kwargs)
 
     def get_configmap(self, name: str, namespace: str) -> dict[str, Any]:
@@ -99,7 +100,7 @@ class Recorder:
         except NotFoundError:
             return None
 
-    def list_configmaps(self, namespace: str | None, selector: str) -> list[dict[str, Any]]:
+    def list_configmaps(self, namespace: str | None, selector: str) -> builtins.list[dict[str, Any]]:
         return self.kube.list_configmaps(namespace, selector)
 
     def can_i_all(self, checks):
@@ -115,7 +116,7 @@ class Recorder:
         return found if found is not None else real()
 
     # --- writes -------------------------------------------------------------------------------------------------
-    def patch(self, kind: str, name: str, namespace: str, operations: list[dict[str, Any]], *,
+    def patch(self, kind: str, name: str, namespace: str, operations: builtins.list[dict[str, Any]], *,
               dry_run: bool = False) -> dict[str, Any]:
         current = self.get(kind, name, namespace)
         patched = jsonpatch.apply_patch(current, operations)
@@ -192,7 +193,8 @@ class Recorder:
         resource = self.get(target.kind, target.resource_name, target.namespace)
         stanza = target.stanza(resource)
         if action == "list":
-            name = ((stanza.get(strimzi.FIELD_LIST_OFFSETS) or {}).get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name")
+            name = str(((stanza.get(strimzi.FIELD_LIST_OFFSETS) or {}).get(strimzi.FIELD_TO_CONFIGMAP) or {})
+                       .get("name"))
             document = self._offsets.get(key, OffsetsDocument())
             found = self.find_configmap(name, target.namespace) or {"apiVersion": "v1", "kind": "ConfigMap",
                                                                     "metadata": {"name": name}}
@@ -201,7 +203,8 @@ class Recorder:
         elif action == OffsetsAction.RESET:
             self._offsets[key] = OffsetsDocument()
         elif action == OffsetsAction.ALTER:
-            name = ((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {}).get("name")
+            name = str(((stanza.get(strimzi.FIELD_ALTER_OFFSETS) or {}).get(strimzi.FIELD_FROM_CONFIGMAP) or {})
+                       .get("name"))
             text = ((self.find_configmap(name, target.namespace) or {}).get("data") or {}).get(target.configmap_key)
             if text:
                 self._offsets[key] = self._offsets.get(key, OffsetsDocument()).merged_with(
