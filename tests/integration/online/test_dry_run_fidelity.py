@@ -97,7 +97,10 @@ def test_the_in_memory_cluster_sends_and_ends_as_the_real_operator(paused, kube,
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     conn = paused
     memory = Cluster(namespace=conn.ns, connect=lab.connect)
-    memory.add_sink(conn.name, offsets={(conn.topic, 0): 3, (conn.topic, 1): 1}, state="paused", topics=conn.topic)
+    memory.add_sink(conn.name, state="paused", topics=conn.topic)  # as the fixture made it: no offsets, then these
+    operations.alter_offsets(memory.kube, TargetSpec(conn.name), AlterRequest(sets=(
+        f"{conn.topic}:0=3", f"{conn.topic}:1=1")), namespace=conn.ns, options=Options(yes=True, wait=WAIT))
+    operations.list_offsets(memory.kube, TargetSpec(conn.name), namespace=conn.ns)
     steps = [
         lambda k: operations.alter_offsets(k, TargetSpec(conn.name), AlterRequest(sets=(f"{conn.topic}:0=2",)),
                                            namespace=conn.ns, options=Options(yes=True, wait=WAIT)),
