@@ -19,6 +19,8 @@ from typing import Any
 
 import jsonpatch
 
+from kubectl_offsets.core.online.recording import merge_patch  # RFC 7386, as the dry run applies it
+
 Key = tuple[str, str, str]  # (kind, namespace, name)
 
 
@@ -97,7 +99,7 @@ class ApiServer:
         wanted = (body.get("metadata") or {}).get("resourceVersion")
         if wanted is not None and wanted != current["metadata"]["resourceVersion"]:
             raise Rejected(409, "the object has been modified; please apply your changes to the latest version")
-        patched = _merged(current, body)
+        patched = merge_patch(current, body)
         patched["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
         return self._replace(kind, current, patched)
 
@@ -145,6 +147,9 @@ class ApiServer:
     def _store(self, event: str, key: Key, obj: dict[str, Any]) -> dict[str, Any]:
         if obj.get("status") is None:
             obj.pop("status", None)
+        for emptied in ("annotations", "labels"):  # ObjectMeta's maps are omitempty: an empty one is not stored
+            if obj["metadata"].get(emptied) == {}:
+                del obj["metadata"][emptied]
         obj["metadata"]["resourceVersion"] = str(next(self._revision))
         self.objects[key] = obj
         self.log.append(Event(event, key[0], clone(obj)))
@@ -158,19 +163,6 @@ def clone(value: Any) -> Any:
     if isinstance(value, list):
         return [clone(item) for item in value]
     return value
-
-
-def _merged(base: Any, change: Any) -> Any:
-    """RFC 7386 merge: maps merge, null removes, anything else replaces."""
-    if not isinstance(change, dict) or not isinstance(base, dict):
-        return clone(change)
-    out = clone(base)
-    for key, value in change.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = _merged(out.get(key), value)
-    return out
 
 
 def matches(selector: str | None, obj: dict[str, Any]) -> bool:

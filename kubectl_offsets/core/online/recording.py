@@ -148,7 +148,7 @@ class Recorder:
     def patch_configmap(self, name: str, namespace: str, body: Mapping[str, Any], *, dry_run: bool = False
                         ) -> dict[str, Any]:
         current = self.get_configmap(name, namespace)
-        merged = _merged(current, {key: value for key, value in body.items() if key != "metadata"})
+        merged = merge_patch(current, {key: value for key, value in body.items() if key != "metadata"})
         self._record("merge", "ConfigMap", name, body)
         if self.server:
             real = self.kube.find_configmap(name, namespace)
@@ -226,7 +226,7 @@ class Recorder:
 def _user_view(resource: Mapping[str, Any]) -> dict[str, Any]:
     """What a write of ours may change: labels, annotations, spec."""
     metadata = resource.get("metadata") or {}
-    return {"metadata": {"labels": metadata.get("labels") or {}, "annotations": metadata.get("annotations") or {}},
+    return {"metadata": {key: metadata[key] for key in ("labels", "annotations") if metadata.get(key)},
             "spec": resource.get("spec") or {}}
 
 
@@ -236,7 +236,7 @@ def _bare(configmap: Mapping[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in configmap.items() if k != "metadata"}, "metadata": metadata}
 
 
-def _merged(base: Any, change: Any) -> Any:
+def merge_patch(base: Any, change: Any) -> Any:
     """A merge patch (RFC 7386), as the API server applies our ConfigMap patches."""
     if not isinstance(change, Mapping) or not isinstance(base, Mapping):
         return _copy(change)
@@ -245,7 +245,7 @@ def _merged(base: Any, change: Any) -> Any:
         if value is None:
             out.pop(key, None)
         else:
-            out[key] = _merged(out.get(key), value)
+            out[key] = merge_patch(out.get(key), value)
     return out
 
 

@@ -17,6 +17,7 @@ from ... import clock as clocks
 from ...errors import ConflictError, InvalidError, OffsetsError
 
 T = TypeVar("T")
+R = TypeVar("R", bound="Mapping[str, Any] | None")
 Resource = Mapping[str, Any]
 
 # Conflicts tolerated in a row before giving up: each one is somebody else's write landing between our read and ours
@@ -33,12 +34,13 @@ def precondition(resource: Resource) -> list[dict[str, Any]]:
     return [{"op": "test", "path": "/metadata/resourceVersion", "value": resource_version(resource)}]
 
 
-def guarded(read: Callable[[], Resource], write: Callable[[Resource], T], *, exhausted: Callable[[], OffsetsError],
+def guarded(read: Callable[[], R], write: Callable[[R], T], *, exhausted: Callable[[], OffsetsError],
             deadline: float | None = None, clock: clocks.Clock = clocks.SYSTEM,
             attempts: int = WRITE_ATTEMPTS) -> T:
     """``write(read())`` until it lands: ``write`` builds its change from the object given and sends it with that
-    object's resourceVersion as a precondition (``precondition``, or a delete's/merge's resourceVersion); it may
-    return without writing when there is nothing (left) to do, and raise to refuse. A conflict reads again, up to
+    object's resourceVersion as a precondition (``precondition``, or a delete's/merge's resourceVersion; None: the
+    object does not exist, and a create is its own precondition); it may return without writing when there is
+    nothing (left) to do, and raise to refuse. A conflict reads again, up to
     ``attempts`` times and until ``deadline`` (``clock``'s monotonic seconds); then ``exhausted()`` is raised."""
     for _ in range(attempts):
         resource = read()
@@ -47,7 +49,9 @@ def guarded(read: Callable[[], Resource], write: Callable[[Resource], T], *, exh
         except ConflictError:
             pass
         except InvalidError:
-            if resource_version(read()) == resource_version(resource):
+            again = read()
+            if isinstance(resource, Mapping) and isinstance(again, Mapping) and \
+                    resource_version(again) == resource_version(resource):
                 raise  # refused as it is, not because the object moved
         if deadline is not None and clock.monotonic() >= deadline:
             break

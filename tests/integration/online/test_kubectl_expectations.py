@@ -31,8 +31,12 @@ def test_dry_run_prints_the_writes_in_the_format_asked(lab, cli, paused_sink, fm
     assert document["dryRun"] == "client" and document["operation"] == "alter"
     assert document["change"] == {"offsets": [
         {"partition": {"kafka_topic": conn.topic, "kafka_partition": 0}, "offset": {"kafka_offset": 1}}]}
-    assert [w["body"].get("kind") if isinstance(w["body"], dict) else "patch" for w in document["writes"]] == \
-        ["patch", "ConfigMap", "patch", "patch"]
+    # Every write of a real alter, named with its step, in order (the alter ConfigMap exists from an earlier test:
+    # a merge of its key).
+    steps = [w["description"].rsplit("(step ", 1)[-1].rstrip(")") for w in document["writes"]]
+    assert steps == ["stop", "backup", "backup", "backup", "write-configmap", "write-configmap", "annotate", "verify",
+                     "resume", "cleanup"], steps
+    assert [w["description"].split(" ")[0] for w in document["writes"]][:4] == ["patch", "patch", "create", "write"]
     assert_unchanged(lab.cluster, conn, before)
 
 
