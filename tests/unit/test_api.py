@@ -78,3 +78,19 @@ def test_the_fleet_flags_are_every_flag_of_the_fleet_commands():
     for command in (cmd_alter.alter_command, cmd_reset.reset_command, cmd_undo.undo_command):
         names = {param.name for param in command.params}
         assert {f.name for f in dataclasses.fields(FleetFlags)} <= names, command.name
+
+
+def test_create_at_offsets_on_the_in_memory_cluster(cluster, tmp_path):
+    """create runs the ALTER declaration on the new connector (created stopped: Strimzi 1.2's initial_state), then
+    gives it the manifest's state."""
+    from kubectl_offsets.core.online import lifecycle
+
+    manifest = tmp_path / "new.yaml"
+    manifest.write_text("apiVersion: kafka.strimzi.io/v1\nkind: KafkaConnector\nmetadata:\n  name: new-sink\n"
+                        "  labels: {strimzi.io/cluster: my-connect}\nspec:\n"
+                        "  class: org.apache.kafka.connect.file.FileStreamSinkConnector\n  tasksMax: 1\n"
+                        "  config: {topics: orders, file: /tmp/new}\n")
+    outcome = lifecycle.create_connector(cluster.kube, lifecycle.read_manifest(str(manifest)),
+                                         api.AlterRequest(sets=("orders:0=42",)), options=api.Options(yes=True))
+    assert outcome.final_state == "running" and cluster.offsets("new-sink") == {("orders", 0): 42}
+    assert cluster.connect_state("new-sink") == "RUNNING"
