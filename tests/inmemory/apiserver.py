@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import jsonpatch
 
@@ -50,6 +50,8 @@ class ApiServer:
         self.objects: dict[Key, dict[str, Any]] = {}
         self.log: list[Event] = []  # every write, in order: what watches read
         self._revision = itertools.count(1)
+        # An admission webhook or a CRD schema: reject(kind, object after the write) -> a refusal's message or None
+        self.reject: Callable[[str, dict[str, Any]], str | None] = lambda kind, obj: None
 
     # --- reads ---------------------------------------------------------------------------------------------------
     def get(self, kind: str, namespace: str, name: str) -> dict[str, Any]:
@@ -145,6 +147,9 @@ class ApiServer:
         return self._store("MODIFIED", (kind, meta["namespace"], meta["name"]), patched)
 
     def _store(self, event: str, key: Key, obj: dict[str, Any]) -> dict[str, Any]:
+        refusal = self.reject(key[0], obj)
+        if refusal:
+            raise Rejected(422, f'admission webhook "policy.example.com" denied the request: {refusal}')
         if obj.get("status") is None:
             obj.pop("status", None)
         for emptied in ("annotations", "labels"):  # ObjectMeta's maps are omitempty: an empty one is not stored
