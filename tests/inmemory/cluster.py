@@ -24,7 +24,7 @@ from kubernetes.client.rest import ApiException
 from kubectl_offsets.core.online.engine import SimulatedCrash
 from kubectl_offsets.errors import (ClusterError, ConflictError, InvalidError, NotFoundError, OperationTimeoutError,
                                     UnreachableError)
-from tests.env.emulator import kafka_connect, kafka_connector, profiles
+from tests.env.emulator import kafka_connect, kafka_connector, kafka_mirror_maker2, profiles
 from tests.env.emulator.faults import Faults
 
 from .apiserver import ApiServer, Rejected, clone
@@ -117,6 +117,23 @@ class Cluster:
             "spec": spec})
         self.run_until(self.clock.seconds + 5)  # the operator's first pass and Connect's transition
 
+    def add_mirror(self, name: str, *, source: str = "east", target: str = "west", topics: str = "orders") -> None:
+        """A KafkaMirrorMaker2 (v1 layout) with a source and a checkpoint connector for one mirror."""
+        self.api.create("KafkaMirrorMaker2", self.namespace, {
+            "apiVersion": "kafka.strimzi.io/v1", "metadata": {"name": name},
+            "spec": {"replicas": 1, "target": {"alias": target, "bootstrapServers": f"{target}:9092",
+                                               "groupId": f"{name}-g", "configStorageTopic": f"{name}-c",
+                                               "statusStorageTopic": f"{name}-s", "offsetStorageTopic": f"{name}-o"},
+                     "mirrors": [{"source": {"alias": source, "bootstrapServers": f"{source}:9092"},
+                                  "topicsPattern": topics, "groupsPattern": ".*",
+                                  "sourceConnector": {"tasksMax": 1, "config": {"replication.factor": 1}},
+                                  "checkpointConnector": {"tasksMax": 1, "config": {}}}]}})
+        self.run_until(self.clock.seconds + 5)
+
+    def stored(self, name: str) -> dict[str, Any]:
+        """Connect's stored offsets of any connector, as {partition JSON: offset}."""
+        return {k: v for k, v in self.worker.connectors[name].offsets.items()}
+
     def offsets(self, name: str) -> dict[tuple[str, int], int]:
         """What Connect stores for the connector: the judge of the tests, not the plugin's list."""
         return {(p["kafka_topic"], p["kafka_partition"]): o["kafka_offset"]
@@ -126,6 +143,7 @@ class Cluster:
         return self.worker.connectors[name].state
 
     def resource(self, name: str, kind: str = "KafkaConnector") -> dict[str, Any] | None:
+        """The resource as stored (None: there is none)."""
         return self.api.find(kind, self.namespace, name)
 
     # --- faults ------------------------------------------------------------------------------------------------------
@@ -229,16 +247,22 @@ class _Operator:
             work()
         elif kind == "KafkaConnect" and event_type != "DELETED":
             kafka_connect._reconcile(self.ctx, obj["metadata"]["namespace"], obj["metadata"]["name"])
+        elif kind == "KafkaMirrorMaker2" and event_type != "DELETED":
+            fresh = self.cluster.api.find(kind, obj["metadata"]["namespace"], obj["metadata"]["name"])
+            if fresh is not None:  # AbstractOperator#reconcile: the MirrorMaker 2's own lock, a fresh GET
+                kafka_mirror_maker2._reconcile(self.ctx, fresh, readiness_seconds=0.0)
 
     def periodic(self) -> None:
         self.next_periodic += self.interval
         if self.running:
             for connect in self.cluster.api.list("KafkaConnect"):
                 kafka_connect._reconcile(self.ctx, connect["metadata"]["namespace"], connect["metadata"]["name"])
+            for mirror in self.cluster.api.list("KafkaMirrorMaker2"):
+                kafka_mirror_maker2._reconcile(self.ctx, mirror, readiness_seconds=0.0)
 
     def relist(self) -> None:
         self.position = len(self.cluster.api.log)
-        for kind in ("KafkaConnect", "KafkaConnector"):
+        for kind in ("KafkaConnect", "KafkaConnector", "KafkaMirrorMaker2"):
             for obj in self.cluster.api.list(kind):
                 self._handle(kind, "ADDED", obj)
 

@@ -50,6 +50,13 @@ class Scenario:
     spec_state: str | None  # spec.state as it was before, and as it must be after
     deletes: bool = False
     notes: list[str] = field(default_factory=list)
+    kind: str = "KafkaConnector"  # the resource the journal lives on
+    mm2: Any = None  # Mm2Settings for recover (a full reset's broker settings)
+    target: TargetSpec | None = None  # how recover names it (default: the KafkaConnector ``name``)
+
+    @property
+    def spec(self) -> TargetSpec:
+        return self.target or TargetSpec(self.name)
 
     @property
     def state(self) -> str:
@@ -105,8 +112,8 @@ def _prepare_trigger(cluster: Cluster, name: str) -> Scenario:
 # --- recover as the plugin said ------------------------------------------------------------------------------------
 
 
-def journal_of(cluster: Cluster, name: str) -> Journal | None:
-    resource = cluster.resource(name)
+def journal_of(cluster: Cluster, name: str, kind: str = "KafkaConnector") -> Journal | None:
+    resource = cluster.resource(name, kind)
     text = ((resource or {}).get("metadata", {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
     return Journal.from_annotation(text) if text else None
 
@@ -120,7 +127,7 @@ def recover_as_told(cluster: Cluster, scenario: Scenario, failure: BaseException
     if not cluster.operator.running:
         cluster.operator_back()  # the operator was down: recover needs it back (as the advice says)
     for _ in range(attempts):
-        journal = journal_of(cluster, scenario.name)
+        journal = journal_of(cluster, scenario.name, scenario.kind)
         if isinstance(failure, OffsetsError):
             command = failure.next_command
             if journal is not None:
@@ -136,8 +143,8 @@ def recover_as_told(cluster: Cluster, scenario: Scenario, failure: BaseException
             command = journal.recover_command(cluster.namespace)
         ran.append(command)
         try:
-            recovery.recover(cluster.kube, TargetSpec(scenario.name), rollback="--rollback" in command,
-                             force="--force" in command, options=options())
+            recovery.recover(cluster.kube, scenario.spec, rollback="--rollback" in command,
+                             force="--force" in command, options=options(mm2=scenario.mm2))
             return ran
         except OffsetsError as error:
             failure = error

@@ -258,12 +258,19 @@ class Run:
                        self.claimed.id)
 
     def _finish(self) -> str:
-        """Recover: the steps past the point of no return, again, from what the journal and the backup say."""
+        """Recover: the steps past the point of no return that the journal does not show done, from the step it
+        recorded on (written ahead, so that one may be half done: each step can be finished again), with what the
+        journal and the backup say. A step before it is done: a source verified before its checkpoint connector was
+        reset is not listed again, nor a connector already resumed (and running on, its offsets moving) verified."""
         journal = self.claimed
         self.progress.step(f"finishing {journal.describe()}")
         self.before = backups.load_configmap(self.kube, self.target, journal.backup)
         self.change = None if journal.resets else self.requested_document()
-        for spec in self.declaration.after_point_of_no_return():
+        remaining = self.declaration.after_point_of_no_return()
+        recorded = [s.id for s in remaining]
+        if journal.step in recorded:
+            remaining = remaining[recorded.index(Step(journal.step)):]
+        for spec in remaining:
             hooks("start", spec.id)
             if spec.finish is not None:
                 spec.finish(self)

@@ -50,3 +50,29 @@ def test_a_writer_that_never_stops_ends_it_before_any_change(cluster):
     with pytest.raises(PreconditionError, match="keeps changing under us"):  # the preview's list request
         _alter(cluster)
     assert (cluster.resource("sink")["spec"].get("state")) is None
+
+
+def test_recover_after_the_resume_landed_does_not_verify_a_running_connector(tmp_path, monkeypatch):
+    """Defect (before the engine): recover re-ran every step after the hand-over, so a run killed once its resume
+    had landed listed the offsets of a connector running again (live partitions: moved on) and failed the
+    verification, keeping it stopped; and a full reset killed there reset a checkpoint connector running again
+    ("not in STOPPED state"), forever (tests/unit/core/online/test_full_reset_faults.py, cleanup-kill-*)."""
+    from kubectl_offsets.core.online import recovery
+    from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    cluster = Cluster()
+    cluster.add_sink("live", offsets={("orders", 0): 10, ("orders", 1): 20}, traffic=True)
+    armed = []
+
+    def kill_after_the_resume_lands(event, step):
+        if step == "resume" and event == "start" and not armed:
+            armed.append(cluster.arm(Fault("kill-after")))
+
+    with hooks.on_step(kill_after_the_resume_lands), pytest.raises(SimulatedCrash):
+        operations.alter_offsets(cluster.kube, TargetSpec("live"), AlterRequest(sets=("orders:0=5",)),
+                                 options=Options(yes=True, wait=WaitSettings(timeout=60)))
+    cluster.run_until(cluster.clock.seconds + 120)  # the dead owner's lease runs out; the sink runs on
+    summary = recovery.recover(cluster.kube, TargetSpec("live"), options=Options(wait=WaitSettings(timeout=60)))
+    assert summary.startswith("finished") and cluster.connect_state("live") == "RUNNING"
+    assert "kubectl-offsets.io/journal" not in (cluster.resource("live")["metadata"].get("annotations") or {})
