@@ -165,7 +165,7 @@ class OperatorClient:
 
         A listOffsets stanza we added is removed again afterwards: left on the live resource it is drift that
         Argo CD and Flux report (or revert) against the manifests in git. One that was there is kept (the flow
-        adds one for a whole alter/reset, steps.AlterFlow._claim, so that its lists change no spec)."""
+        adds one for a whole alter/reset, engine.Run.claim, so that its lists change no spec)."""
         named: list[str] = []  # filled in by list_stanza_ops, which runs inside the patch
         added: list[bool] = []
 
