@@ -138,10 +138,11 @@ class Operations(RuleBasedStateMachine):
         self.asked, self.failure, self.interrupted = None, None, False
 
 
-# KO_STATEFUL_EXAMPLES=300 for a longer hunt (a minute of CPU); 25 keeps make unit fast.
-Operations.TestCase.settings = settings(max_examples=int(os.environ.get("KO_STATEFUL_EXAMPLES", "25")),
-                                        stateful_step_count=12, deadline=None, database=None,
-                                        suppress_health_check=[HealthCheck.too_slow])
+# KO_STATEFUL_EXAMPLES=300 for a longer hunt with fresh random sequences (a minute of CPU); by default 25 fixed
+# ones (derandomize), so make unit and CI are reproducible.
+HUNT = os.environ.get("KO_STATEFUL_EXAMPLES")
+Operations.TestCase.settings = settings(max_examples=int(HUNT or 25), derandomize=not HUNT, stateful_step_count=12,
+                                        deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 test_random_sequences = Operations.TestCase
 
 
