@@ -295,8 +295,6 @@ class Run:
         anything. Nothing to clean up when it fails: nothing was written (the failure handler checks)."""
         from .targets import LiveTarget, check_not_busy
 
-        self.progress.step(f"stopping connector '{self.target.connector_name}' (spec.state: stopped)")
-
         def claim(resource: Mapping[str, Any]) -> list[dict[str, Any]]:
             check_not_busy(LiveTarget(self.target, dict(resource)))
             self.journal = self._new_journal(resource)

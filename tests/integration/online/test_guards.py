@@ -256,10 +256,12 @@ def test_a_connector_named_past_63_characters_gets_configmaps_the_api_server_acc
 
     assert preview.exit_code == 0, str(preview)
     documents = [d for d in yaml.safe_load_all(preview.stdout) if isinstance(d, dict)]
-    [configmap] = [d for d in documents if d.get("kind") == "ConfigMap"]
-    label = configmap["metadata"]["labels"]["kubectl-offsets.io/target"]
-    assert len(label) <= 63 and label.startswith(conn.name[:20]), label
-    lab.cluster.core.create_namespaced_config_map(conn.ns, configmap, dry_run="All")  # 422 before the fix
+    configmaps = [d for d in documents if d.get("kind") == "ConfigMap"]  # the backup's and the alter's
+    assert len(configmaps) == 2, configmaps
+    for configmap in configmaps:
+        label = configmap["metadata"]["labels"]["kubectl-offsets.io/target"]
+        assert len(label) <= 63 and label.startswith(conn.name[:20]), label
+        lab.cluster.core.create_namespaced_config_map(conn.ns, configmap, dry_run="All")  # 422 before the fix
 
 
 def test_strimzi_cannot_list_a_connector_named_past_63_characters_and_we_say_why(lab, cli, env):
