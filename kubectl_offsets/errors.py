@@ -118,6 +118,20 @@ class ClusterError(OffsetsError):
     exit_status = ExitStatus.ERROR
 
 
+# The API server's answers that callers act on (raised by adapters/kube.py, caught by the guarded write in
+# core/online/writes.py): here at the bottom, so core names them without importing the kubernetes client.
+class ConflictError(ClusterError):
+    """The object changed since we read it (409); the caller re-reads and decides again."""
+
+
+class InvalidError(ClusterError):
+    """The API server refused the request as invalid (422), e.g. a JSON Patch ``test`` operation failed."""
+
+
+class UnreachableError(ClusterError):
+    """The connection to the API server failed (refused, reset, dropped mid-response)."""
+
+
 class KafkaUnreachableError(InputError):
     """No answers from a Kafka cluster. An InputError still (a wrong --bootstrap-server is the usual cause, and code
     that skips an optional check on bad input skips it here too), but with its own exit status, so that a gate

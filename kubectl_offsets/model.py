@@ -139,6 +139,7 @@ class Options:
 
     yes: bool = False
     dry_run: bool = False
+    dry_run_server: bool = False  # --dry-run=server: the recorded writes are also judged by the API server
     resume: bool = True  # restore the previous spec.state afterwards (False = --no-resume)
     force: bool = False
     wait: WaitSettings = field(default_factory=WaitSettings)

@@ -9,6 +9,8 @@ from typing import Protocol
 
 
 class Progress(Protocol):
+    """What an operation reports: each step as it starts, a wait (until ``done``), and warnings."""
+
     def step(self, message: str) -> None: ...
     def waiting(self, message: str) -> None: ...
     def done(self) -> None: ...
@@ -16,6 +18,8 @@ class Progress(Protocol):
 
 
 class SilentProgress:
+    """Reports nothing: the default of every library call."""
+
     def step(self, message: str) -> None: pass
     def waiting(self, message: str) -> None: pass
     def done(self) -> None: pass

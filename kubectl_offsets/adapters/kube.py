@@ -23,24 +23,14 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError as Urllib3Error
 
+from ..clock import SYSTEM, Clock
 from ..conventions import FIELD_MANAGER
-from ..errors import ApiNotServedError, ClusterError, ForbiddenError, NotFoundError, OperationTimeoutError
+from ..errors import (ApiNotServedError, ClusterError, ConflictError, ForbiddenError, InvalidError, NotFoundError,
+                      OperationTimeoutError, UnreachableError)
 from ..model import ClusterConfig
 from ..strimzi import GROUP, KIND_CONNECT, PLURALS, VERSIONS
 
 Resource = dict[str, Any]
-
-
-class ConflictError(ClusterError):
-    """The object changed since we read it (409); the caller re-reads and decides again."""
-
-
-class InvalidError(ClusterError):
-    """The API server refused the request as invalid (422), e.g. a JSON Patch ``test`` operation failed."""
-
-
-class UnreachableError(ClusterError):
-    """The connection to the API server failed (refused, reset, dropped mid-response)."""
 
 
 # A watch that loses its connection reconnects (from the last resourceVersion it saw) for this long before the wait
@@ -177,6 +167,7 @@ class Kube:
         _share_tls_context(self.api)
         _log_requests(self.api)
         self.request_timeout = request_timeout
+        self.clock: Clock = SYSTEM  # what waits on this cluster measure time with (kubectl_offsets/clock.py)
         self.custom = client.CustomObjectsApi(self.api)
         # What discovery and access reviews answered: asked once per process (sibling() shares it).
         self._answers = _Answers()

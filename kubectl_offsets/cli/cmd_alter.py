@@ -87,7 +87,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
     missing: warnings in the preview); --require-check refuses when the source cluster cannot be reached.
     """
     def work():
-        from ..core.online import operations
+        from .. import api
         from ..core.inputs import AlterRequest
         from ..core.online.timetravel import TimeTravel
         from ..errors import InputError
@@ -116,19 +116,18 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                 raise InputError("--bootstrap-server checks the partitions of one connector",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
             from ..core.online.fleet import check_request
-            from .fleet import run_fleet_command
+            from .fleet import FleetFlags, run_fleet_command
 
             check_request(request)
             run_fleet_command("alter", lambda fleet, cluster, members, options, progress, stop: fleet.plan_alter(
                 cluster, members, request, options, parallel=parallel, progress=progress, stop=stop),
-                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
-                all_namespaces, parallel, skip_invalid)
+                FleetFlags.of_command())
             return
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)
-        result = operations.alter_offsets(kube, target_spec(target, connector, source_cluster), request,
-                                          options=options, confirm=confirm_on_terminal, progress=progress,
-                                          bootstrap_servers=bootstrap_server, kafka_options=kafka_options)
+        result = api.alter(kube, target, request, connector=connector, source_cluster=source_cluster,
+                           options=options, confirm=confirm_on_terminal, progress=progress,
+                           bootstrap_servers=bootstrap_server, kafka_options=kafka_options)
         print_result(result, dry_run, output, kube)
 
     def _time_travel(travel, other_inputs: bool, mm2):

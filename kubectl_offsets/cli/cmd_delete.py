@@ -38,9 +38,10 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
         result = lifecycle.delete_connector(kube, target_spec(target, None, None), reset_offsets=reset_offsets,
                                             options=options, confirm=confirm_on_terminal, progress=progress)
         if dry_run:
-            if result is not None:
-                print_dry_run(result)
-            echo(f"then: delete kafkaconnector/{target.split('/')[-1]}; dry run: nothing was changed", err=True)
+            if result is not None:  # the reset and the delete, as recorded
+                print_dry_run(result, kube=kube)
+            else:
+                echo(f"delete kafkaconnector/{target.split('/')[-1]}; dry run: nothing was changed", err=True)
             return
         _print(result, output)
 

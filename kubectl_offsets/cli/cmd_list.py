@@ -3,7 +3,7 @@
 import click
 
 from ..output.terminal import echo
-from .common import optional_target_argument, session, target_spec, with_connector_options
+from .common import optional_target_argument, session, with_connector_options
 from .connectors_table import overview_options
 from .kubectl_output import kubectl_conventions, result_printer, target_name
 from .fleet import selection_options
@@ -61,12 +61,12 @@ def list_command(target, connector, source_cluster, selector, all_, all_namespac
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "list"):
             _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector, all_, all_namespaces)
             return
-        from ..core.online import operations
+        from .. import api
         from ..output.render import render_offsets
 
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet)
-        result = operations.list_offsets(kube, target_spec(target, connector, source_cluster), options=options,
-                                         progress=progress)
+        result = api.list_offsets(kube, target, connector=connector, source_cluster=source_cluster, options=options,
+                                  progress=progress)
         result_printer(output).show(result.offsets.to_json, lambda fmt, no_headers: render_offsets(
             result.offsets, fmt, result.kind, no_headers=no_headers))
 

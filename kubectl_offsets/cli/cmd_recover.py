@@ -3,7 +3,7 @@
 import click
 
 from ..output.terminal import echo
-from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
+from .common import mm2_settings, session, target_argument, with_connector_options
 from .options import cluster_options, dry_run_option, kafka_option, quiet_option, yes_option
 
 
@@ -52,13 +52,13 @@ def recover_command(target, connector, source_cluster, rollback, force, wait_for
     stopped) while it cannot, naming the command that does it.
     """
     def work():
-        from ..core.online import recovery
+        from .. import api
 
         mm2 = mm2_settings({"kafka_options": kafka_options}, offset_syncs_bootstrap=bootstrap_server)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=True, dry_run=dry_run,
                                           mm2=mm2)
-        summary = recovery.recover(kube, target_spec(target, connector, source_cluster), rollback=rollback,
-                                     force=force, wait=wait_for_owner, options=options, progress=progress)
+        summary = api.recover(kube, target, connector=connector, source_cluster=source_cluster, rollback=rollback,
+                              force=force, wait=wait_for_owner, options=options, progress=progress)
         echo(summary)
         if dry_run:
             click.echo("dry run: nothing was changed", err=True)

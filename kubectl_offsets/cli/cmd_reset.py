@@ -3,7 +3,7 @@
 import click
 
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
-                     require_confirmation_possible, session, target_spec, with_connector_options,
+                     require_confirmation_possible, session, with_connector_options,
                      with_mm2_broker_options)
 from .fleet import parallel_options, selection_options
 from .kubectl_output import kubectl_conventions, mutation_without_json, target_name
@@ -55,7 +55,7 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
     its own backup and journal ('undo -l ... --since TIME' puts them all back).
     """
     def work():
-        from ..core.online import operations
+        from .. import api
         from .fleet import check_target_or_selection
 
         require_confirmation_possible(yes, dry_run, "reset")
@@ -70,19 +70,18 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                 raise InputError("--with-offset-syncs is the full reset of one mirror; it does not combine with "
                                  "-l/--all/-A", advice="name the mirror: reset kmm2/NAME --connector source "
                                  "--with-offset-syncs")
-            from .fleet import run_fleet_command
+            from .fleet import FleetFlags, run_fleet_command
 
             run_fleet_command("reset", lambda fleet, cluster, members, options, progress, stop: fleet.plan_reset(
                 cluster, members, options, parallel=parallel, progress=progress, stop=stop),
-                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
-                all_namespaces, parallel, skip_invalid)
+                FleetFlags.of_command())
             return
         settings = mm2_settings(broker_flags, with_offset_syncs=with_offset_syncs, target_bootstrap=
                                 target_bootstrap_server, allow_shared_offset_syncs=allow_shared_offset_syncs)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=settings)
-        result = operations.reset_offsets(kube, target_spec(target, connector, source_cluster), options=options,
-                                          confirm=confirm_on_terminal, progress=progress)
+        result = api.reset(kube, target, connector=connector, source_cluster=source_cluster, options=options,
+                           confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output, kube)
 
     work()

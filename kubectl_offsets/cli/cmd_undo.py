@@ -3,7 +3,7 @@
 import click
 
 from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_target_argument, print_result,
-                     require_confirmation_possible, session, target_spec, with_connector_options,
+                     require_confirmation_possible, session, with_connector_options,
                      with_mm2_broker_options)
 from .fleet import parallel_options, selection_options
 from .kubectl_output import kubectl_conventions, mutation_without_json, target_name
@@ -46,7 +46,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
       kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
     """
     def work():
-        from ..core.online import operations
+        from .. import api
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
@@ -58,21 +58,19 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             if not since:
                 raise InputError("undo -l/--all/-A needs --since TIME", advice="the start time of the fleet operation "
                                  "to undo, e.g. --since 2026-11-23T10:00:00Z or --since 2h")
-            from .fleet import parse_since, run_fleet_command
+            from .fleet import FleetFlags, parse_since, run_fleet_command
 
             start = parse_since(since)
             run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
                 cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
-                namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
-                all_namespaces, parallel, skip_invalid)
+                FleetFlags.of_command())
             return
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
-        result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup,
-                                 from_file=from_file, options=options,
-                                 confirm=confirm_on_terminal, progress=progress)
+        result = api.undo(kube, target, backup=backup, from_file=from_file, connector=connector,
+                          source_cluster=source_cluster, options=options, confirm=confirm_on_terminal, progress=progress)
         print_result(result, dry_run, output, kube)
 
     work()

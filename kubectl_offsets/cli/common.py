@@ -81,10 +81,12 @@ def session(namespace, context, kubeconfig, timeout, quiet, *, yes=False, dry_ru
     from ..core.online import operations
     from ..model import Options, WaitSettings
     from ..output.progress import StderrProgress
+    from .invocation import dry_run_mode
 
     kube = operations.connect(cluster_config(namespace, context, kubeconfig))
-    options = Options(yes=yes, dry_run=dry_run, resume=resume, force=force, wait=WaitSettings(timeout=timeout),
-                      mm2=mm2)
+    server = bool(dry_run) and click.get_current_context(silent=True) is not None and dry_run_mode() == "server"
+    options = Options(yes=yes, dry_run=dry_run, dry_run_server=server, resume=resume, force=force,
+                      wait=WaitSettings(timeout=timeout), mm2=mm2)
     return kube, options, StderrProgress(quiet=quiet)
 
 
@@ -154,29 +156,24 @@ def _mm2_lines(preview) -> str:
     return "".join(f"\n{line}" for line in lines)
 
 
-# What a real alter/reset/undo writes that a dry run neither does nor shows (--dry-run's help and docs/online.md
-# say the same).
-DRY_RUN_LEAVES_OUT = ("the listOffsets stanza and annotation of the lists before and after the change, the backup "
-                      "ConfigMap and local backup file, and the journal annotation that goes with every patch")
+# What a dry run assumes instead of asking (--dry-run's help and docs/online.md say the same).
+DRY_RUN_ASSUMES = ("the writes are the ones the same engine makes for a real run; from the first wait on, the "
+                   "operator and Connect are assumed to do what they are asked (stop, list, change, resume)")
 
 
 def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
-    """The preview on stderr; on stdout the writes, in the format asked: YAML documents for the table form, one
-    document (mode, before, change, writes) for json/yaml, the offsets after for csv. With --dry-run=server the
-    writes go to the API server as a server-side dry run first (nothing is stored). Then, on stderr, where BEFORE
-    came from and what a real run writes besides."""
-    from .invocation import dry_run_mode
+    """The preview on stderr; on stdout the writes the engine recorded, in the format asked: YAML documents for the
+    table form, one document (mode, before, change, writes) for json/yaml, the offsets after for csv. With
+    --dry-run=server the API server judged each of them (nothing is stored). Then, on stderr, where BEFORE came
+    from and what the dry run assumed."""
+    from .invocation import dry_run_mode, server_dry_run_done
 
     mode = dry_run_mode() if click.get_current_context(silent=True) else "client"
     echo(render_preview(preview), err=True)
-    if mode == "server" and kube is not None:
-        from ..core.online import operations
-
-        from .invocation import server_dry_run_done
-
-        sent = operations.server_dry_run(kube, preview)
+    judged = getattr(preview, "server_judged", None)
+    if judged is not None:
         server_dry_run_done()
-        echo(f"server-side dry run: the API server accepted {sent} write(s)", err=True)
+        echo(f"server-side dry run: the API server accepted {judged} write(s)", err=True)
     shown_mode = "client" if mode == "none" else mode
     result_printer(fmt).show(lambda: dry_run_document(preview, shown_mode),
                              lambda output, no_headers: render_dry_run(preview, output, shown_mode))
@@ -186,7 +183,7 @@ def print_dry_run(preview, fmt: str = "table", kube=None) -> None:
         when = f", written {listed_at}" + (f" ({age} ago)" if age else "") if listed_at else ""
         echo(f"BEFORE is the connector's last list{when}, not listed anew; a real run lists again and "
                    "computes the change from that", err=True)
-    echo(f"not shown: {DRY_RUN_LEAVES_OUT}", err=True)
+    echo(f"assumed: {DRY_RUN_ASSUMES}", err=True)
     echo("dry run: nothing was changed", err=True)
 
 

@@ -3,6 +3,7 @@ before one confirmation, and the summary printed after. Parsing and printing onl
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 from typing import TYPE_CHECKING, Callable
@@ -167,19 +168,45 @@ def _show_summary(report) -> None:
             echo(f"  hint: {result.error.advice}", err=True)
 
 
-def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force,
-                      selector, all_, all_namespaces, parallel, skip_invalid) -> None:
+@dataclasses.dataclass(frozen=True)
+class FleetFlags:
+    """Every flag a fleet alter/reset/undo acts on, as one typed object: taken whole from the command's parsed
+    flags (``of_command``), so none can be dropped on the way to the plan and the run."""
+
+    namespace: str | None
+    context: str | None
+    kubeconfig: str | None
+    timeout: float
+    quiet: bool
+    yes: bool
+    dry_run: bool
+    no_resume: bool
+    force: bool
+    selector: str | None
+    all_: bool
+    all_namespaces: bool
+    parallel: int
+    skip_invalid: bool
+
+    @classmethod
+    def of_command(cls) -> "FleetFlags":
+        """The running command's flags (click's parsed parameters, by name: a flag missing here is a KeyError)."""
+        params = click.get_current_context().params
+        return cls(**{field.name: params[field.name] for field in dataclasses.fields(cls)})
+
+
+def run_fleet_command(verb: str, plan_for, flags: FleetFlags) -> None:
     """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress,
     stop)``), confirm once, run."""
     from ..core.online import fleet
     from .common import session
 
-    sel = selection(namespace, selector, all_, all_namespaces)
-    cluster, _, members = cluster_and_members(namespace, context, kubeconfig, sel)
-    _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                   resume=not no_resume, force=force)
-    run_plan(lambda stop: plan_for(fleet, cluster, members, options, progress, stop), cluster, options, parallel,
-             skip_invalid, verb, progress)
+    sel = selection(flags.namespace, flags.selector, flags.all_, flags.all_namespaces)
+    cluster, _, members = cluster_and_members(flags.namespace, flags.context, flags.kubeconfig, sel)
+    _, options, progress = session(flags.namespace, flags.context, flags.kubeconfig, flags.timeout, flags.quiet,
+                                   yes=flags.yes, dry_run=flags.dry_run, resume=not flags.no_resume, force=flags.force)
+    run_plan(lambda stop: plan_for(fleet, cluster, members, options, progress, stop), cluster, options,
+             flags.parallel, flags.skip_invalid, verb, progress)
 
 
 def parse_since(text: str):

@@ -139,8 +139,8 @@ def yes_option(help: str = "Do not ask for confirmation (required without a term
 mutation_options = group(
     yes_option(),
     dry_run_option("Change nothing; print the preview (BEFORE from the connector's last list, not listed anew) and "
-                   "the writes that stop, change and restore it (patches, ConfigMap). Not shown: the lists, backups "
-                   "and journal a real run also writes. --dry-run=server also sends them to the API server as a "
+                   "every write a real run makes, step by step, as the same engine records them (waits on the "
+                   "operator assumed to succeed). --dry-run=server also has the API server judge each write as a "
                    "server-side dry run (admission, RBAC, schema)."),
 )
 

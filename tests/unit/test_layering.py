@@ -1,4 +1,5 @@
-"""Imports only go down (docs/ARCHITECTURE.md): cli -> core and output; core -> adapters; everything -> the bottom
+"""Imports only go down (docs/ARCHITECTURE.md): cli -> api, core and output; api (the public facade) -> core;
+core -> adapters; everything -> the bottom
 modules (strimzi, connect, model, errors, progress, times, ...). So core never imports output (it reports through
 progress.Progress), cli never imports an adapter (core wraps them), output knows neither core nor adapters, and an
 adapter (one external system) never imports another adapter. Heavy libraries are imported only by the modules
@@ -18,9 +19,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_offsets"
 
 # Lower rank = lower layer (used for the message); ALLOWED says which units each unit may import.
-CLI, CORE, EDGE, BOTTOM = 4, 3, 2, 1
+CLI, API, CORE, EDGE, BOTTOM = 5, 4, 3, 2, 1
 ALLOWED = {
-    "cli": {"cli", "core", "output", "bottom"},
+    "cli": {"cli", "api", "core", "output", "bottom"},
+    "api": {"core", "bottom"},
     "core": {"core", "adapters", "bottom"},
     "output": {"output", "bottom"},
     "adapters": {"bottom"},  # and its own adapter: see violations()
@@ -38,7 +40,7 @@ HEAVY_HOMES = {
     "ruamel": {"kubectl_offsets.adapters.yamlfiles", "kubectl_offsets.core.inputs", "kubectl_offsets.core.online.fleet",
                "kubectl_offsets.core.online.lifecycle", "kubectl_offsets.output.render"},
 }
-BOTTOM_MODULES = {"errors", "model", "connect", "strimzi", "mirrormaker", "conventions", "schemas", "deadline",
+BOTTOM_MODULES = {"errors", "model", "connect", "strimzi", "mirrormaker", "conventions", "schemas", "deadline", "clock",
                   "progress", "times",
                   "__init__"}
 
@@ -54,6 +56,8 @@ def layer_of(module: str) -> tuple[int, str]:
         return BOTTOM, "bottom"
     if parts[0] in ("cli", "__main__"):
         return CLI, "cli"
+    if parts[0] == "api":
+        return API, "api"
     if parts[0] == "core":
         return CORE, "core"
     if parts[0] == "output":

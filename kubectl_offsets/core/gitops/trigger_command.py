@@ -5,7 +5,7 @@ The pieces are the online flow's (``targets.resolve``/``preflight``, ``OperatorC
 - the operation comes only from the record annotation that phase 1 committed (``kubectl-offsets.io/gitops``), so the
   trigger needs no repository and cannot fire something phase 1 did not ask for (no record: it refuses, even on a
   stopped connector, whose stale alterOffsets would otherwise be re-applied or whose offsets would be reset);
-- it backs up the offsets first and journals like alter (``steps.AlterFlow.run_prepared``), so an interrupted
+- it backs up the offsets first and journals like alter (the engine runs ``steps.PREPARED``), so an interrupted
   trigger is finished by ``recover`` and a finished one undone by ``undo``;
 - our marker ``kubectl-offsets.io/triggered=<id>`` goes into the *same* JSON Patch as Strimzi's annotation(s), so a
   second run (by hand, or the trigger Job) sees it and does nothing: it never fires twice;
@@ -53,7 +53,7 @@ def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
-            progress: Progress | None = None, force: bool = False, crash_after: str | None = None) -> TriggerResult:
+            progress: Progress | None = None, force: bool = False) -> TriggerResult:
     options, progress = options or Options(), progress or SilentProgress()
     live = resolve(kube, spec, namespace)
     record = record_of(live.resource)
@@ -68,7 +68,7 @@ def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, optio
     if options.dry_run:  # every check above ran; firing is the first write
         return TriggerResult(live.target, record["operation"], record["id"], live.kind, change=change,
                              configmap=record.get("configMap"))
-    return _fire(kube, live, record, change, options, progress, crash_after)
+    return _fire(kube, live, record, change, options, progress)
 
 
 def _no_record(live: LiveTarget) -> PreconditionError:
@@ -129,21 +129,20 @@ def _phase1_change(kube: Kube, target: strimzi.ConnectorTarget, record: dict[str
 
 
 def _fire(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDocument | None, options: Options,
-          progress: Progress, crash_after: str | None) -> TriggerResult:
-    """Back up (the connector is stopped, so the list is exact), then fire through the journaled step machine."""
-    from ..online.operator import OperatorClient
-    from ..online.steps import AlterFlow
+          progress: Progress) -> TriggerResult:
+    """Fire through the engine (``steps.PREPARED``): wait until Connect reports it stopped, back up (the list is
+    exact then), and hand phase 1's request over (``change``: its ConfigMap's offsets, read and checked before
+    anything was written) with our marker in the same patch."""
+    from ..online.engine import Run
+    from ..online.steps import PREPARED
 
     target, action = live.target, record["operation"]
-    client = OperatorClient(kube, target, options.wait, progress)
-    client.wait_for_connect_state("STOPPED")
-    progress.step(f"listing the current offsets of '{target.connector_name}' for the backup")
-    before = client.list_offsets()
     progress.step(f"firing GitOps operation {record['id']} ({action})")
-    flow = AlterFlow(kube, target, live.kind, wait=options.wait, progress=progress, crash_after=crash_after)
+    flow = Run(PREPARED, kube, target, live.kind, options.wait, progress, operation=action, request=action,
+               plan=lambda stopped: change, marker={ANNOTATION_TRIGGERED: record["id"]},
+               offsets_configmap=record.get("configMap"))
     try:
-        outcome = flow.run_prepared(action, before, change, configmap=record.get("configMap"),
-                                    marker={ANNOTATION_TRIGGERED: record["id"]})
+        outcome = flow.execute()
     except OffsetsError as error:
         if flow.journal is None or not flow.journal.past_point_of_no_return:
             raise

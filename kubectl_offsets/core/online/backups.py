@@ -66,8 +66,12 @@ def save(kube: Kube, target: strimzi.ConnectorTarget, journal, offsets: OffsetsD
     kube.create_configmap(target.namespace, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
                                              "data": {BACKUP_KEY: offsets.dumps(),
                                                       BACKUP_CHANGED_KEY: json.dumps(changed)}})
-    return write_local(target, journal.backup, journal.started, journal.operation, offsets,
-                       getattr(kube, "context", None), changed)
+    context = getattr(kube, "context", None)
+    if getattr(kube, "dry_run", False):  # a dry run's cluster (recording.Recorder) records the file instead
+        path = local_path(target, journal.backup, context)
+        kube.record_local(str(path), offsets.dumps())  # type: ignore[attr-defined]
+        return path
+    return write_local(target, journal.backup, journal.started, journal.operation, offsets, context, changed)
 
 
 # --- the local copy ------------------------------------------------------------------------------------------------

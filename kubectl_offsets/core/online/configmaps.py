@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import schemas, strimzi
 from ...conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, label_value
-from ...errors import NotFoundError, OperatorError, PreconditionError
+from ...errors import ClusterError, NotFoundError, OperatorError, PreconditionError
 from ...model import OffsetsDocument
 
 if TYPE_CHECKING:
@@ -32,13 +32,21 @@ def configmap_body(target: strimzi.ConnectorTarget, name: str, document: Offsets
 
 
 def put_document(kube: Kube, target: strimzi.ConnectorTarget, name: str, document: OffsetsDocument, *, role: str) -> None:
-    """Create the ConfigMap, or set just our key in one we created earlier (never in anybody else's)."""
-    found = kube.find_configmap(name, target.namespace)
-    if found is None:
-        kube.create_configmap(target.namespace, configmap_body(target, name, document, role))
-    else:
+    """Create the ConfigMap, or set just our key in one we created earlier (never in anybody else's), as a guarded
+    write: the key is merged into the version checked to be ours (someone who replaced it meanwhile makes it a
+    conflict, and it is looked at again), and a create that loses to another is one too."""
+    from .writes import guarded
+
+    def write(found: dict[str, Any] | None) -> None:
+        if found is None:
+            kube.create_configmap(target.namespace, configmap_body(target, name, document, role))
+            return
         check_ours(found, target)
-        kube.patch_configmap(name, target.namespace, {"data": {target.configmap_key: document.dumps()}})
+        kube.patch_configmap(name, target.namespace, {"metadata": {"resourceVersion": found["metadata"]["resourceVersion"]},
+                                                      "data": {target.configmap_key: document.dumps()}})
+
+    guarded(lambda: kube.find_configmap(name, target.namespace), write, exhausted=lambda: ClusterError(
+        f"configmap/{name} kept changing while we tried to write it", advice="retry in a moment"))
 
 
 def check_writable(kube: Kube, target: strimzi.ConnectorTarget, name: str) -> None:

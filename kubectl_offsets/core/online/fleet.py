@@ -41,7 +41,7 @@ from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from . import backups, operations
 from ..inputs import AlterRequest, build_change, validate_change
-from .steps import Outcome, as_offsets_error
+from .engine import Outcome, as_offsets_error
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ It is a JSON annotation (``conventions.ANNOTATION_JOURNAL``, shape in ``schemas/
 *before* each mutating step (write-ahead), so whoever finds it (``recover``, a second run, a colleague) knows the
 previous ``spec.state`` and ``alterOffsets`` to restore, where the backup is, exactly what was asked (the request and
 a digest of the document handed to the operator), whether to resume afterwards, and how far the operation got. Only
-``steps.py`` writes it. Living on the resource, it survives a lost laptop and is visible to ``kubectl get -o yaml``.
+the engine (``engine.Run``) writes it. Living on the resource, it survives a lost laptop and is visible to ``kubectl get -o yaml``.
 
 Ownership: the journal carries the id of the process that works on it and a heartbeat with a lease (the owner
 promises to write again, or to be done, within ``lease`` seconds of ``heartbeat``). Every write tests that the
@@ -47,7 +47,7 @@ class Step(StrEnum):
     TRUNCATE_OFFSET_SYNCS = "truncate-offset-syncs"
 
 
-# The flow's order (core/online/steps.py); "stop" comes before "backup" because the offsets of a running connector
+# The alter declaration's order (core/online/steps.py, ALTER); "stop" comes before "backup" because the offsets of a running connector
 # move (live partitions): the backup and the offsets the verification compares with are listed once Connect reports
 # the connector STOPPED.
 STEPS = (Step.STOP, Step.BACKUP, Step.WRITE_CONFIGMAP, Step.ANNOTATE, Step.AWAIT_OPERATOR, Step.VERIFY, Step.RESUME,
@@ -110,7 +110,7 @@ class Journal:
     # The process working on it (this_process()): on the same host, recover can tell that it died (None: written by
     # an older kubectl-offsets, or the process could not say).
     owner: dict[str, Any] | None = None
-    # delete --reset-offsets (core/online/lifecycle.py, DeleteFlow): the connector stays stopped after the reset and
+    # delete --reset-offsets (core/online/lifecycle.py, DELETE_AFTER_RESET): the connector stays stopped after the reset and
     # its last step deletes it. None in every other journal.
     then_delete: bool | None = None
 

@@ -15,6 +15,7 @@ reconcile: a few records may be processed first (the start window), which ``crea
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,15 +24,17 @@ from typing import TYPE_CHECKING, Any, Callable
 from ... import strimzi
 from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL, Operation
-from ...errors import InputError, NotFoundError, OffsetsError, PreconditionError
+from ...errors import ConflictError, InputError, NotFoundError, OffsetsError, PreconditionError
 from ...model import OffsetEntry, OffsetsDocument, Options
 from ...strimzi import OffsetsAction
 from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
+from . import steps
+from .engine import Declaration, Run, SimulatedCrash, StepSpec, as_offsets_error
 from .journal import Step
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
-from .steps import AlterFlow, SimulatedCrash
+from .writes import guarded
 from .targets import LiveTarget, TargetSpec, _check_connect_cluster, topic_filter
 
 if TYPE_CHECKING:
@@ -291,8 +294,7 @@ def _stopped_body(body: dict[str, Any], requested: str | None) -> dict[str, Any]
 
 def create_connector(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any | None = None, *, from_scratch: bool = False,
                      accept_start_window: bool = False, namespace: str | None = None, options: Options | None = None,
-                     confirm: Confirm | None = None, progress: Progress | None = None,
-                     crash_after: str | None = None) -> CreateOutcome | CreatePlan:
+                     confirm: Confirm | None = None, progress: Progress | None = None) -> CreateOutcome | CreatePlan:
     """Create the KafkaConnector stopped, show its leftover offsets, apply ``offsets`` (and with ``from_scratch``
     reset every leftover), verify, then give it the state the manifest asks for. A dry run returns the plan."""
     options, progress = options or Options(), progress or SilentProgress()
@@ -327,7 +329,7 @@ def create_connector(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any
     if nothing_to_apply:
         progress.step("no leftover offsets: nothing to reset")
         return _finish(kube, client, plan, live.kind, leftovers, None, leftovers, None, progress)
-    outcome = _apply(kube, plan, live, leftovers, change, options, progress, crash_after)
+    outcome = _apply(kube, plan, live, leftovers, change, options, progress)
     return _finish(kube, client, plan, live.kind, leftovers, outcome.change, outcome.after, outcome.backup, progress)
 
 
@@ -366,15 +368,13 @@ def _operation(change: OffsetsDocument | None) -> Operation:
 
 
 def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDocument, change: OffsetsDocument | None,
-           options: Options, progress: Progress, crash_after: str | None = None):
-    from .steps import AlterFlow, as_offsets_error
-
+           options: Options, progress: Progress):
     operation = _operation(change)
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=True,
-                     crash_after=crash_after)
+    # The change was computed from the leftovers of the connector being created, not from its running offsets.
+    flow = Run(steps.ALTER, kube, live.target, live.kind, options.wait, progress, operation=operation,
+               request=operation, plan=lambda stopped: change)
     try:
-        # The change was computed from the leftovers of the connector being created, not from its running offsets.
-        return flow.run(operation, lambda stopped: change, operation)
+        return flow.execute()
     except SimulatedCrash:
         raise
     except BaseException as failure:  # noqa: BLE001 - ours, or Ctrl-C while the flow claimed the resource
@@ -390,14 +390,11 @@ def _apply(kube: Kube, plan: CreatePlan, live: LiveTarget, leftovers: OffsetsDoc
 def _finish(kube: Kube, client: OperatorClient, plan: CreatePlan, kind: ConnectorKind, leftovers, change, after, backup,
             progress: Progress) -> CreateOutcome:
     """The state the manifest asks for (absent stays absent), and our creating mark removed, in one patch."""
-    from .steps import as_offsets_error
-
     wanted = plan.manifest.requested_state
     progress.step(f"setting the state the manifest asks for: {wanted or strimzi.DEFAULT_STATE}")
     try:
-        resource = client.read()
-        client.patch(client.stanza_ops({strimzi.FIELD_STATE: wanted}, resource)
-                     + client.annotation_ops({ANNOTATION_CREATING: None}, resource))
+        client.guarded_patch(lambda resource: client.stanza_ops({strimzi.FIELD_STATE: wanted}, resource)
+                             + client.annotation_ops({ANNOTATION_CREATING: None}, resource))
         client.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[wanted or strimzi.DEFAULT_STATE])
     except BaseException as failure:  # noqa: BLE001 - its offsets are set; it must not stay STOPPED unannounced
         error = as_offsets_error(failure)
@@ -420,8 +417,6 @@ def finish_command(target: strimzi.ConnectorTarget, state: str) -> str:
 
 
 def _not_created(target: strimzi.ConnectorTarget, failure: BaseException) -> OffsetsError:
-    from .steps import as_offsets_error
-
     error = as_offsets_error(failure)
     if isinstance(failure, OffsetsError):
         return error
@@ -432,8 +427,6 @@ def _not_created(target: strimzi.ConnectorTarget, failure: BaseException) -> Off
 
 def _rolled_back(kube: Kube, target: strimzi.ConnectorTarget, failure: BaseException, progress: Progress) -> OffsetsError:
     """Before the offsets were handed to the operator nothing but the new resource exists: delete it again."""
-    from .steps import as_offsets_error
-
     error = as_offsets_error(failure)
     try:
         kube.delete(target.kind, target.resource_name, target.namespace)
@@ -462,7 +455,7 @@ class DeleteOutcome:
 
 def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = False, namespace: str | None = None,
                      options: Options | None = None, confirm: Confirm | None = None,
-                     progress: Progress | None = None, crash_after: str | None = None):
+                     progress: Progress | None = None):
     """Delete a KafkaConnector. With ``reset_offsets``: first stop it, back up and reset its offsets (the alter
     flow: journaled, recoverable), so a connector created later under the same name starts from scratch."""
     from . import operations
@@ -475,16 +468,16 @@ def delete_connector(kube: Kube, spec: TargetSpec, *, reset_offsets: bool = Fals
                          "forgets a mirror connector's offsets")
     live = operations._prepare(kube, spec, namespace, options, progress)
     _check_delete_permission(kube, live.target)
-    if options.dry_run:
-        return operations._dry_run_preview(Operation.RESET, live, operations.peek_listed(kube, live), None) \
-            if reset_offsets else None
+    if options.dry_run:  # the reset and the delete as the engine would run them, recorded
+        return operations.dry_run(Operation.RESET, kube, live, DELETE_AFTER_RESET, lambda before: None, options,
+                                  progress) if reset_offsets else None
     client = OperatorClient(kube, live.target, options.wait, progress)
     progress.step(f"listing the offsets of '{live.target.connector_name}' before deleting it")
     offsets = client.list_offsets()
     if not options.yes and (confirm is None or not confirm(_delete_preview(live, offsets, reset_offsets))):
         raise InputError("delete cancelled; nothing was changed")
     if reset_offsets:
-        outcome = _reset_and_delete(kube, live, options, progress, crash_after)
+        outcome = _reset_and_delete(kube, live, options, progress)
         return DeleteOutcome(live.target, live.kind, outcome.before, outcome.backup, True)
     _delete(kube, live.target, progress, after_reset=False)
     if len(offsets):
@@ -503,15 +496,15 @@ def _check_delete_permission(kube: Kube, target: strimzi.ConnectorTarget) -> Non
                              advice="ask for a Role with delete on kafkaconnectors")
 
 
-def _reset_and_delete(kube: Kube, live: LiveTarget, options: Options, progress: Progress, crash_after: str | None):
-    """The reset and the delete as one journaled operation (DeleteFlow): the journal is written with the stop, so
-    an interruption at any point is made safe or left to ``recover``, never a stopped connector nobody knows of."""
-    from .steps import as_offsets_error
-
-    flow = DeleteFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, crash_after=crash_after)
+def _reset_and_delete(kube: Kube, live: LiveTarget, options: Options, progress: Progress):
+    """The reset and the delete as one journaled operation (``DELETE_AFTER_RESET``): the journal is written with the
+    stop, so an interruption at any point is made safe or left to ``recover``, never a stopped connector nobody
+    knows of."""
+    flow = Run(DELETE_AFTER_RESET, kube, live.target, live.kind, options.wait, progress, operation=Operation.RESET,
+               request=OffsetsAction.RESET)
     name = live.target.resource_name
     try:
-        return flow.run(Operation.RESET, lambda stopped: None, OffsetsAction.RESET)
+        return flow.execute()
     except SimulatedCrash:
         raise
     except BaseException as failure:  # noqa: BLE001 - ours (already made safe), or Ctrl-C before the first write
@@ -523,66 +516,46 @@ def _reset_and_delete(kube: Kube, live: LiveTarget, options: Options, progress: 
                           next_command=error.next_command) from None
 
 
-class DeleteFlow(AlterFlow):
-    """``delete --reset-offsets``: the alter flow's reset, with the connector kept stopped after it (a sink must not
-    read its topic from the beginning before it is deleted) and the delete as its last step, instead of removing
-    the journal: the journal goes with the resource. The journal says so (``then_delete``), so ``recover`` builds
-    this flow again and finishes the delete. Before the hand-over a failure restores the previous state (nothing
-    changed); after it the connector stays STOPPED with its journal, for ``recover`` to finish (or roll back)."""
+def _delete_resource(run: Run) -> None:
+    """Delete the resource as we last read it (a resourceVersion precondition) while the journal is ours."""
+    run.progress.step(f"deleting kafkaconnector/{run.target.resource_name} (its journal goes with it)")
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **{**kwargs, "resume": False})
-        self.rolling_back = False
+    def delete(resource) -> None:
+        run.check_owner(resource)
+        run.kube.delete(run.target.kind, run.target.resource_name, run.target.namespace,
+                        resource_version=resource["metadata"]["resourceVersion"])
 
-    def _new_journal(self, operation: str, request: str, resource):
-        journal = super()._new_journal(operation, request, resource)
-        journal.then_delete = True
-        return journal
-
-    def make_safe(self, *, keep_stopped: bool = False):
-        # After the hand-over the offsets may be reset: running it again would re-read everything. Keep it stopped
-        # with the journal, unless recover --rollback asks for the previous state back.
-        handed_over = self.claimed.past_point_of_no_return and not self.rolling_back
-        return super().make_safe(keep_stopped=keep_stopped or handed_over)
-
-    def _step_resume(self) -> str:
-        self._record(Step.RESUME)  # stays stopped: it is deleted next
-        self._done(Step.RESUME)
-        return strimzi.STATE_STOPPED
-
-    def _step_cleanup(self) -> None:
-        """Delete the resource as we last read it (a resourceVersion precondition) while the journal is ours."""
-        from ...adapters.kube import ConflictError
-        from .steps import WRITE_ATTEMPTS
-
-        self.progress.step(f"deleting kafkaconnector/{self.target.resource_name} (its journal goes with it)")
-        for _ in range(WRITE_ATTEMPTS):
-            resource = self.operator.read()
-            self._check_owner(resource)
-            try:
-                self.kube.delete(self.target.kind, self.target.resource_name, self.target.namespace,
-                                 resource_version=resource["metadata"]["resourceVersion"])
-                break
-            except ConflictError:
-                continue  # changed since our read (the operator's status): read and check again
-        else:
-            raise PreconditionError(f"{self.target.display} kept changing while we tried to delete it",
-                                    advice="another controller may be writing to the resource")
-        self._done(Step.CLEANUP)
-
-    def recover(self, journal, *, rollback: bool = False, force: bool = False, wait: bool = False) -> str:
-        self.rolling_back = rollback
-        summary = super().recover(journal, rollback=rollback, force=force, wait=wait)
-        if rollback or not journal.past_point_of_no_return:
-            return f"{summary}; kafkaconnector/{self.target.resource_name} was not deleted"
-        return summary.replace("connector stopped", f"kafkaconnector/{self.target.resource_name} deleted")
+    guarded(run.operator.read, delete, clock=run.clock, deadline=run.clock.monotonic() + run.wait.timeout,
+            exhausted=lambda: PreconditionError(f"{run.target.display} kept changing while we tried to delete it",
+                                                advice="another controller may be writing to the resource"))
 
 
-def flow_for_recover(kube: Kube, live: LiveTarget, journal, options: Options, progress: Progress):
-    """The flow that can finish ``journal``: a DeleteFlow when it is a delete --reset-offsets, else None."""
+def _kept_after_rollback(run: Run, summary: str) -> str:
+    return f"{summary}; kafkaconnector/{run.target.resource_name} was not deleted"
+
+
+# ``delete --reset-offsets``: the reset of ``steps.ALTER``, with the connector kept stopped after it (a sink must not
+# read its topic from the beginning before it is deleted: the resume only records the step) and the delete as its
+# last step, instead of removing the journal: the journal goes with the resource. The journal says so
+# (``then_delete``), so ``recover`` finishes the delete. Before the hand-over a failure restores the previous state
+# (nothing changed); from it on the connector stays STOPPED with its journal, for ``recover`` to finish (or roll
+# back).
+DELETE_AFTER_RESET = Declaration(
+    "reset (then delete)",
+    (steps.STOP, steps.BACKUP, steps.WRITE_CONFIGMAP,
+     dataclasses.replace(steps.ANNOTATE, keeps_stopped=True), steps.AWAIT_OPERATOR, steps.VERIFY, steps.RESUME,
+     StepSpec(Step.CLEANUP, _delete_resource)),
+    journal_fields=lambda run, resource: {"then_delete": True},
+    resume_allowed=False,
+    finished=lambda run, state: f"finished: offsets verified, kafkaconnector/{run.target.resource_name} deleted",
+    rolled_back=_kept_after_rollback)
+
+
+def for_recover(kube: Kube, live: LiveTarget, journal, options: Options, progress: Progress) -> Run | None:
+    """The run that can finish ``journal``: a delete --reset-offsets' when it is one, else None."""
     if not journal.then_delete:
         return None
-    return DeleteFlow(kube, live.target, live.kind, wait=options.wait, progress=progress)
+    return Run(DELETE_AFTER_RESET, kube, live.target, live.kind, options.wait, progress)
 
 
 def _delete_preview(live: LiveTarget, offsets: OffsetsDocument, reset: bool):
@@ -601,22 +574,23 @@ def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress, aft
     annotation changed meanwhile (a new manifest applied, another operation's journal) is not deleted unseen. The
     operator's own status writes change the resourceVersion too, and it writes one right after our last change (the
     journal's removal is an event it reconciles): when nothing but the status changed, the delete is tried again."""
-    from ...adapters.kube import ConflictError
-
     progress.step(f"deleting kafkaconnector/{target.resource_name}")
     seen = kube.get(target.kind, target.resource_name, target.namespace)
-    for attempt in range(1, DELETE_ATTEMPTS + 1):
-        try:
-            kube.delete(target.kind, target.resource_name, target.namespace,
-                        resource_version=seen["metadata"]["resourceVersion"])
-            return
-        except ConflictError as error:
-            fresh = kube.get(target.kind, target.resource_name, target.namespace)
-            if attempt == DELETE_ATTEMPTS or _what_users_change(fresh) != _what_users_change(seen):
-                raise _not_deleted(error, target, after_reset) from None
-            seen = fresh
-        except OffsetsError as error:
-            raise _not_deleted(error, target, after_reset) from None
+
+    def changed() -> OffsetsError:
+        return ConflictError(f"kafkaconnector/{target.resource_name} changed while we worked on it")
+
+    def delete(resource) -> None:
+        if _what_users_change(resource) != _what_users_change(seen):
+            raise changed()  # not only the status: someone changed what was confirmed
+        kube.delete(target.kind, target.resource_name, target.namespace,
+                    resource_version=resource["metadata"]["resourceVersion"])
+
+    try:
+        guarded(lambda: kube.get(target.kind, target.resource_name, target.namespace), delete,
+                attempts=DELETE_ATTEMPTS, exhausted=changed)
+    except OffsetsError as error:
+        raise _not_deleted(error, target, after_reset) from None
 
 
 def _what_users_change(resource: dict[str, Any]) -> tuple[Any, ...]:

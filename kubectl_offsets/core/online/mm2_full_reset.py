@@ -4,9 +4,10 @@ Resetting the MirrorSourceConnector's offsets alone is not a full reset: the off
 old (upstream, downstream) pairs, and the MirrorCheckpointConnector keeps translating consumer-group offsets with
 them. So, in this order, with the journal on the KafkaMirrorMaker2 covering every step:
 
-    AlterFlow's steps for the source (stop, backup, annotate, await, verify, ..., resume, cleanup), where stop and
+    the alter steps for the source (stop, backup, annotate, await, verify, ..., resume, cleanup), where stop and
     backup also cover the checkpoint connector, resume puts both back, and two steps run after the verification:
       reset-checkpoint (through Strimzi, verified) -> truncate-offset-syncs
+    (``FULL_RESET``: a declaration the engine runs, built from ``steps.py``'s steps)
 
 ``truncate-offset-syncs`` deletes every record of the mirror's offset-syncs topic (DeleteRecords up to the end; the
 topic stays). MirrorMaker 2 creates that topic compacted and Kafka refuses DeleteRecords without ``delete`` in
@@ -36,14 +37,13 @@ from ... import mirrormaker, strimzi
 from ...connect import ConnectorKind
 from ...conventions import Operation
 from ...errors import ForbiddenError, InputError, OffsetsError, PreconditionError, VerificationError
-from ...model import OffsetsDocument
 from ...progress import Progress, SilentProgress
 from ...strimzi import OffsetsAction
-from . import backups
+from . import backups, steps
+from .engine import Declaration, Note, Outcome, Run, StepSpec
 from .journal import Step
 from .mm2_check import Mm2Settings
 from .operator import OperatorClient
-from .steps import AlterFlow, Outcome, SafeOutcome
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
@@ -256,231 +256,226 @@ def _broker(bootstrap: str, settings: Mm2Settings):
     return Broker(bootstrap, settings.kafka_options, timeout=max(settings.timeout, 15.0))
 
 
-# --- the flow -------------------------------------------------------------------------------------------------------
+# --- the flow: a declaration ------------------------------------------------------------------------------------
 
 
-class FullResetFlow(AlterFlow):
-    """AlterFlow's reset of the source connector (its steps, order, journal writes and recover), plus the checkpoint
-    connector beside it and, after the verification, the checkpoint reset and the offset-syncs truncation."""
+@dataclass
+class FullReset:
+    """What a full reset run carries besides the source's run (``Run.extra``)."""
 
-    def __init__(self, kube: Kube, live, plan: FullResetPlan, settings: Mm2Settings, **kwargs):
-        super().__init__(kube, live.target, live.kind, **kwargs)
-        self.plan, self.settings = plan, settings
-        self.companion: OperatorClient | None = None
-        self._keep_stopped = False
-        self._rollback = False  # recover --rollback: the command printed when the policy cannot be put back
-        if plan.checkpoint is not None:
-            self.companion = OperatorClient(kube, plan.checkpoint, kwargs["wait"], kwargs["progress"])
+    plan: FullResetPlan
+    settings: Mm2Settings
+    companion: OperatorClient | None  # the checkpoint connector's client
 
-    def _new_journal(self, operation, request, resource):
-        journal = super()._new_journal(operation, request, resource)
-        syncs = self.plan.journal_field()
-        if self.plan.checkpoint is not None:
-            syncs["checkpoint_previous_state"] = self.plan.checkpoint.stanza(resource).get(strimzi.FIELD_STATE)
-            syncs["checkpoint_backup"] = backups.configmap_name(self.plan.checkpoint, _now(), None) + "-checkpoint"
-        journal.offset_syncs = syncs
-        return journal
-
-    @property
-    def _syncs(self) -> dict[str, Any]:
-        syncs = self.claimed.offset_syncs
-        assert syncs is not None  # claimed with the plan's record
-        return syncs
-
-    # --- the checkpoint connector beside the source's own steps ----------------------------------------------
-    def _step_backup(self, plan, request: str):
-        # After the stop (both connectors): the checkpoint connector's offsets are listed while it is stopped too.
-        result = super()._step_backup(plan, request)
-        if self.companion is None:
-            return result
-        name = self._syncs["checkpoint_backup"]
-        self.progress.step(f"listing the offsets of '{self.companion.target.connector_name}' and backing them up "
-                           f"to configmap/{name}")
-        backups.save(self.kube, self.companion.target, dataclasses.replace(self.claimed, backup=name),
-                     self.companion.list_offsets())
-        return result
-
-    def _step_stop(self) -> None:
-        super()._step_stop()
-        if self.companion is None:
-            return
-        self.progress.step(f"stopping '{self.companion.target.connector_name}' (spec.state: stopped)")
-        self.companion.patch(self.companion.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED}))
-        self.companion.wait_for_connect_state("STOPPED")
-
-    def _steps_after_verify(self) -> None:
-        self._step_reset_checkpoint()
-        self._step_truncate()
-
-    def _step_resume(self) -> str:
-        final_state = super()._step_resume()
-        if self.companion is None:
-            return final_state
-        previous = self._syncs.get("checkpoint_previous_state") or strimzi.DEFAULT_STATE
-        if final_state == strimzi.STATE_STOPPED and not self.resume_after:
-            self.progress.warn(f"--no-resume: '{self.companion.target.connector_name}' is left STOPPED too "
-                               f"(it was {previous})")
-            return final_state
-        self.progress.step(f"restoring the previous state of '{self.companion.target.connector_name}': {previous}")
-        self.companion.patch(self.companion.stanza_ops(self._checkpoint_stanza()))
-        self.companion.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
-        return final_state
-
-    def _checkpoint_stanza(self) -> dict[str, Any]:
-        return {strimzi.FIELD_STATE: self._syncs.get("checkpoint_previous_state")}
-
-    # --- the extra steps ---------------------------------------------------------------------------------------
-    def _step_reset_checkpoint(self) -> None:
-        """Reset the checkpoint connector's offsets through Strimzi; safe to repeat (recover)."""
-        if self.companion is None:
-            return
-        name = self.companion.target.connector_name
-        self._record(Step.RESET_CHECKPOINT)
-        self.progress.step(f"asking the operator to reset the offsets of '{name}'")
-        if self.companion.target.pending_annotations(self.companion.read()) != \
-                self.companion.target.trigger_annotations(OffsetsAction.RESET):
-            self.companion.place_request(OffsetsAction.RESET, lambda resource: [])
-        self.companion.wait_until_done(OffsetsAction.RESET)
-        self.progress.step(f"verifying: listing the offsets of '{name}' again")
-        if len(self.companion.list_offsets()):
-            raise VerificationError(f"the checkpoint connector '{name}' still has offsets after the reset",
-                                    advice="both connectors are left STOPPED; check them with kubectl offsets "
-                                           "list, then run the recover command below")
-        self._done(Step.RESET_CHECKPOINT)
-
-    def _step_truncate(self) -> None:
-        """DeleteRecords up to the end of the offset-syncs topic, with the policy that allows it for the moment.
-        Write-ahead: the offsets and the policy to put back are in the journal before anything changes; every
-        part is safe to repeat, and the journal says when it is done."""
-        syncs = self._syncs
-        if syncs["truncated"]:
-            return
-        topic = syncs["topic"]
-        client = self._client()
-        if syncs["truncate_to"] is None:  # both connectors are stopped now: no new syncs can appear
-            partitions = client.existing_partitions([topic]).get(topic) or []
-            ends = client.end([(topic, p) for p in partitions])
-            syncs["truncate_to"] = {str(p): ends[(topic, p)] for p in partitions}
-            if partitions:
-                value, explicit = client.topic_config(topic, mirrormaker.CLEANUP_POLICY)
-                syncs["cleanup_policy"] = {"value": value, "explicit": explicit}
-        self._record(Step.TRUNCATE_OFFSET_SYNCS)
-        truncate_to = cast("dict[str, int]", syncs["truncate_to"])  # filled in above when it was still None
-        ends = {int(p): o for p, o in truncate_to.items()}
-        if not ends:
-            self.progress.step(f"the offset-syncs topic {topic} does not exist: nothing to truncate")
-        else:
-            # Again here: recover may come much later, with other credentials (--kafka-option).
-            check_permissions(client, topic)
-            self.progress.step(f"truncating {topic} at {client.bootstrap_servers}: deleting the records below "
-                               + ", ".join(f"offset {o} of partition {p}" for p, o in sorted(ends.items())))
-            needed = mirrormaker.with_delete_policy(syncs["cleanup_policy"]["value"])
-            if needed != (syncs["cleanup_policy"]["value"] or ""):
-                client.set_topic_config(topic, mirrormaker.CLEANUP_POLICY, needed)
-            # settle: the policy set just above reaches the partition's log a moment after it is acknowledged
-            client.delete_records({(topic, p): o for p, o in ends.items()}, settle=client.timeout)
-            self._restore_policy(client)
-        syncs["truncated"] = True
-        self._record(Step.TRUNCATE_OFFSET_SYNCS)  # the journal now says the truncation happened
-        self._done(Step.TRUNCATE_OFFSET_SYNCS)
-
-    # --- the topic's cleanup.policy ----------------------------------------------------------------------------
-    @property
-    def _bootstrap(self) -> str:
-        """Where the offset-syncs topic is reached: recover's --bootstrap-server, else the address the journal
-        recorded (often a port-forward, gone by the time someone recovers)."""
-        return self.settings.offset_syncs_bootstrap or self._syncs["bootstrap"]
-
-    def _client(self):
-        return _broker(self._bootstrap, self.settings)
-
-    def _restore_policy(self, client) -> bool:
-        """Put cleanup.policy back as the journal recorded it (the value set on the topic, or none: inherited);
-        True when it had to be changed."""
-        original = self._syncs.get("cleanup_policy")
-        if original is None:
-            return False
-        topic = self._syncs["topic"]
-        if client.topic_config(topic, mirrormaker.CLEANUP_POLICY) == (original["value"], original["explicit"]):
-            return False
-        client.set_topic_config(topic, mirrormaker.CLEANUP_POLICY, original["value"] if original["explicit"] else None)
-        return True
-
-    def _put_policy_back(self) -> PolicyReport | None:
-        """On every way out short of a finished truncation: make sure the topic's cleanup.policy is the recorded one
-        again. With 'delete' left in it, the broker's retention would delete the offset syncs the connectors need
-        (after a rollback). None when the policy was never touched (or was put back before the truncation was
-        recorded as done)."""
-        original = self._syncs.get("cleanup_policy")
-        if original is None or self._syncs.get("truncated"):
-            return None
-        topic, was = self._syncs["topic"], _policy_text(original)
-        try:
-            changed = self._restore_policy(self._client())
-        except OffsetsError as problem:
-            command = mirrormaker.restore_policy_command(self._bootstrap, topic, original["value"], original["explicit"])
-            options = " and the same --kafka-option flags" if self.settings.kafka_options else ""
-            return PolicyReport(False, (
-                f"cleanup.policy of {topic} could not be checked or put back ({problem.message}); it may still "
-                f"include 'delete' (it was {was}), and then the broker's retention deletes offset syncs. Put it "
-                f"back with: {command} -- or run the command below with an address of that cluster that is "
-                f"reachable from here{options}"),
-                f"{self.claimed.recover_command(self.target.namespace)}{' --rollback' if self._rollback else ''} "
-                f"--bootstrap-server {self._bootstrap}")
-        return PolicyReport(True, f"cleanup.policy of {topic} {'put back to' if changed else 'unchanged:'} {was}")
-
-    # --- failure and recover ---------------------------------------------------------------------------------
-    def _fail(self, failure):
-        # Past the source's verify its Connect offsets are already reset: resuming now would replicate with the old
-        # offset syncs (exactly what a full reset must avoid), so a failure keeps both stopped and the journal.
-        self._keep_stopped = self.journal is not None and self.journal.step in (Step.RESET_CHECKPOINT, Step.TRUNCATE_OFFSET_SYNCS)
-        return super()._fail(failure)
-
-    def make_safe(self, *, keep_stopped: bool = False) -> SafeOutcome:
-        if self.companion is not None:
-            self.companion.withdraw_request(OffsetsAction.RESET)
-        policy = self._put_policy_back()
-        said = f"; {policy.text}" if policy else ""
-        if keep_stopped or self._keep_stopped or (policy is not None and not policy.restored):
-            # The journal stays until the policy is known to be back: it is the only record of the original one.
-            super().make_safe(keep_stopped=True)  # withdraws a pending request of the source; nothing else
-            return SafeOutcome(True, f"Both connectors are left STOPPED and the journal kept{said}",
-                               next_command=policy.next_command if policy is not None else None)
-        if self.companion is not None:
-            self.companion.patch(self.companion.stanza_ops(self._checkpoint_stanza()))
-        outcome = super().make_safe()
-        truncated = "offset-syncs truncated" if self._syncs.get("truncated") else "offset-syncs NOT truncated"
-        return SafeOutcome(outcome.journal_kept, f"{outcome.summary}; {truncated}{said}")
-
-    def recover(self, journal, *, rollback: bool = False, force: bool = False, wait: bool = False) -> str:
-        self._rollback = rollback
-        summary = super().recover(journal, rollback=rollback, force=force, wait=wait)
-        if rollback or not journal.past_point_of_no_return:
-            return summary
-        return summary.replace("offsets verified", "offsets verified, offset-syncs truncated")
+    @staticmethod
+    def of(run: Run) -> "FullReset":
+        assert isinstance(run.extra, FullReset)  # a FULL_RESET run is always built with one (run, for_recover)
+        return run.extra
 
 
-@dataclass(frozen=True)
-class PolicyReport:
-    """What became of the offset-syncs topic's cleanup.policy on a way out."""
+def _syncs(run: Run) -> dict[str, Any]:
+    syncs = run.claimed.offset_syncs
+    assert syncs is not None  # claimed with the plan's record
+    return syncs
 
-    restored: bool
-    text: str
-    next_command: str | None = None  # when not restored: recover with an address of the cluster
+
+def _journal_fields(run: Run, resource) -> dict[str, Any]:
+    plan = FullReset.of(run).plan
+    syncs = plan.journal_field()
+    if plan.checkpoint is not None:
+        syncs["checkpoint_previous_state"] = plan.checkpoint.stanza(resource).get(strimzi.FIELD_STATE)
+        syncs["checkpoint_backup"] = backups.configmap_name(plan.checkpoint, run.clock.now(), None) + "-checkpoint"
+    return {"offset_syncs": syncs}
+
+
+# --- the checkpoint connector beside the source's own steps -------------------------------------------------------
+def _stop_companion(run: Run) -> None:
+    companion = FullReset.of(run).companion
+    if companion is None:
+        return
+    run.progress.step(f"stopping '{companion.target.connector_name}' (spec.state: stopped)")
+    companion.guarded_patch(lambda resource: companion.stanza_ops({strimzi.FIELD_STATE: strimzi.STATE_STOPPED},
+                                                                  resource))
+    companion.wait_for_connect_state("STOPPED")
+
+
+def _back_up_companion(run: Run) -> None:
+    # After the stop (both connectors): the checkpoint connector's offsets are listed while it is stopped too.
+    companion = FullReset.of(run).companion
+    if companion is None:
+        return
+    name = _syncs(run)["checkpoint_backup"]
+    run.progress.step(f"listing the offsets of '{companion.target.connector_name}' and backing them up "
+                      f"to configmap/{name}")
+    backups.save(run.kube, companion.target, dataclasses.replace(run.claimed, backup=name), companion.list_offsets())
+
+
+def _resume_companion(run: Run) -> None:
+    companion = FullReset.of(run).companion
+    if companion is None:
+        return
+    previous = _syncs(run).get("checkpoint_previous_state") or strimzi.DEFAULT_STATE
+    if run.final_state == strimzi.STATE_STOPPED and not run.resume:
+        run.progress.warn(f"--no-resume: '{companion.target.connector_name}' is left STOPPED too (it was {previous})")
+        return
+    run.progress.step(f"restoring the previous state of '{companion.target.connector_name}': {previous}")
+    _restore_companion_state(run, companion)
+    companion.wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
+
+
+def _restore_companion_state(run: Run, companion: OperatorClient) -> None:
+    state = _syncs(run).get("checkpoint_previous_state")
+    companion.guarded_patch(lambda resource: companion.stanza_ops({strimzi.FIELD_STATE: state}, resource))
+
+
+def _undo_companion_stop(run: Run, keep: bool) -> Note | None:
+    """Make-safe: the checkpoint connector gets its state back with the source's (not while both stay stopped)."""
+    companion = FullReset.of(run).companion
+    if companion is not None and not keep:
+        _restore_companion_state(run, companion)
+    return None
+
+
+# --- the extra steps ---------------------------------------------------------------------------------------------------
+def _reset_checkpoint(run: Run) -> None:
+    """Reset the checkpoint connector's offsets through Strimzi; safe to repeat (recover)."""
+    companion = FullReset.of(run).companion
+    if companion is None:
+        return
+    run.record(Step.RESET_CHECKPOINT)
+    name = companion.target.connector_name
+    run.progress.step(f"asking the operator to reset the offsets of '{name}'")
+    if companion.target.pending_annotations(companion.read()) != \
+            companion.target.trigger_annotations(OffsetsAction.RESET):
+        companion.place_request(OffsetsAction.RESET, lambda resource: [])
+    companion.wait_until_done(OffsetsAction.RESET)
+    run.progress.step(f"verifying: listing the offsets of '{name}' again")
+    if len(companion.list_offsets()):
+        raise VerificationError(f"the checkpoint connector '{name}' still has offsets after the reset",
+                                advice="both connectors are left STOPPED; check them with kubectl offsets "
+                                       "list, then run the recover command below")
+
+
+def _withdraw_companion_reset(run: Run, keep: bool) -> Note | None:
+    companion = FullReset.of(run).companion
+    if companion is not None:
+        companion.withdraw_request(OffsetsAction.RESET)
+    return None
+
+
+def _truncate(run: Run) -> None:
+    """DeleteRecords up to the end of the offset-syncs topic, with the policy that allows it for the moment.
+    Write-ahead: the offsets and the policy to put back are in the journal before anything changes; every
+    part is safe to repeat, and the journal says when it is done."""
+    syncs = _syncs(run)
+    if syncs["truncated"]:
+        return
+    topic = syncs["topic"]
+    client = _client(run)
+    if syncs["truncate_to"] is None:  # both connectors are stopped now: no new syncs can appear
+        partitions = client.existing_partitions([topic]).get(topic) or []
+        ends = client.end([(topic, p) for p in partitions])
+        syncs["truncate_to"] = {str(p): ends[(topic, p)] for p in partitions}
+        if partitions:
+            value, explicit = client.topic_config(topic, mirrormaker.CLEANUP_POLICY)
+            syncs["cleanup_policy"] = {"value": value, "explicit": explicit}
+    run.record(Step.TRUNCATE_OFFSET_SYNCS)
+    truncate_to = cast("dict[str, int]", syncs["truncate_to"])  # filled in above when it was still None
+    ends = {int(p): o for p, o in truncate_to.items()}
+    if not ends:
+        run.progress.step(f"the offset-syncs topic {topic} does not exist: nothing to truncate")
+    else:
+        # Again here: recover may come much later, with other credentials (--kafka-option).
+        check_permissions(client, topic)
+        run.progress.step(f"truncating {topic} at {client.bootstrap_servers}: deleting the records below "
+                          + ", ".join(f"offset {o} of partition {p}" for p, o in sorted(ends.items())))
+        needed = mirrormaker.with_delete_policy(syncs["cleanup_policy"]["value"])
+        if needed != (syncs["cleanup_policy"]["value"] or ""):
+            client.set_topic_config(topic, mirrormaker.CLEANUP_POLICY, needed)
+        # settle: the policy set just above reaches the partition's log a moment after it is acknowledged
+        client.delete_records({(topic, p): o for p, o in ends.items()}, settle=client.timeout)
+        _restore_policy(run, client)
+    syncs["truncated"] = True
+    run.record(Step.TRUNCATE_OFFSET_SYNCS)  # the journal now says the truncation happened
+
+
+# --- the topic's cleanup.policy ----------------------------------------------------------------------------------------
+def _bootstrap(run: Run) -> str:
+    """Where the offset-syncs topic is reached: recover's --bootstrap-server, else the address the journal
+    recorded (often a port-forward, gone by the time someone recovers)."""
+    return FullReset.of(run).settings.offset_syncs_bootstrap or _syncs(run)["bootstrap"]
+
+
+def _client(run: Run):
+    return _broker(_bootstrap(run), FullReset.of(run).settings)
+
+
+def _restore_policy(run: Run, client) -> bool:
+    """Put cleanup.policy back as the journal recorded it (the value set on the topic, or none: inherited);
+    True when it had to be changed."""
+    original = _syncs(run).get("cleanup_policy")
+    if original is None:
+        return False
+    topic = _syncs(run)["topic"]
+    if client.topic_config(topic, mirrormaker.CLEANUP_POLICY) == (original["value"], original["explicit"]):
+        return False
+    client.set_topic_config(topic, mirrormaker.CLEANUP_POLICY, original["value"] if original["explicit"] else None)
+    return True
+
+
+def _put_policy_back(run: Run, keep: bool) -> Note | None:
+    """On every way out short of a finished truncation: make sure the topic's cleanup.policy is the recorded one
+    again. With 'delete' left in it, the broker's retention would delete the offset syncs the connectors need
+    (after a rollback). While it cannot be put back the journal, the only record of the original policy, stays and
+    both connectors stay stopped. None when the policy was never touched (or was put back before the truncation
+    was recorded as done)."""
+    syncs = _syncs(run)
+    original = syncs.get("cleanup_policy")
+    if original is None or syncs.get("truncated"):
+        return None
+    topic, was = syncs["topic"], _policy_text(original)
+    try:
+        changed = _restore_policy(run, _client(run))
+    except OffsetsError as problem:
+        bootstrap = _bootstrap(run)
+        command = mirrormaker.restore_policy_command(bootstrap, topic, original["value"], original["explicit"])
+        options = " and the same --kafka-option flags" if FullReset.of(run).settings.kafka_options else ""
+        return Note(f"cleanup.policy of {topic} could not be checked or put back ({problem.message}); it may still "
+                    f"include 'delete' (it was {was}), and then the broker's retention deletes offset syncs. Put it "
+                    f"back with: {command} -- or run the command below with an address of that cluster that is "
+                    f"reachable from here{options}", keep_stopped=True,
+                    next_command=f"{run.claimed.recover_command(run.target.namespace)}"
+                    f"{' --rollback' if run.rolling_back else ''} --bootstrap-server {bootstrap}")
+    return Note(f"cleanup.policy of {topic} {'put back to' if changed else 'unchanged:'} {was}")
 
 
 def _policy_text(original: dict[str, Any]) -> str:
     return f"'{original['value']}'" + ("" if original["explicit"] else " (inherited from the broker)")
 
 
-def _now():
-    from ...conventions import utc_now
-
-    return utc_now()
+def _truncated_note(run: Run) -> str:
+    return "; offset-syncs truncated" if _syncs(run).get("truncated") else "; offset-syncs NOT truncated"
 
 
-def flow_for_recover(kube: Kube, live, journal, options, progress):
-    """The flow that can finish ``journal``: a FullResetFlow when it is a full reset, else None."""
+# The source's reset (steps.py) with the checkpoint connector beside it, then its reset and the truncation. Past the
+# source's verify its Connect offsets are already reset: resuming then would replicate with the old offset syncs
+# (exactly what a full reset must avoid), so a failure from there on keeps both stopped and the journal.
+FULL_RESET = Declaration(
+    "full reset",
+    (steps.STOP.then(check=_stop_companion, undo=_undo_companion_stop),
+     steps.BACKUP.then(do=_back_up_companion),
+     steps.WRITE_CONFIGMAP, steps.ANNOTATE, steps.AWAIT_OPERATOR, steps.VERIFY,
+     StepSpec(Step.RESET_CHECKPOINT, _reset_checkpoint, undo=_withdraw_companion_reset, keeps_stopped=True),
+     StepSpec(Step.TRUNCATE_OFFSET_SYNCS, _truncate, undo=_put_policy_back, keeps_stopped=True),
+     steps.RESUME.then(do=_resume_companion), steps.CLEANUP),
+    journal_fields=_journal_fields,
+    left_stopped="Both connectors are left STOPPED and the journal kept",
+    summary_note=_truncated_note,
+    finished=lambda run, state: f"finished: offsets verified, offset-syncs truncated, connector {state}")
+
+
+def for_recover(kube: Kube, live, journal, options, progress) -> Run | None:
+    """The run that can finish ``journal``: a full reset's when it is one, else None."""
     syncs = getattr(journal, "offset_syncs", None)
     if not syncs:
         return None
@@ -492,13 +487,18 @@ def flow_for_recover(kube: Kube, live, journal, options, progress):
             raise PreconditionError(f"the checkpoint connector '{syncs['checkpoint']}' of the interrupted full reset "
                                     "is no longer in the resource", advice="put the mirror back as it was, or "
                                     "remove the journal annotation by hand once the connectors are as you want")
-    settings = options.mm2 or Mm2Settings()
     stub = FullResetPlan(live.target, checkpoint, mirrormaker.OffsetSyncsTopic(
         syncs["topic"], syncs["location"], live.target.source_alias, live.target.target_alias), syncs["bootstrap"])
-    return FullResetFlow(kube, live, stub, settings, wait=options.wait, progress=progress, resume=options.resume)
+    return _run(kube, live, stub, options, progress)
 
 
-def run(kube: Kube, live, before: OffsetsDocument, the_plan: FullResetPlan, options, progress, crash_after=None) -> Outcome:
-    flow = FullResetFlow(kube, live, the_plan, options.mm2 or Mm2Settings(), wait=options.wait, progress=progress,
-                         resume=options.resume, crash_after=crash_after)
-    return flow.run(Operation.RESET, lambda stopped: None, OffsetsAction.RESET)
+def run(kube: Kube, live, the_plan: FullResetPlan, options, progress) -> Outcome:
+    result = _run(kube, live, the_plan, options, progress)
+    result.operation = Operation.RESET
+    return result.execute()
+
+
+def _run(kube: Kube, live, the_plan: FullResetPlan, options, progress) -> Run:
+    companion = OperatorClient(kube, the_plan.checkpoint, options.wait, progress) if the_plan.checkpoint else None
+    return Run(FULL_RESET, kube, live.target, live.kind, options.wait, progress, request=OffsetsAction.RESET,
+               resume=options.resume, extra=FullReset(the_plan, options.mm2 or Mm2Settings(), companion))

@@ -14,11 +14,11 @@ and Python callers can decide in code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from ... import strimzi
 from ...connect import ConnectorKind, external_offsets_warning, in_listing_order
-from ...conventions import ANNOTATION_JOURNAL, Operation, Role, alter_configmap_name, offsets_configmap_name
+from ...conventions import ANNOTATION_JOURNAL, Operation, alter_configmap_name, offsets_configmap_name
 from ...errors import InputError, NotFoundError
 from ...model import ClusterConfig, OffsetEntry, OffsetsDocument, Options, diff
 from ...progress import Progress, SilentProgress
@@ -29,7 +29,8 @@ from .journal import Journal
 from .operator import OperatorClient
 from .partitions import PartitionChecker
 from .partitions import describe as describe_partitions
-from .steps import AlterFlow, Outcome, expected_after
+from .engine import Declaration, Outcome, Run
+from .steps import ALTER, expected_after
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ class Preview:
     kind: ConnectorKind
     before: OffsetsDocument | None  # None: unknown without listing (dry run, never listed before)
     change: OffsetsDocument | None  # None for reset
-    patches: list[tuple[str, Any]] = field(default_factory=list)  # (description, patch or manifest)
+    # Dry run: the writes the engine recorded, in order: (description, JSON Patch, manifest or merge body)
+    patches: list[tuple[str, Any]] = field(default_factory=list)
     # The connector was running when ``before`` was listed: its offsets may move until it is stopped, so the flow
     # lists again once it is stopped, backs that up and computes the final change from it (the preview says so).
     listed_while_running: bool = False
@@ -71,6 +73,8 @@ class Preview:
     # Dry run: ``before`` is the connector's last list (a dry run lists nothing: a list writes to the cluster), and
     # this is when the operator wrote it (UTC, RFC 3339), None when unknown
     listed_at: str | None = None
+    # --dry-run=server: how many of the recorded writes the API server judged (and accepted); None: client side
+    server_judged: int | None = None
 
     def unverified_note(self) -> str:
         return (f"partitions not among the current offsets, whose existence could not be checked: "
@@ -115,7 +119,7 @@ def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, 
 
 def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTravelRequest, *, namespace: str | None = None,
                   options: Options | None = None, confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None, bootstrap_servers: str | None = None,
+                  bootstrap_servers: str | None = None,
                   kafka_options: tuple[tuple[str, str], ...] = (),
                   listed: OffsetsDocument | None = None) -> Outcome | Preview:
     """``bootstrap_servers`` (and librdkafka ``kafka_options``): the brokers to check partitions against.
@@ -132,9 +136,9 @@ def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTrav
     early = None if request.needs_current else _build(request, facts, None)
     partitions.check(early, None)  # refuses partitions known not to exist before listing (which annotates)
     if options.dry_run:
-        return _dry_run_with_last_list(Operation.ALTER, kube, live,
-                                       lambda before: early if early is not None else _build(request, facts, before),
-                                       options, progress, unverified_for=partitions.check)
+        return dry_run(Operation.ALTER, kube, live, ALTER,
+                       lambda before: early if early is not None else _build(request, facts, before),
+                       options, progress, unverified_for=partitions.check)
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
     change = early if early is not None else _build(request, facts, before)
     unverified = partitions.check(change, before)
@@ -144,8 +148,7 @@ def alter_offsets(kube: Kube, spec: TargetSpec, request: AlterRequest | TimeTrav
         # partitions are the connector's own (they exist); the explicit ones were checked above.
         return early if early is not None else _build(request, facts, stopped)
 
-    return _confirm_and_run(Operation.ALTER, kube, live, before, change, options, confirm, progress, crash_after, plan,
-                            unverified)
+    return _confirm_and_run(Operation.ALTER, kube, live, before, change, options, confirm, progress, plan, unverified)
 
 
 def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
@@ -157,17 +160,17 @@ def _build(request, facts, current: OffsetsDocument | None) -> OffsetsDocument:
 
 def reset_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, options: Options | None = None,
                   confirm: Confirm | None = None, progress: Progress | None = None,
-                  crash_after: str | None = None, listed: OffsetsDocument | None = None) -> Outcome | Preview:
+                  listed: OffsetsDocument | None = None) -> Outcome | Preview:
     """``listed``: as for ``alter_offsets``, the offsets a caller listed moments ago for its preview."""
     options, progress = options or Options(), progress or SilentProgress()
     live = _prepare(kube, spec, namespace, options, progress)
     full = _full_reset_plan(kube, live, options, progress)
-    if options.dry_run:
-        preview = _dry_run_with_last_list(Operation.RESET, kube, live, lambda before: None, options, progress)
+    if options.dry_run:  # a full reset's own steps reach the broker: they are described, not run
+        preview = dry_run(Operation.RESET, kube, live, ALTER, lambda before: None, options, progress)
         preview.extra_steps = full.steps() if full else []
         return preview
     before = listed if listed is not None else list_for_preview(kube, live, options, progress)
-    return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress, crash_after,
+    return _confirm_and_run(Operation.RESET, kube, live, before, None, options, confirm, progress,
                             lambda stopped: None, full_reset=full)
 
 
@@ -187,7 +190,7 @@ def _full_reset_plan(kube: Kube, live: LiveTarget, options: Options, progress: P
 
 def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: str | None = None,
          namespace: str | None = None, options: Options | None = None, confirm: Confirm | None = None,
-         progress: Progress | None = None, crash_after: str | None = None) -> Outcome | Preview:
+         progress: Progress | None = None) -> Outcome | Preview:
     """Put back the offsets of a backup (the newest ConfigMap by default, or a local backup file): partitions the
     backup has get its offsets, partitions that appeared since are reset, so the connector ends exactly as the
     backup shows. A backup that records the partitions its operation changed restores only those."""
@@ -208,8 +211,8 @@ def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: 
     if len(saved) or changed:  # an empty backup of a reset is restored by a reset, which writes no ConfigMap
         configmaps.check_writable(kube, live.target, alter_configmap_name(live.target.resource_name))
     if options.dry_run:
-        return _dry_run_with_last_list(Operation.UNDO, kube, live,
-                                       lambda before: restoring_change(saved, before, changed), options, progress)
+        return dry_run(Operation.UNDO, kube, live, ALTER, lambda before: restoring_change(saved, before, changed),
+                       options, progress)
     before = list_for_preview(kube, live, options, progress)
     change = restoring_change(saved, before, changed)
     if change is not None:
@@ -222,7 +225,7 @@ def undo(kube: Kube, spec: TargetSpec, *, backup: str | None = None, from_file: 
             validate_change(final, live.facts())
         return final
 
-    return _confirm_and_run(Operation.UNDO, kube, live, before, change, options, confirm, progress, crash_after, plan)
+    return _confirm_and_run(Operation.UNDO, kube, live, before, change, options, confirm, progress, plan)
 
 
 def restoring_change(saved: OffsetsDocument, current: OffsetsDocument | None,
@@ -264,8 +267,8 @@ def list_for_preview(kube: Kube, live: LiveTarget, options: Options, progress: P
     return OperatorClient(kube, live.target, options.wait, progress).list_offsets()
 
 
-def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, crash_after, plan,
-                     unverified=(), full_reset=None) -> Outcome:
+def _confirm_and_run(operation, kube, live, before, change, options, confirm, progress, plan, unverified=(),
+                     full_reset=None) -> Outcome:
     running = live.target.live_state(live.resource) not in ("PAUSED", "STOPPED")
     preview = Preview(operation, live.target, live.kind, before, change, listed_while_running=running,
                       unverified=list(unverified))
@@ -278,10 +281,10 @@ def _confirm_and_run(operation, kube, live, before, change, options, confirm, pr
     if full_reset is not None:
         from . import mm2_full_reset
 
-        return mm2_full_reset.run(kube, live, before, full_reset, options, progress, crash_after)
-    flow = AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume,
-                     crash_after=crash_after)
-    return flow.run(operation, plan, OffsetsAction.RESET if change is None else OffsetsAction.ALTER)
+        return mm2_full_reset.run(kube, live, full_reset, options, progress)
+    return Run(ALTER, kube, live.target, live.kind, options.wait, progress, operation=operation,
+               request=OffsetsAction.RESET if change is None else OffsetsAction.ALTER, plan=plan,
+               resume=options.resume).execute()
 
 
 # --- alter by time, check a mirror: the front doors of timetravel.py and mm2_check.py ---------------------------------
@@ -352,11 +355,6 @@ def check_resource(kube: Kube, text: str, connector: str | None, source_cluster:
 # --- dry run -------------------------------------------------------------------------------------------------------
 
 
-def peek_listed(kube: Kube, live: LiveTarget) -> OffsetsDocument | None:
-    """The offsets from the last list, if its ConfigMap exists; read-only (a dry run must not annotate)."""
-    return peek_last_list(kube, live)[0]
-
-
 def peek_last_list(kube: Kube, live: LiveTarget) -> tuple[OffsetsDocument | None, str | None]:
     """The offsets from the last list and when they were written (the ConfigMap's last write), if its ConfigMap
     exists; read-only (a dry run must not annotate)."""
@@ -377,14 +375,29 @@ def _last_write(resource: dict[str, Any]) -> str | None:
     return max((t for t in times if t), default=None) or metadata.get("creationTimestamp")
 
 
-def _dry_run_with_last_list(operation: str, kube: Kube, live: LiveTarget, change_for, options: Options,
-                            progress: Progress, unverified_for=None) -> Preview:
-    """The dry run's preview against the last list (``change_for(before)`` builds the change from it)."""
-    before, listed_at = peek_last_list(kube, live)
-    change = change_for(before)
-    unverified = unverified_for(change, before) if unverified_for is not None else ()
-    preview = _dry_run_preview(operation, live, before, change, options, progress, unverified=unverified)
-    preview.listed_at = listed_at
+def dry_run(operation: str, kube: Kube, live: LiveTarget, declaration: Declaration,
+            change_for: Callable[[OffsetsDocument | None], OffsetsDocument | None], options: Options,
+            progress: Progress, unverified_for=None) -> Preview:
+    """The engine runs ``declaration`` against a recording client (``recording.Recorder``): nothing is written
+    (with ``options.dry_run_server`` each write is also judged by the API server), the waits on the operator are
+    assumed done, and lists answer with the connector's last list. The preview is what was recorded.
+    ``change_for(before)``: the change, from the last list (None when it was never listed)."""
+    from .recording import Recorder
+
+    recorder = Recorder(kube, server=options.dry_run_server)
+    last, listed_at = peek_last_list(kube, live)
+    recorder.start_from_last_list(live.target, last, listed_at)
+    change = change_for(last)
+    run = Run(declaration, cast("Kube", recorder), live.target, live.kind, options.wait, SilentProgress(), operation=operation,
+              request=OffsetsAction.RESET if change is None else OffsetsAction.ALTER,
+              plan=lambda stopped: change_for(None if recorder.never_listed else stopped), resume=options.resume)
+    with recorder.observe():
+        run.execute()
+    unverified = unverified_for(change, last) if unverified_for is not None else ()
+    preview = Preview(operation, live.target, live.kind, last, change, unverified=list(unverified))
+    _mm2_preflight(preview, live, options, progress)
+    preview.patches = [(write.description, write.body) for write in recorder.writes]
+    preview.listed_at, preview.server_judged = listed_at, recorder.sent if options.dry_run_server else None
     return preview
 
 
@@ -397,74 +410,6 @@ def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progres
                                         options.mm2)
     for line in preview.check.warnings() if preview.check else ():
         progress.warn(line)
-
-
-def _dry_run_preview(operation: str, live: LiveTarget, before, change, options: Options | None = None,
-                     progress: Progress | None = None, unverified=()) -> Preview:
-    target = live.target
-    preview = Preview(operation, target, live.kind, before, change, unverified=list(unverified))
-    _mm2_preflight(preview, live, options or Options(), progress or SilentProgress())
-    base = target.stanza_pointer()
-    stop = [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": strimzi.STATE_STOPPED}]
-    preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (stop)", stop))
-    action = OffsetsAction.RESET if change is None else OffsetsAction.ALTER
-    trigger: list[dict[str, Any]] = []
-    if change is not None:
-        name = alter_configmap_name(target.resource_name)
-        preview.patches.append((f"configmap/{name}", configmaps.configmap_body(target, name, change, Role.ALTER)))
-        trigger.append({"op": "add", "path": f"{base}/{strimzi.FIELD_ALTER_OFFSETS}",
-                        "value": {strimzi.FIELD_FROM_CONFIGMAP: {"name": name}}})
-    trigger += [{"op": "add", "path": "/metadata/annotations/" + k.replace("/", "~1"), "value": v}
-                for k, v in target.trigger_annotations(action).items()]
-    preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} ({action})", trigger))
-    previous = target.stanza(live.resource).get(strimzi.FIELD_STATE)
-    restore = [{"op": "remove", "path": f"{base}/{strimzi.FIELD_STATE}"}] if previous is None else \
-        [{"op": "add", "path": f"{base}/{strimzi.FIELD_STATE}", "value": previous}]
-    preview.patches.append((f"patch {target.kind.lower()}/{target.resource_name} (restore state)", restore))
-    return preview
-
-
-def server_dry_run(kube: Kube, preview: Preview) -> int:
-    """``--dry-run=server``: send the preview's writes to the API server with dryRun=All, as kubectl does, so that
-    admission, RBAC and the CRD schema judge them; nothing is stored. Each write is judged against the resource as
-    it is now, so the final "restore state" patch (the stop patch's inverse) is not sent. Returns how many were."""
-    target, sent = preview.target, 0
-    resource = kube.get(target.kind, target.resource_name, target.namespace)
-    for description, body in preview.patches:
-        if isinstance(body, dict) and body.get("kind") == "ConfigMap":
-            name = body["metadata"]["name"]
-            if kube.find_configmap(name, target.namespace) is None:
-                kube.create_configmap(target.namespace, body, dry_run=True)
-            else:
-                kube.patch_configmap(name, target.namespace, body, dry_run=True)
-        elif description.endswith("(restore state)"):
-            continue
-        else:
-            kube.patch(target.kind, target.resource_name, target.namespace, _with_parents(resource, body),
-                       dry_run=True)
-        sent += 1
-    return sent
-
-
-def _with_parents(resource: dict[str, Any], operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The real flow sends its patches one after the other, so an earlier one may have created the parent an
-    ``add`` needs (metadata.annotations, the stanza); judged alone against the resource as it is now, each gets
-    the missing parents added first."""
-    out: list[dict[str, Any]] = []
-    for operation in operations:
-        if operation.get("op") == "add":
-            node: Any = resource
-            parts = [p.replace("~1", "/").replace("~0", "~") for p in operation["path"].split("/")[1:-1]]
-            for depth, part in enumerate(parts):
-                if not isinstance(node, dict) or part not in node:
-                    path = "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts[:depth + 1])
-                    if {"op": "add", "path": path, "value": {}} not in out:
-                        out.append({"op": "add", "path": path, "value": {}})
-                    node = {}
-                else:
-                    node = node[part]
-        out.append(operation)
-    return out
 
 
 def log_requests(logger: Callable[[str, str, Any, float], None] | None) -> None:

@@ -23,15 +23,16 @@ paused reconciliation) ends the wait at once with its advice; the others are nam
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from ... import clock as clocks
 from ... import strimzi
 from ...conventions import ANNOTATION_NUDGE, offsets_configmap_name
-from ...errors import OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
+from ...errors import ClusterError, OffsetsError, OperationTimeoutError, OperatorError, PreconditionError
 from ...model import OffsetsDocument, WaitSettings
 from ...progress import Progress
 from . import configmaps
+from .writes import guarded, precondition
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
@@ -61,6 +62,7 @@ def _escape(key: str) -> str:
 class OperatorClient:
     def __init__(self, kube: Kube, target: strimzi.ConnectorTarget, wait: WaitSettings, progress: Progress):
         self.kube, self.target, self.wait, self.progress = kube, target, wait, progress
+        self.clock = clocks.of(kube)
         self._known_warnings: set[tuple[Any, Any]] = set()  # (reason, message) as the condition has them
         self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it
         self._nudged = False  # our nudge annotation is on the resource
@@ -80,6 +82,22 @@ class OperatorClient:
         if not dry_run:
             self._latest = patched
         return patched
+
+    def guarded_patch(self, build: Callable[[Mapping[str, Any]], "list[dict[str, Any]] | None"], *,
+                      exhausted: Callable[[], OffsetsError] | None = None) -> dict[str, Any] | None:
+        """The guarded write (``writes.guarded``) of a JSON Patch: ``build(resource)`` returns the ops for the object
+        just read (None: nothing to write; it may raise to refuse), sent after a ``test`` of its resourceVersion.
+        Returns the patched object (None when nothing was written)."""
+        def write(resource: Mapping[str, Any]) -> dict[str, Any] | None:
+            ops = build(resource)
+            return None if ops is None else self.patch(precondition(resource) + ops)
+
+        return guarded(self.read, write, clock=self.clock, deadline=self.clock.monotonic() + self.wait.timeout,
+                       exhausted=exhausted or self._kept_changing)
+
+    def _kept_changing(self) -> OffsetsError:
+        return ClusterError(f"{self.target.display} kept changing while we tried to write to it",
+                            advice="another controller may be writing to the resource; retry in a moment")
 
     def annotation_ops(self, changes: Mapping[str, str | None], resource: Mapping[str, Any] | None = None
                        ) -> list[dict[str, Any]]:
@@ -123,26 +141,22 @@ class OperatorClient:
         patch therefore first ``test``s that the resourceVersion is the one just read (optimistic concurrency; a
         ``test`` of the annotations themselves cannot work, because the API server compares raw JSON and stores
         '>' as '\\u003e'); if anything changed in between, we read again, and refuse if a request is now pending."""
-        from ...adapters.kube import InvalidError
-
-        for _ in range(5):
-            resource = self.read()
+        def request(resource: Mapping[str, Any]) -> list[dict[str, Any]]:
             pending = self.target.pending_annotations(resource)
             if pending:
                 shown = ", ".join(f"{k}={v}" for k, v in pending.items())
                 raise PreconditionError(f"another offsets request is pending on {self.target.display} ({shown})",
                                         advice="wait for it to complete (one request at a time), then retry")
-            guard = [{"op": "test", "path": "/metadata/resourceVersion",
-                      "value": resource["metadata"]["resourceVersion"]}]
             ops = build_ops(resource) + self.annotation_ops({**self.target.trigger_annotations(action), **(extra or {})},
                                                             resource)
             self.remember_warnings(resource)
-            try:
-                return self.patch(guard + ops)
-            except InvalidError:
-                continue  # the resource changed between our read and our patch (often a status write): look again
-        raise PreconditionError(f"{self.target.display} keeps changing under us",
-                                advice="another tool or person is editing the resource; retry in a moment")
+            return ops
+
+        patched = self.guarded_patch(request, exhausted=lambda: PreconditionError(
+            f"{self.target.display} keeps changing under us",
+            advice="another tool or person is editing the resource; retry in a moment"))
+        assert patched is not None  # request() always has ops: the annotations
+        return patched
 
     # --- list ---------------------------------------------------------------------------------------------------
     def list_offsets(self, with_ops: Callable[[Mapping[str, Any]], list] | None = None) -> OffsetsDocument:
@@ -151,7 +165,7 @@ class OperatorClient:
 
         A listOffsets stanza we added is removed again afterwards: left on the live resource it is drift that
         Argo CD and Flux report (or revert) against the manifests in git. One that was there is kept (the flow
-        adds one for a whole alter/reset, steps.AlterFlow._claim, so that its lists change no spec)."""
+        adds one for a whole alter/reset, engine.Run.claim, so that its lists change no spec)."""
         named: list[str] = []  # filled in by list_stanza_ops, which runs inside the patch
         added: list[bool] = []
 
@@ -186,21 +200,20 @@ class OperatorClient:
         of another MirrorMaker 2 connector may have been placed since) the operator still needs the stanza, so we
         leave it and say so. The patch ``test``s the resourceVersion it read, so a request placed in between makes
         it fail and we look again; and it only removes the stanza while it still names our ConfigMap."""
-        from ...adapters.kube import InvalidError
+        needed: list[bool] = []
 
-        for _ in range(5):
-            resource = self.read()
+        def removal(resource: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             if (self.target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or None) != list_stanza(configmap):
-                return  # someone changed or removed it: it is no longer ours to remove
+                return None  # someone changed or removed it: it is no longer ours to remove
             if self.target.pending_annotations(resource):
-                break
-            guard = [{"op": "test", "path": "/metadata/resourceVersion",
-                      "value": resource["metadata"]["resourceVersion"]}]
-            try:
-                patched = self.patch(guard + self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: None}, resource))
-            except InvalidError:
-                continue
+                needed.append(True)
+                return None
+            return self.stanza_ops({strimzi.FIELD_LIST_OFFSETS: None}, resource)
+
+        patched = self.guarded_patch(removal)
+        if patched is not None:
             self._await_observed(patched)
+        if not needed:
             return
         self.progress.warn(f"left spec.{strimzi.FIELD_LIST_OFFSETS} (naming configmap/{configmap}) on "
                            f"{self.target.display}: another offsets request needs it now; remove it when that is done")
@@ -235,7 +248,15 @@ class OperatorClient:
         self._known_warnings = {(c.get("reason"), c.get("message"))
                                 for c in self._conditions(resource or self.read())}
 
+    @property
+    def assumed(self) -> bool:
+        """A dry run's cluster (``recording.Recorder``): waits on the operator are answered "assumed done"."""
+        return bool(getattr(self.kube, "dry_run", False))
+
     def wait_until_done(self, action: str) -> None:
+        if self.assumed:
+            self.kube.assume_done(self.target, action)  # type: ignore[attr-defined]  # a Recorder (assumed)
+            return
         self.progress.waiting(f"waiting for the operator to {action} the offsets of '{self.target.connector_name}'")
         wait = _Wait(self, f"the operator to {action} the offsets")
         first_seen: dict[tuple[Any, Any], int] = {}  # Warning -> the number of nudges sent when it appeared
@@ -280,6 +301,8 @@ class OperatorClient:
         STOPPED also waits for the task list to be empty (Connect removes a stopped connector's tasks): offsets
         listed after that can no longer move, because no task is left to commit. ``heartbeat()``, if given, is
         called at least every ``HEARTBEAT_EVERY`` seconds of waiting (the journal owner's proof of life)."""
+        if self.assumed:
+            return
         self.progress.waiting(f"waiting for connector '{self.target.connector_name}' to be {state} in Connect")
         wait = _Wait(self, f"the connector to be {state}")
 
@@ -303,9 +326,8 @@ class OperatorClient:
     # --- nudging -------------------------------------------------------------------------------------------------
     def nudge(self) -> None:
         """Give the operator a watch event that changes nothing it reads: a new value of our own annotation."""
-        resource = self.read()
-        self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace,
-                        self.annotation_ops({ANNOTATION_NUDGE: str(time.time_ns())}, resource))
+        self.guarded_patch(lambda resource: self.annotation_ops({ANNOTATION_NUDGE: str(self.clock.time_ns())},
+                                                                resource))
         self._nudged = True
 
     def clear_nudge(self) -> None:
@@ -313,9 +335,7 @@ class OperatorClient:
         if not self._nudged:
             return
         try:
-            ops = self.annotation_ops({ANNOTATION_NUDGE: None}, self.read())
-            if ops:
-                self.kube.patch(self.target.kind, self.target.resource_name, self.target.namespace, ops)
+            self.guarded_patch(lambda resource: self.annotation_ops({ANNOTATION_NUDGE: None}, resource) or None)
             self._nudged = False
         except OffsetsError:
             pass
@@ -355,21 +375,19 @@ class OperatorClient:
         left alone). Returns True if it was still pending, False if the operator had already completed it. The
         patch ``test``s the resourceVersion just read, so it cannot race the operator's own removal (a ``test`` of
         the values cannot be used: the API server compares raw JSON and stores the '>' of '->' as '\\u003e')."""
-        from ...adapters.kube import InvalidError
-
-        for _ in range(5):
-            resource = self.read()
+        def withdrawal(resource: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             pending = self.target.pending_annotations(resource)
             if not pending or pending != self.target.trigger_annotations(action):
-                return False
-            ops = [{"op": "test", "path": "/metadata/resourceVersion", "value": resource["metadata"]["resourceVersion"]}]
-            ops += [{"op": "remove", "path": f"/metadata/annotations/{_escape(key)}"} for key in pending]
-            try:
-                self.patch(ops)
-                return True
-            except InvalidError:
-                continue  # changed since we read it (perhaps the operator just completed the request): look again
-        return False
+                return None  # completed by the operator meanwhile, or not ours
+            return [{"op": "remove", "path": f"/metadata/annotations/{_escape(key)}"} for key in pending]
+
+        still_changing = ClusterError(f"{self.target.display} kept changing")
+        try:  # a conflict is most often the operator completing the request just now: look again
+            return self.guarded_patch(withdrawal, exhausted=lambda: still_changing) is not None
+        except ClusterError as error:
+            if error is not still_changing:
+                raise
+            return False  # it kept changing: the operator is at work on it
 
     def _withdraw_quietly(self, action: str) -> None:
         try:
@@ -424,13 +442,13 @@ class _Wait:
     def run(self, done, heartbeat=None):
         """``heartbeat()``, if given, runs after every chunk without the answer (at most HEARTBEAT_EVERY apart)."""
         client = self.client
-        deadline = time.monotonic() + client.wait.timeout
+        deadline = client.clock.monotonic() + client.wait.timeout
         # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
         # which saves a read per wait; later chunks read afresh.
         initial, client._latest = client._latest, None
         try:
             while True:
-                remaining = deadline - time.monotonic()
+                remaining = deadline - client.clock.monotonic()
                 if remaining <= 0:
                     raise self._timeout()
                 chunk = min(remaining, NUDGE_AFTER, client.wait.watch_chunk, HEARTBEAT_EVERY)
@@ -445,7 +463,7 @@ class _Wait:
                     # second patch would only queue one more reconcile behind the KafkaConnect's lock.
                     heartbeat()
                     self.nudges += 1
-                elif deadline - time.monotonic() > 1.0:
+                elif deadline - client.clock.monotonic() > 1.0:
                     self._nudge()
         finally:
             client.clear_nudge()

@@ -1,7 +1,7 @@
 """``kubectl offsets recover``: finish or roll back an interrupted operation from the journal it left.
 
-It sits above every flow that can leave a journal (the alter flow of ``operations``, the MirrorMaker 2 full reset,
-the delete of ``lifecycle``) and picks the one that wrote it, so none of them imports the others' front door."""
+It sits above every declaration that can leave a journal (``steps.ALTER``, the MirrorMaker 2 full reset, the delete
+of ``lifecycle``), picks the one that wrote it, and lets the engine resume from the journal against it."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -12,8 +12,9 @@ from ...errors import InputError, NotFoundError, PreconditionError
 from ...model import Options
 from ...progress import Progress, SilentProgress
 from . import lifecycle, mm2_full_reset
+from .engine import Run
 from .journal import Journal
-from .steps import AlterFlow
+from .steps import ALTER
 from .targets import TargetSpec, resolve
 
 if TYPE_CHECKING:
@@ -37,20 +38,20 @@ def recover(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, rollb
                                 next_command=journal.recover_command(live.target.namespace))
     if options.dry_run:
         return _recover_plan(journal, live.target, rollback, force)
-    flow = mm2_full_reset.flow_for_recover(kube, live, journal, options, progress)
-    if flow is None:
+    run = mm2_full_reset.for_recover(kube, live, journal, options, progress)
+    if run is None:
         if options.mm2 is not None and options.mm2.offset_syncs_bootstrap:
             raise InputError("--bootstrap-server is for the recover of a MirrorMaker 2 full reset (its offset-syncs "
                              f"topic); the interrupted operation on {live.target.display} is a {journal.operation}",
                              advice="run recover without it",
                              next_command=journal.recover_command(live.target.namespace))
-        flow = lifecycle.flow_for_recover(kube, live, journal, options, progress) or \
-            AlterFlow(kube, live.target, live.kind, wait=options.wait, progress=progress, resume=options.resume)
-    return flow.recover(journal, rollback=rollback, force=force, wait=wait)
+        run = lifecycle.for_recover(kube, live, journal, options, progress) or \
+            Run(ALTER, kube, live.target, live.kind, options.wait, progress, resume=options.resume)
+    return run.recover(journal, rollback=rollback, force=force, wait=wait)
 
 
 def _recover_plan(journal: Journal, target: strimzi.ConnectorTarget, rollback: bool, force: bool) -> str:
-    """recover --dry-run: what recover would do with this journal (the same decision AlterFlow.recover takes)."""
+    """recover --dry-run: what recover would do with this journal (the same decision Run.recover takes)."""
     if journal.owner_alive() and not force:
         return (f"dry run: recover would refuse: {journal.presence()}; it may still be working on {target.display} "
                 f"(--force takes over)")

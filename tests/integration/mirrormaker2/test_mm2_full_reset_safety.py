@@ -224,7 +224,7 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
     'delete' to the policy; then the port-forward is gone. recover --rollback must not remove the journal (the only
     record of the original policy) nor resume the connectors as if all were well: it refuses, says why and names
     the commands. With --bootstrap-server it reaches the brokers another way and rolls back, policy included."""
-    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.engine import SimulatedCrash
 
     s = subject
     wait_for("new offset syncs since the last truncation",

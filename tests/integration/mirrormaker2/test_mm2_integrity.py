@@ -267,7 +267,7 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
     happened, and recover does it (and only then resumes both connectors)."""
     from kubectl_offsets.core.online import operations
     from kubectl_offsets.core.online.mm2_check import Mm2Settings
-    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
     from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.model import ClusterConfig, Options
 
@@ -276,9 +276,8 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
     wait_for("new offset syncs", lambda: (lambda w: w[1] > w[0])(watermarks(env.bootstrap_servers, d.syncs_topic)))
     kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=m.ns))
     options = Options(yes=True, mm2=Mm2Settings(source_bootstrap=env.bootstrap_servers, with_offset_syncs=True))
-    with pytest.raises(SimulatedCrash):
-        operations.reset_offsets(kube, TargetSpec(m.target_arg, connector="source"), options=options,
-                                 crash_after="reset-checkpoint")
+    with pytest.raises(SimulatedCrash), hooks.crash_after("reset-checkpoint"):
+        operations.reset_offsets(kube, TargetSpec(m.target_arg, connector="source"), options=options)
     journal = json.loads(m.get()["metadata"]["annotations"][JOURNAL])
     assert journal["step"] == "reset-checkpoint" and journal["offset_syncs"]["truncated"] is False
     start, end = watermarks(env.bootstrap_servers, d.syncs_topic)

@@ -213,7 +213,7 @@ def test_connectors_share_one_list_configmap_and_other_keys_survive(mirror, cli)
 def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeypatch, tmp_path):
     from kubectl_offsets.core.online import operations
     from kubectl_offsets.core.inputs import AlterRequest
-    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
     from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.model import ClusterConfig, Options
 
@@ -224,8 +224,8 @@ def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeyp
     unchanged = AlterRequest(sets=(f"{m.topic}:0=4",))  # the current offset: replication is not disturbed
 
     # 1. A run that "dies" right after stopping the connector: its journal stays on the KafkaMirrorMaker2.
-    with pytest.raises(SimulatedCrash):
-        operations.alter_offsets(kube, spec, unchanged, options=Options(yes=True), crash_after="stop")
+    with pytest.raises(SimulatedCrash), hooks.crash_after("stop"):
+        operations.alter_offsets(kube, spec, unchanged, options=Options(yes=True))
     journal = json.loads(annotations_of(m.get())[JOURNAL])
     assert journal["connector"] == m.connector() and journal["step"] == "stop"
     assert m.live_state(m.connector()) == "STOPPED"
@@ -254,8 +254,8 @@ def test_one_operation_at_a_time_per_kafkamirrormaker2(mirror, cli, env, monkeyp
     assert "state" not in m.get()["spec"]["mirrors"][0]["sourceConnector"]
 
     # 2. A run that dies after handing the request to the operator: recover finishes it and verifies.
-    with pytest.raises(SimulatedCrash):
-        operations.alter_offsets(kube, spec, unchanged, options=Options(yes=True), crash_after="annotate")
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
+        operations.alter_offsets(kube, spec, unchanged, options=Options(yes=True))
     cli("alter", m.target_arg, "-n", m.ns, "--connector", "checkpoint", "--force", "--set", "x:0=0", "--yes"
         ).refused(*busy)
     out = cli("recover", m.target_arg, "-n", m.ns, "--connector", m.connector(), "--force").ok().out

@@ -492,7 +492,7 @@ def cli(env) -> Cli:
 
 @pytest.fixture(scope="session")
 def kube(env):
-    """The plugin's own Kube adapter (for library-level calls such as crash_after)."""
+    """The plugin's own Kube adapter (for library-level calls such as those under engine.hooks)."""
     from kubectl_offsets.core.online import operations
     from kubectl_offsets.model import ClusterConfig
 

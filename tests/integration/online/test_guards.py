@@ -20,7 +20,7 @@ import pytest
 from kubectl_offsets.core.gitops import trigger_command as gitops_trigger
 from kubectl_offsets.core.inputs import AlterRequest
 from kubectl_offsets.core.online import operations
-from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
@@ -148,9 +148,9 @@ def test_an_interrupted_trigger_is_journaled_and_recover_finishes_it(lab, cli, k
     consumed(cli, conn, {0: 5})
     record = _phase1_on_cluster(lab, conn, {0: 1}, "fedcba9876543210")
 
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         gitops_trigger.trigger(kube, TargetSpec(conn.name), namespace=conn.ns,
-                               options=Options(wait=WaitSettings(timeout=60)), crash_after="annotate")
+                               options=Options(wait=WaitSettings(timeout=60)))
     journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
     assert journal["operation"] == "alter" and journal["offsets_configmap"] == record["configMap"]
 
@@ -256,10 +256,12 @@ def test_a_connector_named_past_63_characters_gets_configmaps_the_api_server_acc
 
     assert preview.exit_code == 0, str(preview)
     documents = [d for d in yaml.safe_load_all(preview.stdout) if isinstance(d, dict)]
-    [configmap] = [d for d in documents if d.get("kind") == "ConfigMap"]
-    label = configmap["metadata"]["labels"]["kubectl-offsets.io/target"]
-    assert len(label) <= 63 and label.startswith(conn.name[:20]), label
-    lab.cluster.core.create_namespaced_config_map(conn.ns, configmap, dry_run="All")  # 422 before the fix
+    configmaps = [d for d in documents if d.get("kind") == "ConfigMap"]  # the backup's and the alter's
+    assert len(configmaps) == 2, configmaps
+    for configmap in configmaps:
+        label = configmap["metadata"]["labels"]["kubectl-offsets.io/target"]
+        assert len(label) <= 63 and label.startswith(conn.name[:20]), label
+        lab.cluster.core.create_namespaced_config_map(conn.ns, configmap, dry_run="All")  # 422 before the fix
 
 
 def test_strimzi_cannot_list_a_connector_named_past_63_characters_and_we_say_why(lab, cli, env):
@@ -330,9 +332,9 @@ def test_an_interrupted_alter_leaves_no_list_offsets_stanza_after_recover(lab, c
     consumed(cli, conn, {0: 3}, lab)
     path = lab.workdir / f"{conn.name}.json"
     path.write_text(sink_document(conn.topic, {0: 2}))
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after("verify"):
         operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
-                                 options=Options(yes=True, wait=WaitSettings(timeout=120)), crash_after="verify")
+                                 options=Options(yes=True, wait=WaitSettings(timeout=120)))
     journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
     assert lab.cr(conn)["spec"]["listOffsets"] == {"toConfigMap": {"name": journal["list_offsets_added"]}}
 

@@ -1,4 +1,4 @@
-"""An alter killed after EVERY step (``crash_after``: the process dies, no clean-up at all) is finished or rolled
+"""An alter killed after EVERY step (``engine.hooks.crash_after``: the process dies, no clean-up at all) is finished or rolled
 back by ``recover --force`` (the dead process's lease has not run out yet), and ``undo`` then puts the old offsets
 back. Before recover, other operations refuse and name the recover command.
 
@@ -14,7 +14,7 @@ import pytest
 from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
 from kubectl_offsets.core.online.journal import POINT_OF_NO_RETURN, STEPS
-from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
@@ -39,9 +39,9 @@ def _set_state(lab, conn, state: str | None) -> None:
 def _crash_alter(kube, conn, tmp_path, position: int, step: str) -> None:
     path = tmp_path / "offsets.json"
     path.write_text(source_document(conn, position))
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after(step):
         operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(file=str(path)), namespace=conn.ns,
-                                 options=Options(yes=True, wait=WaitSettings(timeout=60)), crash_after=step)
+                                 options=Options(yes=True, wait=WaitSettings(timeout=60)))
 
 
 def _assert_settled(lab, conn, state: str | None) -> None:

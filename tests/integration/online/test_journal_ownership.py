@@ -15,7 +15,7 @@ import pytest
 
 from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.errors import ExitStatus, OwnershipLostError
 from kubectl_offsets.model import Options, WaitSettings
@@ -93,8 +93,8 @@ def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli
 def test_recover_keeps_a_no_resume_connector_stopped(lab, cli, kube, idle, tmp_path):
     conn = idle
     old = source_position(cli, conn)
-    with pytest.raises(SimulatedCrash):
-        _alter(kube, conn, tmp_path, old + 30, resume=False, crash_after="annotate")
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
+        _alter(kube, conn, tmp_path, old + 30, resume=False)
     assert json.loads(annotations(lab.cr(conn))[JOURNAL])["resume"] is False
 
     result = cli("recover", conn.name, "-n", conn.ns, "--force")
@@ -113,9 +113,9 @@ def test_recover_of_an_undo_to_an_empty_backup_ignores_the_old_alter_configmap(l
     alter's document. recover must verify "no offsets", not that stale document."""
     conn = idle
     assert lab.cluster.configmap(conn.ns, f"{conn.name}-offsets-alter") is not None  # left by the earlier alters
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         operations.undo(kube, TargetSpec(conn.name), backup=conn.empty_backup, namespace=conn.ns,
-                        options=Options(yes=True, wait=WaitSettings(timeout=60)), crash_after="annotate")
+                        options=Options(yes=True, wait=WaitSettings(timeout=60)))
     assert json.loads(annotations(lab.cr(conn))[JOURNAL])["request"] == "reset"
 
     result = cli("recover", conn.name, "-n", conn.ns, "--force")
@@ -129,8 +129,8 @@ def test_recover_of_an_undo_to_an_empty_backup_ignores_the_old_alter_configmap(l
 def test_recover_refuses_an_alter_configmap_changed_since(lab, cli, kube, idle, tmp_path):
     conn = idle
     assert cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5)).exit_code == 0
-    with pytest.raises(SimulatedCrash):
-        _alter(kube, conn, tmp_path, 40, crash_after="annotate")
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
+        _alter(kube, conn, tmp_path, 40)
     lab.cluster.put_configmap(conn.ns, f"{conn.name}-offsets-alter", {"offsets.json": source_document(conn, 41)})
 
     result = cli("recover", conn.name, "-n", conn.ns, "--force")

@@ -482,7 +482,7 @@ def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_pr
 
     from kubectl_offsets.core.online import lifecycle
     from kubectl_offsets.core.inputs import AlterRequest
-    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
     from kubectl_offsets.model import Options, WaitSettings
 
     lab = lab12
@@ -490,10 +490,9 @@ def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_pr
     create_topic(lab.admin, topic)
     lab.produce(topic, ["r0", "r1", "r2", "r3"])
     path, conn = sink_manifest(lab, tmp_path, name, topic)
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         lifecycle.create_connector(kube, lifecycle.read_manifest(str(path)), AlterRequest(sets=(f"{topic}:0=2",)),
-                                   namespace=lab.ns, options=Options(yes=True, wait=WaitSettings(timeout=90)),
-                                   crash_after="annotate")
+                                   namespace=lab.ns, options=Options(yes=True, wait=WaitSettings(timeout=90)))
     obj = lab.cr(conn)
     assert JOURNAL in annotations(obj) and CREATING in annotations(obj) and spec_state(obj) == "stopped"
 
@@ -516,7 +515,7 @@ def test_a_delete_killed_during_the_reset_is_finished_by_recover(lab12, cli, kub
     """The delete's journal records the whole operation (stop, reset, delete): recover finishes the reset, keeps the
     connector stopped meanwhile (a sink must not re-read its topic from the beginning) and deletes it."""
     from kubectl_offsets.core.online import lifecycle
-    from kubectl_offsets.core.online.steps import SimulatedCrash
+    from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
     from kubectl_offsets.core.online.targets import TargetSpec
     from kubectl_offsets.model import Options, WaitSettings
 
@@ -524,9 +523,9 @@ def test_a_delete_killed_during_the_reset_is_finished_by_recover(lab12, cli, kub
     old = lab.sink("dkill", records=3)
     eventually("3 committed", lambda: sink_offsets(cli, lab, old.name, old.live_partition) == {0: 3},
                timeout=60, interval=1.0)
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         lifecycle.delete_connector(kube, TargetSpec(old.name), reset_offsets=True, namespace=lab.ns,
-                                   options=Options(yes=True, wait=WaitSettings(timeout=90)), crash_after="annotate")
+                                   options=Options(yes=True, wait=WaitSettings(timeout=90)))
     assert exists(lab, old.name)
     journal = json.loads(annotations(lab.cr(old))[JOURNAL])
     assert journal["then_delete"] is True and journal["previous_state"] is None and journal["resume"] is False

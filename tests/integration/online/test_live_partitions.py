@@ -11,7 +11,7 @@ import pytest
 
 from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.inputs import AlterRequest
-from kubectl_offsets.core.online.steps import SimulatedCrash
+from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
@@ -95,10 +95,9 @@ def test_recover_after_a_crash_verifies_against_the_stopped_offsets(lab, cli, ku
     finishes: verification compares partition 1 with the offsets listed after the stop (the backup)."""
     conn = live_sink
     live_before = _moving(cli, conn, 6)
-    with pytest.raises(SimulatedCrash):
+    with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(sets=(f"{conn.topic}:0=5",)),
-                                 namespace=conn.ns, options=Options(yes=True, wait=WaitSettings(timeout=60)),
-                                 crash_after="annotate")
+                                 namespace=conn.ns, options=Options(yes=True, wait=WaitSettings(timeout=60)))
     journal = json.loads(annotations(lab.cr(conn))[JOURNAL])
     assert journal["step"] == "annotate"
 

@@ -122,7 +122,7 @@ def _fleet_reset(monkeypatch, *, fails: bool):
     from kubectl_offsets import strimzi
     from kubectl_offsets.cli import fleet as cli_fleet
     from kubectl_offsets.core.online import fleet
-    from kubectl_offsets.core.online.steps import Outcome
+    from kubectl_offsets.core.online.engine import Outcome
     from kubectl_offsets.errors import OffsetsError
     from kubectl_offsets.model import OffsetsDocument
     from tests.unit.core.online.test_fleet import SINK, FakeKube
@@ -163,7 +163,7 @@ def test_name_output_of_a_fleet_run_names_the_resources_it_changed_and_runs_it_o
 
 
 def _single_alter(monkeypatch):
-    from kubectl_offsets.core.online.steps import Outcome
+    from kubectl_offsets.core.online.engine import Outcome
     from kubectl_offsets.model import OffsetsDocument
 
     before = OffsetsDocument.from_json({"offsets": [DOC["offsets"][0]]})

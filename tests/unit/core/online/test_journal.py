@@ -145,12 +145,13 @@ class _JournalsOverTime:
 def _flow(kube, timeout: float = 30):
     from kubectl_offsets import strimzi
     from kubectl_offsets.connect import ConnectorKind
-    from kubectl_offsets.core.online.steps import AlterFlow
+    from kubectl_offsets.core.online.engine import Run
+    from kubectl_offsets.core.online.steps import ALTER
     from kubectl_offsets.model import WaitSettings
     from kubectl_offsets.progress import SilentProgress
 
     target = strimzi.connector_target({"metadata": {"name": "sink", "namespace": "kafka"}})
-    return AlterFlow(kube, target, ConnectorKind.SINK, wait=WaitSettings(timeout=timeout), progress=SilentProgress())
+    return Run(ALTER, kube, target, ConnectorKind.SINK, WaitSettings(timeout=timeout), SilentProgress())
 
 
 def test_recover_refuses_a_live_owner_elsewhere_and_names_wait():
@@ -162,7 +163,7 @@ def test_recover_refuses_a_live_owner_elsewhere_and_names_wait():
 
 
 def test_recover_wait_waits_until_the_lease_runs_out_or_the_owner_finishes(monkeypatch):
-    import kubectl_offsets.core.online.steps as steps
+    import kubectl_offsets.core.online.engine as steps
 
     elsewhere = {"host": "laptop", "pid": 4242, "scope": "laptop/another-boot", "start": 1}
     waiting, lapsed = _owned_by(elsewhere), _owned_by(elsewhere)
