@@ -10,12 +10,13 @@ from .common import optional_target_argument
 from .fleet import selection_options
 from .kubectl_output import kubectl_conventions
 from .options import cluster_config, cluster_options, dry_run_option, quiet_option
+from .help import KubectlCommand
 
 BACKUP_FORMATS = ("table", "json", "yaml", "name")
 
 
 @kubectl_conventions(no_json=lambda flags: "--prune" if flags.get("prune") else None)
-@click.command("backups")
+@click.command("backups", cls=KubectlCommand)
 @optional_target_argument
 @selection_options
 @click.option("--prune", is_flag=True, help="Delete backups instead of listing them: those past --keep N of each "

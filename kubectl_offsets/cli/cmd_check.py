@@ -9,9 +9,10 @@ import click
 from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, with_connector_options, with_mm2_broker_options
 from .options import cluster_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("check")
+@click.command("check", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @with_mm2_broker_options

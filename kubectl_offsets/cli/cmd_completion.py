@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import click
 
+from .help import KubectlCommand
+
 SHELLS = ("bash", "zsh", "fish")
 # The name the scripts complete: the executable on PATH. ``kubectl offsets`` itself is completed by kubectl's
 # own script through ``kubectl_complete-offsets`` (see the help below).
 EXECUTABLE = "kubectl-offsets"
 
 
-@click.command("completion", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("completion", cls=KubectlCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("shell", type=click.Choice(SHELLS))
 def completion_command(shell: str) -> None:
     """Print a shell completion script for SHELL (bash, zsh or fish).

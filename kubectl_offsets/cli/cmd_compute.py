@@ -16,6 +16,7 @@ from ..output.terminal import echo
 from .common import connector_flags, with_connector_options
 from .options import (allow_future_option, check_output_path, cluster_options, group, kafka_option, key_value_pairs,
                       output_option, quiet_option)
+from .help import KubectlGroup
 
 source_options = group(
     click.option("--bootstrap-server", metavar="HOST:PORT", help="Read a live topic from this Kafka cluster."),
@@ -41,7 +42,7 @@ source_options = group(
 )
 
 
-@click.group("compute", invoke_without_command=True)
+@click.group("compute", cls=KubectlGroup, invoke_without_command=True)
 @source_options
 @click.option("--to-datetime", metavar="ISO-8601", help="Resume at the first record at or after this time "
                                                        "(UTC unless the time says otherwise).")

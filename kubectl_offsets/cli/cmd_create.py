@@ -6,9 +6,10 @@ from ..output.terminal import echo
 from .common import confirm_on_terminal, require_confirmation_possible, session
 from .options import (allow_future_option, cluster_options, kafka_option, mutation_options, output_option,
                       quiet_option)
+from .help import KubectlCommand
 
 
-@click.command("create")
+@click.command("create", cls=KubectlCommand)
 @click.option("-f", "--filename", "manifest", required=True, metavar="FILE|-",
               help="The KafkaConnector to create (YAML or JSON, one resource).")
 @click.option("--offsets", "offsets_file", metavar="FILE",

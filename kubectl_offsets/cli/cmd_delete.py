@@ -5,9 +5,10 @@ import click
 from ..output.terminal import echo
 from .common import confirm_on_terminal, print_dry_run, require_confirmation_possible, session, target_spec
 from .options import cluster_options, complete_target, mutation_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("delete")
+@click.command("delete", cls=KubectlCommand)
 @click.argument("target", metavar="[kafkaconnector/]NAME", shell_complete=complete_target)
 @click.option("--reset-offsets", is_flag=True,
               help="Stop it, back up and reset its offsets first, so a later connector of this name starts clean.")

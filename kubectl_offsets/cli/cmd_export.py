@@ -3,9 +3,10 @@
 import click
 
 from .options import cluster_options, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("export")
+@click.command("export", cls=KubectlCommand)
 @click.option("-l", "--selector", metavar="SELECTOR", help="Only the resources matching this label selector.")
 @click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace (default: the one of -n or the context).")
 @cluster_options

@@ -8,6 +8,7 @@ from ..output.terminal import echo
 from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
 from .options import allow_future_option, alter_input_options, group, kafka_option, kubeconfig_options, quiet_option
+from .help import KubectlGroup
 
 repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
@@ -55,7 +56,7 @@ git_options = group(
 )
 
 
-@click.group("gitops")
+@click.group("gitops", cls=KubectlGroup)
 def gitops_group() -> None:
     """Change offsets through a GitOps repository (Argo CD, Flux): reviewable, and never re-firing.
 

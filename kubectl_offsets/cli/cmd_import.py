@@ -5,9 +5,10 @@ import click
 from .common import flow_options, require_confirmation_possible, session
 from .fleet import parallel_options
 from .options import cluster_options, mutation_options, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("import")
+@click.command("import", cls=KubectlCommand)
 @click.option("-f", "--filename", "file", required=True, metavar="FILE",
               help="A fleet document, as 'kubectl offsets export' (or 'list --all -o json') writes it.")
 @click.option("--map-namespace", "map_namespace", multiple=True, metavar="OLD=NEW",

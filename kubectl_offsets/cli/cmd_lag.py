@@ -14,9 +14,10 @@ import click
 from ..output.terminal import echo
 from .common import connector_flags, target_argument, with_connector_options
 from .options import cluster_options, kafka_option, output_option, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("lag")
+@click.command("lag", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @click.option("--bootstrap-server", required=True, metavar="HOST:PORT",

@@ -8,10 +8,11 @@ from .connectors_table import overview_options
 from .kubectl_output import kubectl_conventions, result_printer, target_name
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
 @kubectl_conventions(target_name)
-@click.command("list")
+@click.command("list", cls=KubectlCommand)
 @optional_target_argument
 @with_connector_options
 @selection_options

@@ -5,9 +5,10 @@ import click
 from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, target_spec, with_connector_options
 from .options import cluster_options, dry_run_option, kafka_option, quiet_option, yes_option
+from .help import KubectlCommand
 
 
-@click.command("recover")
+@click.command("recover", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @click.option("--rollback", is_flag=True,

@@ -5,9 +5,10 @@ import click
 from ..output.terminal import echo
 from .common import session, target_argument, target_spec, with_connector_options
 from .options import cluster_options, dry_run_option, quiet_option, yes_option
+from .help import KubectlCommand
 
 
-@click.command("trigger")
+@click.command("trigger", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @click.option("--force", is_flag=True, help="Fire again even though this operation's marker says it was fired.")

@@ -8,10 +8,11 @@ from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_t
 from .fleet import parallel_options, selection_options
 from .kubectl_output import kubectl_conventions, mutation_without_json, target_name
 from .options import cluster_options, mutation_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
 @kubectl_conventions(target_name, mutation_without_json)
-@click.command("undo")
+@click.command("undo", cls=KubectlCommand)
 @optional_target_argument
 @with_connector_options
 @click.option("--backup", metavar="CONFIGMAP", help="The backup to restore (default: the newest for the connector).")

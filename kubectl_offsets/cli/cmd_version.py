@@ -8,12 +8,13 @@ import click
 
 from ..output.terminal import echo
 from .options import cluster_config, cluster_options
+from .help import KubectlCommand
 
 FORMATS = ("text", "json", "yaml")
 REQUEST_TIMEOUT = 10.0  # seconds per API call: `version` is a quick look, not an operation
 
 
-@click.command("version", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("version", cls=KubectlCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--client", is_flag=True, help="Only the plugin's own version; do not contact the cluster.")
 @click.option("--connect-url", metavar="URL",
               help="Ask Kafka Connect's REST API at URL (e.g. a kubectl port-forward) instead of each "

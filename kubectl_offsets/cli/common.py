@@ -26,30 +26,27 @@ def _complete_connector(ctx, param, incomplete):
 
 
 connector_options = [
-    click.option("--connector", help="For kafkamirrormaker2/NAME: the connector, by full generated name "
-                 "('east->west.MirrorSourceConnector', quote the '>') or short form: source, checkpoint, heartbeat.",
+    click.option("--connector", metavar="NAME", help="kmm2/NAME's connector: source, checkpoint, heartbeat, or its full name "
+                 "('east->west.MirrorSourceConnector').",
                  shell_complete=_complete_connector),
-    click.option("--source-cluster", help="With a short --connector: the mirror's source cluster alias."),
+    click.option("--source-cluster", metavar="ALIAS", help="With a short --connector: the source cluster's alias."),
 ]
 
 
 def flow_options(f):
     """--no-resume and --force, shared by the commands that run the step machine (alter, reset, undo)."""
-    f = click.option("--force", is_flag=True, help="Allow changing the offsets of MirrorMaker 2 checkpoint/heartbeat "
-                     "connectors (stored by Connect, but ignored by their tasks).")(f)
-    return click.option("--no-resume", is_flag=True,
-                        help="Leave the connector stopped afterwards (it says so).")(f)
+    f = click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint and heartbeat connectors (their "
+                     "tasks ignore offsets).")(f)
+    return click.option("--no-resume", is_flag=True, help="Leave the connector stopped afterwards.")(f)
 
 
 mm2_broker_options: list[Callable] = [  # click decorators
     click.option("--source-bootstrap-server", "--bootstrap-server", "source_bootstrap_server", metavar="HOST:PORT",
-                 help="MirrorMaker 2: the SOURCE cluster, for the pre-flight check of the source offsets against "
-                      "the source topics (default: the mirror's bootstrapServers, when reachable from here)."),
-    kafka_option("MirrorMaker 2: Kafka client setting for those requests (librdkafka names, e.g. "
-                 "security.protocol=SSL; repeatable)."),
+                 help="MirrorMaker 2: the source cluster, to check the new offsets against (default: the "
+                      "mirror's, when reachable)."),
+    kafka_option("Kafka client setting (librdkafka names), e.g. security.protocol=SSL. Repeatable."),
     click.option("--require-check", is_flag=True,
-                 help="MirrorMaker 2: refuse when the pre-flight cannot reach the source cluster (by default it "
-                      "says so in one line and goes on without the check)."),
+                 help="MirrorMaker 2: refuse when the source cluster cannot be reached for that check."),
 ]
 require_check_option = mm2_broker_options[-1]  # alter has its own --bootstrap-server/--kafka-option (time travel)
 

@@ -15,7 +15,7 @@ from ..errors import ExitStatus, OffsetsError
 from ..output.terminal import echo
 
 
-# What each exit status means, in a word or two: the epilog of every command's --help (docs/online.md has the table).
+# What each exit status means, in a word or two: the root help's epilog (written once: docs/online.md has the table).
 MEANINGS = {
     ExitStatus.OK: "success",
     ExitStatus.ERROR: "unexpected failure (a bug, or an API server error not foreseen)",
@@ -33,19 +33,8 @@ MEANINGS = {
 
 
 def exit_codes_epilog() -> str:
-    """The same list for every command, built from ExitStatus (\b: click keeps the lines as they are)."""
+    """The table, built from ExitStatus (\b: click keeps the lines as they are)."""
     return "\b\nExit codes:\n" + "\n".join(f"  {int(status):<3} {MEANINGS[status]}" for status in ExitStatus)
-
-
-def with_exit_codes(command: click.Command) -> click.Command:
-    """Give ``command`` (and a group's subcommands) the exit-code epilog, once."""
-    if not getattr(command, "_exit_codes_listed", False):
-        command.epilog = ((command.epilog + "\n\n") if command.epilog else "") + exit_codes_epilog()
-        command._exit_codes_listed = True  # type: ignore[attr-defined]
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            with_exit_codes(sub)
-    return command
 
 
 def report_usage(error: click.UsageError) -> int:

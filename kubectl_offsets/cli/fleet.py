@@ -17,18 +17,16 @@ if TYPE_CHECKING:
 
 selection_options = group(
     click.option("-l", "--selector", metavar="SELECTOR",
-                 help="Every connector of the KafkaConnector/KafkaMirrorMaker2 resources matching this label selector "
-                      "(kubectl's -l, e.g. team=payments,tier!=test)."),
-    click.option("--all", "all_", is_flag=True, help="Every KafkaConnector and MirrorMaker 2 connector in the namespace."),
-    click.option("-A", "--all-namespaces", is_flag=True, help="Like --all, in every namespace."),
+                 help="The connectors whose resource matches this label selector (team=payments,tier!=test)."),
+    click.option("--all", "all_", is_flag=True, help="Every connector in the namespace."),
+    click.option("-A", "--all-namespaces", is_flag=True, help="Every connector in every namespace."),
 )
 
 parallel_options = group(
-    click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True,
-                 help="Connectors worked on at once; never more than this many are stopped at the same time "
-                      "(the connectors of one KafkaMirrorMaker2 always run one after another)."),
+    click.option("--parallel", type=click.IntRange(min=1), default=4, metavar="N",
+                 help="Connectors worked on (so stopped) at once (default 4)."),
     click.option("--skip-invalid", is_flag=True,
-                 help="Go on with the valid connectors when some fail validation (default: change nothing)."),
+                 help="Go on with the valid connectors when some fail the checks."),
 )
 
 

@@ -28,6 +28,10 @@ JSONPATH_HELP = ("jsonpath=TEMPLATE: kubectl's JSONPath on the json output, this
                  "braces, {'\\n'}. Not supported: range/end, filters [?()], slices, '..'.")
 
 
+# What every -o help adds (the subset itself is in JSONPATH_HELP, the advice of a refused template, and the docs).
+OUTPUT_HELP_TAIL = " jsonpath=TEMPLATE (kubectl's, a subset: docs/online.md#flags)."
+
+
 class OutputFormat(click.ParamType):
     """The command's own formats, plus ``name`` and ``jsonpath=TEMPLATE`` (also ``jsonpath='{...}'``)."""
 
@@ -51,7 +55,7 @@ class OutputFormat(click.ParamType):
         return [CompletionItem(f) for f in (*self.formats, "jsonpath=") if f.startswith(incomplete)]
 
     def get_metavar(self, param, ctx=None) -> str:
-        return "[" + "|".join(self.formats) + "|jsonpath=...]"
+        return "FORMAT"
 
 
 def jsonpath_template(output: str) -> str:
@@ -191,9 +195,9 @@ def kubectl_conventions(name_of: NameOf | None = None,
         output = next(p for p in command.params if p.name == "output")
         own = tuple(getattr(output.type, "choices", ()))
         output.type = OutputFormat(own)
-        output.help = (output.help or "") + ("" if "name" in own else " name: kind/name.") + " " + JSONPATH_HELP
+        output.help = (output.help or "") + (" Also" if "name" in own else " Also name,") + OUTPUT_HELP_TAIL
         command.params += [
-            click.Option(["--no-headers"], is_flag=True, help="Table output: leave out the header line."),
+            click.Option(["--no-headers"], is_flag=True, help="Print tables without their header line."),
         ]
         callback = command.callback
         assert callback is not None  # every command has one
