@@ -68,7 +68,7 @@ GLOBAL_FOOTER = "Global flags (-n, --context, --kubeconfig, --timeout, -v) and e
 
 # The first column's widest entry; a longer flag gets a line of its own (as click does) so that the help beside the
 # others keeps room on an 80-column terminal.
-FLAG_COLUMN = 26
+FLAG_COLUMN = 22
 
 
 class GlobalOption(click.Option):
@@ -76,7 +76,12 @@ class GlobalOption(click.Option):
 
 
 class KubectlCommand(click.Command):
-    """kubectl's help order: what the command does and examples, the options in sections, then usage."""
+    """kubectl's help order: what the command does and examples, the options in sections, then usage.
+    ``sections``: {long flag: section} where this command files a flag elsewhere than SECTION_OF does."""
+
+    def __init__(self, *args, sections: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sections = sections or {}
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.format_help_text(ctx, formatter)
@@ -85,7 +90,7 @@ class KubectlCommand(click.Command):
         self.format_epilog(ctx, formatter)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        write_sections(self.get_params(ctx), ctx, formatter)
+        write_sections(self.get_params(ctx), ctx, formatter, sections=self.sections)
 
 
 class KubectlGroup(click.Group):
@@ -94,19 +99,23 @@ class KubectlGroup(click.Group):
     command_class = KubectlCommand
     group_class = type
 
+    def __init__(self, *args, sections: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sections = sections or {}
+
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.format_help_text(ctx, formatter)
         self.format_commands(ctx, formatter)
-        write_sections(self.get_params(ctx), ctx, formatter)
+        write_sections(self.get_params(ctx), ctx, formatter, sections=self.sections)
         write_usage(self, ctx, formatter)
         self.format_epilog(ctx, formatter)
 
 
 def write_sections(params: Iterable[click.Parameter], ctx: click.Context, formatter: click.HelpFormatter,
-                   footer: bool = True) -> None:
+                   footer: bool = True, sections: dict[str, str] | None = None) -> None:
     """The options in their sections, then (``footer``) one line for the global flags, when the command takes
     them."""
-    sections: dict[str, list[tuple[str, str]]] = {}
+    found: dict[str, list[tuple[str, str]]] = {}
     has_globals = False
     for param in params:
         if not isinstance(param, click.Option) or param.hidden or "--help" in param.opts:
@@ -116,11 +125,11 @@ def write_sections(params: Iterable[click.Parameter], ctx: click.Context, format
             continue
         record = param.get_help_record(ctx)
         if record is not None:
-            sections.setdefault(section_of(param), []).append(record)
-    width = column_width(row for rows in sections.values() for row in rows)
-    for title in sorted(sections, key=ORDER.index):
+            found.setdefault(section_of(param, sections or {}), []).append(record)
+    width = column_width(row for rows in found.values() for row in rows)
+    for title in sorted(found, key=ORDER.index):
         with formatter.section(title):
-            write_rows(formatter, sections[title], width)
+            write_rows(formatter, found[title], width)
     if has_globals and footer:
         formatter.write_paragraph()
         formatter.write_text(GLOBAL_FOOTER)
@@ -146,17 +155,17 @@ def write_rows(formatter: click.HelpFormatter, rows: list[tuple[str, str]], widt
             formatter.write(f"{'':>{formatter.current_indent + width + 2}}{line}\n")
 
 
-def section_of(option: click.Option) -> str:
+def section_of(option: click.Option, overrides: dict[str, str]) -> str:
     long_names = [name for name in (*option.opts, *option.secondary_opts) if name.startswith("--")]
-    return next((SECTION_OF[name] for name in long_names if name in SECTION_OF), OTHER)
+    table = {**SECTION_OF, **overrides}
+    return next((table[name] for name in long_names if name in table), OTHER)
 
 
 def write_usage(command: click.Command, ctx: click.Context, formatter: click.HelpFormatter) -> None:
     """``Usage:`` last, on a line of its own, as kubectl prints it."""
     formatter.write_paragraph()
     formatter.write_text("Usage:")
-    with formatter.indentation():
-        formatter.write_text(" ".join([ctx.command_path, *command.collect_usage_pieces(ctx)]))
+    formatter.write(f"  {' '.join([ctx.command_path, *command.collect_usage_pieces(ctx)])}\n")
 
 
 def write_global_flags(formatter: click.HelpFormatter) -> None:
