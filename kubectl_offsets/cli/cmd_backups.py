@@ -36,20 +36,17 @@ BACKUP_FORMATS = ("table", "json", "yaml", "name")
 @quiet_option
 def backups_command(target, selector, all_, all_namespaces, prune, keep, older_than, yes, dry_run, namespace,
                     context, kubeconfig, timeout, output, quiet):
-    """List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.
+    """List or prune the backups alter, reset and undo took.
 
-    Without TARGET or a selection, lists the backups of the namespace. A backup is a ConfigMap labelled
-    kubectl-offsets.io/role=backup and app.kubernetes.io/managed-by=kubectl-offsets; nothing else is listed or
-    deleted, whatever its name. --prune never deletes the newest backup of a connector unless --keep 0 is given,
-    shows what it deletes and asks first (--yes without a terminal). Local backup files (under
-    ~/.local/state/kubectl-offsets/backups) are not touched.
+    A backup is a ConfigMap labelled kubectl-offsets.io/role=backup; nothing else is listed or deleted. --prune
+    never deletes a connector's newest backup (unless --keep 0), shows what it deletes and asks first.
 
     \b
     Examples:
-      kubectl offsets backups -n kafka                          # every backup in the namespace
+      kubectl offsets backups -n kafka
       kubectl offsets backups my-sink -o name
-      kubectl offsets backups -A -o json
-      kubectl offsets backups --all --prune --keep 3 -n kafka   # keep the newest 3 of each connector
+      # Keep the newest 3 of each connector; preview deleting those older than 30 days
+      kubectl offsets backups --all --prune --keep 3 -n kafka
       kubectl offsets backups -l team=payments --prune --older-than 30d --dry-run
     """
     from ..core.online import backup_catalog, operations

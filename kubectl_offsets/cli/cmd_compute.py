@@ -77,7 +77,7 @@ DATA_FLAGS = {"--topic": DATA, "--bootstrap-server": DATA, "--kafka-option": DAT
 @quiet_option
 @click.pass_context
 def compute_group(ctx, **flags):
-    """Compute offsets from topic data: at a time, past poison records.
+    """Compute offsets from topic data (a time, poison records).
 
     Prints the offsets document 'alter -f' takes. A time on a live topic is asked of the broker's timestamp
     index; the rest is scanned with Spark (the 'spark' extra), locally unless --master says where. docs/compute.md.
@@ -170,12 +170,10 @@ def _write(text: str, path: str) -> None:
                     'connector, partition, offset rows.')
 @quiet_option
 def connect_offsets_command(**flags):
-    """Read Connect's offsets topic: the latest offsets per source connector, as GET /connectors/NAME/offsets
-    would list them, including connectors that are gone (the export KIP-199 proposed).
+    """Read Connect's offsets topic: every source connector's offsets.
 
-    Live: --bootstrap-server (topic connect-cluster-offsets unless --topic; MirrorMaker 2 clusters use
-    mirrormaker2-cluster-offsets). Archived: --data. With exactly one connector in --connectors the output is
-    that connector's {"offsets": [...]} document, ready for 'alter -f'; otherwise {"connectors": {NAME: ...}}.
+    As Connect's REST API would list them, including connectors that are gone. With one name in --connectors it
+    prints that connector's offsets document, which alter -f takes.
 
     \b
     Examples:

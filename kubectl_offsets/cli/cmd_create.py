@@ -46,22 +46,18 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
                    namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
     """Create a KafkaConnector that starts at chosen offsets.
 
-    Creates it with spec.state: stopped, lists the offsets it already has (Connect keeps those of a deleted
-    connector with the same name: "leftovers") and shows them in the preview, applies the offsets through the
-    alter flow (backup, journal, verify), then gives it the state the file asks for (running by default).
-
-    Strimzi 1.2+ creates a stopped connector stopped (initial_state): no record is processed before its offsets
-    are set. Older operators create it running and stop it in the same reconcile; create detects the version (the
-    cluster operator pod's image, else the served API versions and the installed CRDs' schema) and requires
-    --accept-start-window for an older or unknown one.
+    Creates it stopped, shows the offsets an earlier connector of that name left, applies yours through alter,
+    then starts it. Before Strimzi 1.2 a new connector runs briefly before it stops: --accept-start-window
+    (docs/lifecycle.md).
 
     \b
     Examples:
       kubectl offsets create -f my-sink.yaml --set orders:0=1200 --set orders:1=900 -n kafka
       kubectl offsets create -f my-sink.yaml --offsets offsets.json
-      kubectl offsets create -f my-sink.yaml --to-datetime 2026-11-21T09:00:00Z    # every partition of its topics
-      kubectl offsets create -f my-sink.yaml --to-latest --from-scratch             # only new records, no leftovers
-      kubectl offsets create -f my-source.yaml --from-scratch                       # forget a predecessor's offsets
+      kubectl offsets create -f my-sink.yaml --to-datetime 2026-11-21T09:00:00Z
+      # Only new records; or forget what a connector of that name left
+      kubectl offsets create -f my-sink.yaml --to-latest --from-scratch
+      kubectl offsets create -f my-source.yaml --from-scratch
     """
     def work():
         from ..core.online import lifecycle

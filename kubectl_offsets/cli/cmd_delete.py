@@ -17,19 +17,17 @@ from .help import KubectlCommand
 @output_option()
 @quiet_option
 def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
-    """Delete a KafkaConnector, and with --reset-offsets the offsets Connect would otherwise keep.
+    """Delete a KafkaConnector, and its offsets if asked.
 
-    Connect keeps a deleted connector's offsets (a sink's consumer group, a source's records in the offsets
-    topic): a connector created later under the same name silently resumes from them. --reset-offsets stops the
-    connector, backs its offsets up (ConfigMap <name>-offsets-backup-<time> and a local copy, kept after the
-    delete) and resets them through the alter flow (journaled: an interruption prints the recover command), then
-    deletes the KafkaConnector. Without it the offsets are listed (printed, -o json to keep them) and kept.
+    Connect keeps a deleted connector's offsets, and a new connector of that name resumes from them.
+    --reset-offsets backs them up and resets them before the delete; without it they are printed and kept.
 
     \b
     Examples:
       kubectl offsets delete my-sink --reset-offsets -n kafka
-      kubectl offsets delete my-source -o json > my-source-offsets.json     # offsets kept in Connect
-      kubectl offsets create -f my-sink.yaml --offsets my-sink-offsets.json  # later: start where you want
+      # Keep the offsets in a file, to start a new connector there later
+      kubectl offsets delete my-source -o json > my-source-offsets.json
+      kubectl offsets create -f my-source.yaml --offsets my-source-offsets.json
     """
     def work():
         from ..core.online import lifecycle

@@ -51,11 +51,11 @@ git_options = group(
 
 @click.group("gitops", cls=KubectlGroup)
 def gitops_group() -> None:
-    """Change offsets through a GitOps repository (Argo CD, Flux), reviewed.
+    """Change offsets as GitOps commits and pull requests.
 
     Phase 1 (gitops alter, reset or create) commits the connector stopped, with the new offsets; once it is
     synced, 'kubectl offsets trigger' (or a one-shot Job) has Strimzi apply them; phase 2 (gitops next) puts the
-    state back. Strimzi's one-shot annotation is never committed, so a sync never fires it again. docs/gitops.md.
+    state back. Strimzi's one-shot annotation is never committed, so a sync (Argo CD, Flux) never fires it again.
 
     \b
     Examples:
@@ -245,7 +245,8 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
     Also the way to abandon a phase 1 that was never triggered: nothing fired, so putting the state back is all.
 
     \b
-    Example:
+    Examples:
+      kubectl offsets gitops next my-sink --repo ./deploy -o diff
       kubectl offsets gitops next my-sink --repo ./deploy --pr
     """
     def work():

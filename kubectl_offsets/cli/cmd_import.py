@@ -24,13 +24,11 @@ from .help import KubectlCommand
 @quiet_option
 def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no_resume, force, namespace, context,
                    kubeconfig, timeout, yes, dry_run, quiet):
-    """Apply a fleet document: each entry's offsets to the connector of the same name, through the normal alter
-    flow (backup, stop, alter, verify, resume).
+    """Apply an export's offsets to the connectors it names.
 
-    The connector ends exactly as exported: partitions the entry has get its offsets, partitions that appeared
-    since are reset (as undo does), and an entry without offsets resets the connector. Entries go to the
-    namespace of --map-namespace, else of -n, else the one recorded in the document. Every connector is checked
-    and previewed first, then one confirmation; each keeps its own backup ('undo -l ... --since TIME').
+    Each connector goes through alter (backup, stop, alter, verify, resume) and ends as exported: partitions it
+    did not have are reset. Entries go to --map-namespace's namespace, else -n's, else the recorded one. All are
+    checked and previewed first, then one confirmation.
 
     \b
     Examples:

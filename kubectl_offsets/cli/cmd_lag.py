@@ -38,17 +38,16 @@ from .help import KubectlCommand
                     "time-lag-seconds).")
 @quiet_option
 def lag_command(**flags):
-    """Replication or consumption lag per partition: end offset minus where the connector resumes.
+    """Show how far a connector is behind, per partition.
 
-    For a MirrorSourceConnector the stored offset is the last record replicated, so it resumes at stored+1; for a
-    sink, at the stored offset. Partitions without a stored offset count from the log start. AGE is the time lag:
-    how old the oldest record not yet replicated (or consumed) is, from its timestamp on the source.
+    The lag in records (end offset minus where the connector resumes) and in time (the age of the oldest record
+    not yet read). --max-lag and --max-age exit 9 when exceeded, for cron jobs and pipelines.
 
     \b
     Examples:
-      kubectl offsets lag kafkamirrormaker2/mirror --connector source --bootstrap-server east-kafka:9092 -n kafka
-      kubectl offsets lag my-sink --bootstrap-server kafka:9092
-      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --current offsets.json -o json
+      kubectl offsets lag my-sink --bootstrap-server kafka:9092 -n kafka
+      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 -n kafka
+      # A gate: exit 9 past 1000 records or 5 minutes
       kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --max-lag 1000 --max-age 5m
     """
     _run(flags)

@@ -36,24 +36,19 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                   kubeconfig, timeout, yes, dry_run, output, quiet, **broker_flags):
     """Wipe a connector's offsets, so it starts from scratch.
 
-    A sink then follows its consumer's auto.offset.reset; a source connector re-reads its source from the start
-    (a MirrorSourceConnector re-replicates whole topics). The current offsets are backed up first;
-    'kubectl offsets undo' puts them back.
-
-    For MirrorMaker 2 this resets the Connect offsets only: the offset-syncs topic keeps the old syncs that the
-    checkpoint connector translates consumer groups with. --with-offset-syncs is the full reset: source and
-    checkpoint stopped, both reset, the offset-syncs topic truncated, both resumed, journalled for 'recover'.
+    A sink then follows its consumer's auto.offset.reset; a source connector reads its source from the start. The
+    offsets are backed up first ('undo' puts them back). For MirrorMaker 2, --with-offset-syncs also resets the
+    checkpoint connector and truncates the offset-syncs topic (docs/mirrormaker2.md).
 
     \b
     Examples:
+      kubectl offsets reset my-source -n kafka --dry-run
       kubectl offsets reset my-source -n kafka
-      kubectl offsets reset kmm2/mirror --connector source --dry-run
-      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --dry-run
+      # MirrorMaker 2: the source connector only, or the full reset
+      kubectl offsets reset kmm2/mirror --connector source
       kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --source-bootstrap-server east:9092
-      kubectl offsets reset -l team=payments -n kafka --parallel 8   # many connectors, one confirmation
-
-    With -l/--all/-A every selected connector is checked and previewed first, then one confirmation; each keeps
-    its own backup and journal ('undo -l ... --since TIME' puts them all back).
+      # Many connectors, one confirmation
+      kubectl offsets reset -l team=payments -n kafka --parallel 8
     """
     def work():
         from ..core.online import operations

@@ -20,18 +20,17 @@ from .help import KubectlCommand
 @quiet_option
 def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, yes, dry_run,
                     quiet):
-    """Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.
+    """Fire GitOps phase 1 once it is synced.
 
-    Reads what to do from the kubectl-offsets.io/gitops record that phase 1 put on the resource (without one it
-    refuses and changes nothing), backs up the current offsets and journals like alter (so 'kubectl offsets
-    recover' finishes an interrupted trigger and 'kubectl offsets undo' restores the backup), and marks the
-    resource kubectl-offsets.io/triggered=<operation id> in the same patch as Strimzi's annotation, so running it
-    again (or the trigger Job) does nothing. Then run 'kubectl offsets gitops next'.
+    Reads what to do from the record phase 1 put on the resource (without one it refuses), waits for the connector
+    to stop, backs up and has the operator apply the offsets as alter does, once: running it again does nothing.
+    Then run 'kubectl offsets gitops next'.
 
     \b
     Examples:
+      kubectl offsets trigger my-sink -n kafka --dry-run
       kubectl offsets trigger my-sink -n kafka
-      kubectl offsets trigger kmm2/mirror --connector 'east->west.MirrorSourceConnector' -n kafka
+      kubectl offsets trigger kmm2/mirror --connector source -n kafka
     """
     def work():
         from ..core.gitops import trigger_command

@@ -34,17 +34,18 @@ from .help import KubectlCommand
 def undo_command(target, connector, source_cluster, backup, from_file, selector, all_, all_namespaces, parallel,
                  skip_invalid, since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet,
                  **broker_flags):
-    """Put back the offsets of a backup taken by alter, reset or undo.
+    """Put back the offsets of a backup.
 
-    Partitions in the backup get their offsets back; partitions that appeared since are reset. The offsets
-    before the undo are backed up too, so an undo can be undone. A backup of another connector is refused.
+    Restores the newest backup that alter, reset or undo took of this connector (or --backup, or a local
+    --from-file). Partitions that appeared since are reset. The undo is backed up too, so it can be undone.
 
     \b
     Examples:
       kubectl offsets undo my-sink -n kafka
       kubectl offsets undo my-sink --backup my-sink-offsets-backup-20261122t101500z
-      kubectl offsets undo my-sink -n kafka --from-file my-sink-my-sink-offsets-backup-20261122t101500z.yaml
-      kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
+      kubectl offsets undo my-sink --from-file my-sink-my-sink-offsets-backup-20261122t101500z.yaml
+      # Everything a fleet reset took since a time
+      kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z
     """
     def work():
         from ..core.online import operations

@@ -24,11 +24,10 @@ REQUEST_TIMEOUT = 10.0  # seconds per API call: `version` is a quick look, not a
 @cluster_options
 def version_command(client: bool, connect_url: str | None, output: str, namespace: str | None,
                     context: str | None, kubeconfig: str | None, timeout: float) -> None:
-    """Print the plugin version, the Strimzi API versions the cluster serves and the Kafka Connect version.
+    """Print the plugin, Strimzi API and Kafka Connect versions.
 
-    The Kafka Connect version is read from the REST API at each KafkaConnect's status.url in the namespace, with a
-    2 s limit; from outside the cluster that address is usually not reachable, and the version shows as "unknown"
-    with the reason (use --connect-url with a port-forward to get it).
+    The Kafka Connect version comes from each KafkaConnect's REST API (status.url), which is usually reachable only
+    inside the cluster: --connect-url asks a port-forward instead.
 
     \b
     Examples:
@@ -36,7 +35,6 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
       kubectl offsets version -n kafka
       kubectl port-forward -n kafka svc/my-connect-connect-api 8083 &
       kubectl offsets version -n kafka --connect-url http://localhost:8083
-      kubectl offsets version -o json
     """
     from ..core.online import versions
 

@@ -113,15 +113,12 @@ class KubectlGroup(click.Group):
 
 def write_sections(params: Iterable[click.Parameter], ctx: click.Context, formatter: click.HelpFormatter,
                    footer: bool = True, sections: dict[str, str] | None = None) -> None:
-    """The options in their sections, then (``footer``) one line for the global flags, when the command takes
-    them."""
+    """The options in their sections, then (``footer``) where the global flags and the exit codes are."""
     found: dict[str, list[tuple[str, str]]] = {}
-    has_globals = False
     for param in params:
         if not isinstance(param, click.Option) or param.hidden or "--help" in param.opts:
             continue
         if isinstance(param, GlobalOption):
-            has_globals = True
             continue
         record = param.get_help_record(ctx)
         if record is not None:
@@ -130,7 +127,7 @@ def write_sections(params: Iterable[click.Parameter], ctx: click.Context, format
     for title in sorted(found, key=ORDER.index):
         with formatter.section(title):
             write_rows(formatter, found[title], width)
-    if has_globals and footer:
+    if footer:
         formatter.write_paragraph()
         formatter.write_text(GLOBAL_FOOTER)
 

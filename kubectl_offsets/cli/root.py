@@ -41,24 +41,23 @@ COMMANDS = {
 # here so that neither imports the 16 command modules (and what they import), which was most of what --help cost.
 # tests/unit/test_startup.py checks each against its command's own help, so they cannot drift apart.
 SUMMARIES = {
-    "list": "Show a connector's offsets, as Strimzi lists them; or many connectors' with -l, --all or -A.",
+    "list": "Show a connector's offsets (or every connector's state).",
     "alter": "Change a connector's offsets, safely.",
     "reset": "Wipe a connector's offsets, so it starts from scratch.",
-    "undo": "Put back the offsets of a backup taken by alter, reset or undo.",
-    "backups": "List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.",
-    "export": "Write the offsets of every selected connector to one fleet document, for import elsewhere.",
-    "import": "Apply a fleet document: each entry's offsets to the connector of the same name, through the normal "
-              "alter flow (backup, stop, alter, verify, resume).",
-    "recover": "Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.",
+    "undo": "Put back the offsets of a backup.",
+    "backups": "List or prune the backups alter, reset and undo took.",
+    "export": "Write every selected connector's offsets to one file.",
+    "import": "Apply an export's offsets to the connectors it names.",
+    "recover": "Finish or roll back an interrupted operation.",
     "create": "Create a KafkaConnector that starts at chosen offsets.",
-    "delete": "Delete a KafkaConnector, and with --reset-offsets the offsets Connect would otherwise keep.",
-    "trigger": "Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.",
-    "gitops": "Change offsets through a GitOps repository (Argo CD, Flux): reviewable, and never re-firing.",
-    "compute": "Compute the offsets a connector should resume at, from topic data (live or archived), with PySpark.",
-    "lag": "Replication or consumption lag per partition: end offset minus where the connector resumes.",
-    "check": "Check a MirrorMaker 2 mirror's stored source offsets against its source topics.",
-    "completion": "Print a shell completion script for SHELL (bash, zsh or fish).",
-    "version": "Print the plugin version, the Strimzi API versions the cluster serves and the Kafka Connect version.",
+    "delete": "Delete a KafkaConnector, and its offsets if asked.",
+    "trigger": "Fire GitOps phase 1 once it is synced.",
+    "gitops": "Change offsets as GitOps commits and pull requests.",
+    "compute": "Compute offsets from topic data (a time, poison records).",
+    "lag": "Show how far a connector is behind, per partition.",
+    "check": "Check a MirrorMaker 2 mirror's stored source offsets.",
+    "completion": "Print a shell completion script (bash, zsh or fish).",
+    "version": "Print the plugin, Strimzi API and Kafka Connect versions.",
 }
 
 

@@ -254,7 +254,7 @@ def test_trigger_and_recover_parse_yes_and_dry_run(unreachable_kubeconfig, comma
 
 # --- row 17: help that is true per command; one name for the current offsets ------------------------------------
 
-GENERIC_OUTPUT_HELP = 'json is the {"offsets": [...]} document that alter -f accepts'
+GENERIC_OUTPUT_HELP = 'the {"offsets": [...]} document alter -f takes'
 
 
 def _help(*command: str) -> str:
@@ -294,7 +294,7 @@ def test_gitops_names_the_current_offsets_current_and_keeps_before_hidden(tmp_pa
             result.output.replace(" ", ""), result.output
 
 
-# --- also: exit codes in every command's --help; one error style --------------------------------------------------
+# --- also: the exit codes written once, in the root help; one error style ------------------------------------------
 
 def _every_command_path():
     import click
@@ -310,14 +310,21 @@ def _every_command_path():
                 yield [name, sub]
 
 
-@pytest.mark.parametrize("path", list(_every_command_path()), ids=" ".join)
-def test_every_help_lists_the_exit_codes(path):
+def test_the_root_help_lists_every_exit_code():
     from kubectl_offsets.errors import ExitStatus
 
-    text = invoke(*path, "--help").output
+    text = invoke("--help").output
     assert "Exit codes:" in text
     for status in ExitStatus:
         assert f"  {int(status)} " in text.split("Exit codes:")[1], (status, text)
+
+
+@pytest.mark.parametrize("path", list(_every_command_path()), ids=" ".join)
+def test_every_command_help_points_to_the_exit_codes_instead_of_repeating_them(path):
+    """Issue 30: most of the table does not apply to completion or version; it is written once."""
+    text = invoke(*path, "--help").output
+    assert "Exit codes:" not in text
+    assert "exit codes: kubectl offsets --help" in " ".join(text.split()), text
 
 
 @pytest.mark.parametrize("args", [
