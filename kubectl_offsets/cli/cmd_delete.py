@@ -32,14 +32,19 @@ def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeou
     def work():
         from ..core.online import lifecycle
 
-        require_confirmation_possible(yes, dry_run, "delete")
+        name = target.split("/")[-1]
+        require_confirmation_possible(yes, dry_run, "delete", "deletes the connector" + (
+            " and resets its offsets" if reset_offsets else ""))
+        question = (f"reset the offsets of '{name}', then delete kafkaconnector/{name}?" if reset_offsets
+                    else f"delete kafkaconnector/{name} (its offsets stay in Connect)?")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
         result = lifecycle.delete_connector(kube, target_spec(target, None, None), reset_offsets=reset_offsets,
-                                            options=options, confirm=confirm_on_terminal, progress=progress)
+                                            options=options, confirm=lambda preview: confirm_on_terminal(
+                                                preview, question), progress=progress)
         if dry_run:
             if result is not None:
                 print_dry_run(result)
-            echo(f"then: delete kafkaconnector/{target.split('/')[-1]}; dry run: nothing was changed", err=True)
+            echo(f"then: delete kafkaconnector/{name}; dry run: nothing was changed", err=True)
             return
         _print(result, output)
 

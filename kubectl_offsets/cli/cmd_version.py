@@ -7,7 +7,7 @@ import json
 import click
 
 from ..output.terminal import echo
-from .options import cluster_config, cluster_options
+from .options import cluster_config, cluster_flags
 from .help import KubectlCommand
 
 FORMATS = ("text", "json", "yaml")
@@ -19,9 +19,10 @@ REQUEST_TIMEOUT = 10.0  # seconds per API call: `version` is a quick look, not a
 @click.option("--connect-url", metavar="URL",
               help="Ask Kafka Connect's REST API at URL (e.g. a kubectl port-forward) instead of each "
                    "KafkaConnect's status.url, which is usually cluster-internal.")
-@click.option("-o", "--output", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@cluster_options
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="text", metavar="FORMAT",
+              help="text (default), json or yaml.")
+@cluster_flags(timeout_help=f"How long to wait for each answer of the cluster (default, and at most, "
+                            f"{REQUEST_TIMEOUT:.0f}s).")
 def version_command(client: bool, connect_url: str | None, output: str, namespace: str | None,
                     context: str | None, kubeconfig: str | None, timeout: float) -> None:
     """Print the plugin, Strimzi API and Kafka Connect versions.

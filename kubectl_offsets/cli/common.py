@@ -91,22 +91,24 @@ def target_spec(target: str, connector: str | None, source_cluster: str | None):
     return TargetSpec(target, connector=connector, source_cluster=source_cluster)
 
 
-def require_confirmation_possible(yes: bool, dry_run: bool, operation: str) -> None:
+def require_confirmation_possible(yes: bool, dry_run: bool, operation: str,
+                                  does: str = "changes the connector's offsets") -> None:
     """Without a terminal there is nobody to ask: refuse before anything is touched."""
     if not yes and not dry_run and not sys.stdin.isatty():
         from ..errors import InputError
 
-        raise InputError(f"{operation} changes the connector's offsets and there is no terminal to confirm on",
+        raise InputError(f"{operation} {does} and there is no terminal to confirm on",
                          advice="pass --yes to proceed without confirmation, or --dry-run to only preview")
 
 
-def confirm_on_terminal(preview) -> bool:
+def confirm_on_terminal(preview, question: str | None = None) -> bool:
     """Ctrl-C or Ctrl-D at the prompt is a "no": the operation is cancelled and says what that left (create deletes
-    the connector it created for the preview), instead of click's bare "Aborted!"."""
+    the connector it created for the preview), instead of click's bare "Aborted!". ``question``: what to ask, when
+    it is not "<operation> the offsets of NAME?"."""
     echo(render_preview(preview), err=True)
+    question = question or f"{preview.operation} the offsets of '{preview.target.connector_name}'?"
     try:
-        return click.confirm(printable(f"{preview.operation} the offsets of '{preview.target.connector_name}'?"),
-                             default=False, err=True)
+        return click.confirm(printable(question), default=False, err=True)
     except click.Abort:
         click.echo("", err=True)
         return False

@@ -69,15 +69,20 @@ def kubeconfig_options(context_help: str = CONTEXT_HELP, kubeconfig_help: str = 
         option("--context", help=context_help, standard=CONTEXT_HELP, shell_complete=_complete("context")),
         option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG", help=kubeconfig_help,
                standard=KUBECONFIG_HELP),
-        option("--timeout", type=Duration(), default="5m", show_default=timeout_help != TIMEOUT_HELP,
+        option("--timeout", type=Duration(), default="5m", show_default=False,
                help=timeout_help, standard=TIMEOUT_HELP),
     )
 
 
-cluster_options = group(
-    click.option("-n", "--namespace", help=NAMESPACE_HELP, cls=GlobalOption, shell_complete=_complete("namespace")),
-    kubeconfig_options(),
-)
+def cluster_flags(timeout_help: str = TIMEOUT_HELP) -> Callable:
+    """-n, --context, --kubeconfig, --timeout; ``timeout_help`` where the command waits for something else."""
+    return group(
+        click.option("-n", "--namespace", help=NAMESPACE_HELP, cls=GlobalOption, shell_complete=_complete("namespace")),
+        kubeconfig_options(timeout_help=timeout_help),
+    )
+
+
+cluster_options = cluster_flags()
 
 
 def alter_input_options(shift_by_help: str, topic_help: str) -> Callable:
