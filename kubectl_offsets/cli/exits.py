@@ -28,6 +28,8 @@ MEANINGS = {
     ExitStatus.VERIFY: "the operation ran but the offsets are not what was asked",
     ExitStatus.CHECK_FAILED: "a check or gate found what it looks for (check, lag --max-lag/--max-age)",
     ExitStatus.KAFKA_UNREACHABLE: "a Kafka cluster gave no answers (down, wrong --bootstrap-server, TLS/SASL)",
+    ExitStatus.CLUSTER_UNREACHABLE: "the Kubernetes API server gave no answers (down, wrong address, TLS)",
+    ExitStatus.KUBECONFIG: "the kubeconfig cannot be used (no such file or context, credential plugin failed)",
     ExitStatus.INTERRUPTED: "interrupted (Ctrl-C, SIGTERM); the connector is made safe first",
 }
 

@@ -18,7 +18,8 @@ def normalize_args(args: list[str]) -> list[str]:
     alone.
 
     - -n/--namespace, --context, --kubeconfig, --timeout before the subcommand move behind it;
-    - -v N / -v=N / --v=N anywhere move in front (the root command takes it);
+    - -v N / -v=N / --v=N anywhere move in front (the root command takes it, and refuses a value that is not a
+      number);
     - a bare --dry-run means --dry-run=client, as for kubectl; written out so that click never takes the next word
       (a connector name) as its value."""
     cut = args.index("--") if "--" in args else len(args)
@@ -36,9 +37,9 @@ def _take_verbosity(args: list[str]) -> tuple[list[str], list[str]]:
     while index < len(args):
         arg = args[index]
         name, eq, value = arg.partition("=")
-        if name in VERBOSITY_FLAGS and eq and value.isdigit():
+        if name in VERBOSITY_FLAGS and eq:
             taken.append(f"--v={value}")
-        elif arg in VERBOSITY_FLAGS and index + 1 < len(args) and args[index + 1].isdigit():
+        elif arg in VERBOSITY_FLAGS and index + 1 < len(args) and not args[index + 1].startswith("-"):
             taken.append(f"--v={args[index + 1]}")
             index += 1
         elif arg.startswith("-v") and arg[2:].isdigit():
@@ -90,5 +91,8 @@ def set_verbosity(level: int) -> None:
     import logging
 
     logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
+    # urllib3 logs each retry of a failed connection with its Retry(...) repr: the request log (-v 6) already has
+    # one line per request, and the error says why it failed.
+    logging.getLogger("urllib3").setLevel(logging.ERROR)
     if level >= 4:
         logging.getLogger("kubectl_offsets").setLevel(logging.DEBUG)

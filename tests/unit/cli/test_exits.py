@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from kubectl_offsets import errors
 from kubectl_offsets.adapters.forge import ForgeError
 from kubectl_offsets.adapters.gitrepo import GitError
+from kubectl_offsets.adapters.kube import UnreachableError
 from kubectl_offsets.adapters.yamlfiles import YamlParseError
 from kubectl_offsets.cli.root import LazyGroup, root
 from kubectl_offsets.core.gitops.locate import AmbiguousTargetError, NotEditableError
@@ -34,6 +35,8 @@ PINNED = [
     (errors.VerificationError, ExitStatus.VERIFY, 8),
     (errors.CheckFailedError, ExitStatus.CHECK_FAILED, 9),
     (errors.KafkaUnreachableError, ExitStatus.KAFKA_UNREACHABLE, 10),
+    (UnreachableError, ExitStatus.CLUSTER_UNREACHABLE, 11),
+    (errors.KubeconfigError, ExitStatus.KUBECONFIG, 12),
     (errors.InterruptedOperationError, ExitStatus.INTERRUPTED, 130),
 ]
 

@@ -81,7 +81,7 @@ def test_an_unknown_dry_run_mode_is_refused():
 ])
 def test_global_flags_go_before_the_subcommand(unreachable_kubeconfig, before):
     result = invoke(*before, "--kubeconfig", unreachable_kubeconfig, "list", "x")
-    assert result.exit_code == 1, result.output  # it got as far as asking the cluster, with that kubeconfig
+    assert result.exit_code == 11, result.output  # it got as far as asking the cluster, with that kubeconfig
     assert "cannot reach the API server at https://127.0.0.1:9" in result.output
 
 
@@ -92,7 +92,7 @@ def test_global_flags_reach_a_nested_subcommand(unreachable_kubeconfig):
 
 def test_verbosity_also_after_the_subcommand(unreachable_kubeconfig):
     result = invoke("list", "x", "-v=6", kubeconfig=unreachable_kubeconfig)
-    assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
+    assert result.exit_code == 11 and "cannot reach the API server" in result.output, result.output
 
 
 # --- row 8: output paths checked before the scan -------------------------------------------------------------
@@ -249,7 +249,7 @@ def test_every_command_that_changes_things_takes_yes_and_dry_run(command):
 @pytest.mark.parametrize("command", ["trigger", "recover"])
 def test_trigger_and_recover_parse_yes_and_dry_run(unreachable_kubeconfig, command):
     result = invoke(command, "x", "--yes", "--dry-run", kubeconfig=unreachable_kubeconfig)
-    assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
+    assert result.exit_code == 11 and "cannot reach the API server" in result.output, result.output
 
 
 # --- row 17: help that is true per command; one name for the current offsets ------------------------------------
