@@ -74,7 +74,6 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
-        require_confirmation_possible(yes, dry_run, "alter")
         travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
                             kafka_options=kafka_options, allow_future=allow_future)
@@ -92,7 +91,10 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_locally()
-        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+        fleet = check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter")
+        # After the input's own checks: a typo is the error to fix first, whether or not there is a terminal.
+        require_confirmation_possible(yes, dry_run, "alter")
+        if fleet:
             if bootstrap_server or kafka_options:
                 raise InputError("--bootstrap-server checks the partitions of one connector",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
@@ -121,6 +123,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                              "or --to-offset", advice="use one way of saying the new offsets")
         travel.check_combination()
         travel.at_ms()  # a bad or future time is refused before the cluster is asked anything
+        require_confirmation_possible(yes, dry_run, "alter")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)
         result = operations.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,

@@ -62,13 +62,13 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
     def work():
         from ..core.online import lifecycle
 
-        require_confirmation_possible(yes, dry_run, "create")
         request_args = dict(offsets_file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset,
                             topics=topics, to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, bootstrap_server=bootstrap_server, kafka_options=kafka_options,
                             allow_future=allow_future)
         document = lifecycle.read_manifest(manifest)
         _check_time(to_datetime, allow_future)
+        require_confirmation_possible(yes, dry_run, "create")  # after the input's checks: fix a typo first
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
         request = _offsets_request(kube, document, namespace, progress, **request_args)
         result = lifecycle.create_connector(kube, document, request, from_scratch=from_scratch,

@@ -41,11 +41,11 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
         from .fleet import run_plan
         from .options import cluster_config
 
-        require_confirmation_possible(yes, dry_run, "import")
         document = fleet.read_fleet_file(file)
         mapping = fleet.ImportMapping(namespace=namespace, namespaces=fleet.parse_namespace_map(map_namespace),
                                       only=tuple(only))
         fleet.place_entries(document, mapping)  # collisions and mappings that match nothing: before any cluster
+        require_confirmation_possible(yes, dry_run, "import")  # after the input's checks: fix a typo first
         cluster = cluster_config(namespace, context, kubeconfig)
         _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                        resume=not no_resume, force=force)

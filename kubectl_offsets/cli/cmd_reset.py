@@ -54,7 +54,6 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
         from ..core.online import operations
         from .fleet import check_target_or_selection
 
-        require_confirmation_possible(yes, dry_run, "reset")
         if (allow_shared_offset_syncs or target_bootstrap_server) and not with_offset_syncs:
             from ..errors import InputError
 
@@ -68,11 +67,13 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                                  "--with-offset-syncs")
             from .fleet import run_fleet_command
 
+            require_confirmation_possible(yes, dry_run, "reset")  # after the input's checks: fix a typo first
             run_fleet_command("reset", lambda fleet, cluster, members, options, progress, stop: fleet.plan_reset(
                 cluster, members, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
                 all_namespaces, parallel, skip_invalid)
             return
+        require_confirmation_possible(yes, dry_run, "reset")
         settings = mm2_settings(broker_flags, with_offset_syncs=with_offset_syncs, target_bootstrap=
                                 target_bootstrap_server, allow_shared_offset_syncs=allow_shared_offset_syncs)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,

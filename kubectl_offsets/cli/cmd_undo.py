@@ -52,7 +52,6 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
-        require_confirmation_possible(yes, dry_run, "undo")
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "undo"):
             if backup or from_file:
                 flag = "--backup" if backup else "--from-file"
@@ -63,6 +62,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             from .fleet import parse_since, run_fleet_command
 
             start = parse_since(since)
+            require_confirmation_possible(yes, dry_run, "undo")  # after the input's checks: fix a typo first
             run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
                 cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
@@ -70,6 +70,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             return
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
+        require_confirmation_possible(yes, dry_run, "undo")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
         result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup,

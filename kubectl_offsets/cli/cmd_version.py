@@ -42,6 +42,7 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
     if client:
         _print(versions.client_report(), output)
         return
+    _check_url(connect_url)
     config = cluster_config(namespace, context, kubeconfig)
 
     def work() -> None:
@@ -56,6 +57,26 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
             _print(report, output)
 
     work()
+
+
+def _check_url(url: str | None) -> None:
+    """--connect-url is Kafka Connect's REST address, as a port-forward gives it: checked before the cluster is
+    asked, so that a typo is not reported as a Connect that does not answer."""
+    if url is None:
+        return
+    from urllib.parse import urlsplit
+
+    from ..errors import InputError
+
+    parts = urlsplit(url)
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise InputError(f"--connect-url '{url}' is not an http(s) URL",
+                         advice="give Kafka Connect's REST address, e.g. http://localhost:8083 after "
+                                "kubectl port-forward svc/NAME-connect-api 8083")
 
 
 def _print(report, output: str) -> None:

@@ -83,6 +83,20 @@ class KubectlCommand(click.Command):
         super().__init__(*args, **kwargs)
         self.sections = sections or {}
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """A command that takes a TARGET also takes it as kubectl's ``TYPE NAME``."""
+        if any(isinstance(p, click.Argument) and p.name == "target" for p in self.params):
+            from .invocation import join_kind_and_name
+
+            try:
+                values, rest, _ = self.make_parser(ctx).parse_args(list(args))
+            except click.UsageError:
+                pass  # click reports it below, in the parse that counts
+            else:
+                if values.get("target") and rest:
+                    args = join_kind_and_name(args, [values["target"], *rest])
+        return super().parse_args(ctx, args)
+
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.format_help_text(ctx, formatter)
         self.format_options(ctx, formatter)

@@ -64,6 +64,22 @@ def _take_leading_globals(args: list[str]) -> tuple[list[str], list[str]]:
     return args[:index], args[index:]
 
 
+def join_kind_and_name(args: list[str], positionals: list[str]) -> list[str]:
+    """kubectl's ``TYPE NAME`` (``kubectl get kafkaconnector my-sink``) as the ``TYPE/NAME`` our commands take.
+    ``positionals``: the words of ``args`` that are no flag or flag value, as click's parser found them."""
+    from ..strimzi import KIND_ALIASES
+
+    if len(positionals) < 2 or "/" in positionals[0]:
+        return args
+    kinds = {alias for aliases in KIND_ALIASES.values() for alias in aliases}
+    if positionals[0].lower().split(".", 1)[0] not in kinds:
+        return args
+    for index in range(len(args) - 1):
+        if args[index] == positionals[0] and args[index + 1] == positionals[1]:
+            return [*args[:index], f"{positionals[0]}/{positionals[1]}", *args[index + 2:]]
+    return args
+
+
 def dry_run_mode() -> str:
     """none, client or server: what --dry-run asked for in the running command."""
     return click.get_current_context().meta.get("kubectl_offsets.dry_run_mode", "none")

@@ -62,17 +62,24 @@ def jsonpath_template(output: str) -> str:
     template = output[len("jsonpath="):]
     if len(template) >= 2 and template[0] == template[-1] and template[0] in "'\"":
         template = template[1:-1]  # kubectl strips one pair of quotes a shell left in
-    jsonpath(template, {})  # parse only: an unsupported template is refused before anything runs
+    if not template:
+        from ..errors import InputError
+
+        raise InputError("-o jsonpath= names no template (kubectl: template format specified but no template given)",
+                         advice="e.g. -o jsonpath='{.offsets[*].offset}'")
+    jsonpath(template, None)  # parse only: an unsupported template is refused before anything runs
     return template
 
 
-_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+# An expression: text in braces, where a quoted string may itself hold braces ({"}"} prints a brace).
+_EXPRESSION = re.compile(r"\{((?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^{}'\"])*)\}")
 _STEP = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(-?\d+|\*)\]")
 
 
 def jsonpath(template: str, document: Any) -> str:
     """kubectl's JSONPath, the subset in JSONPATH_HELP. Missing keys print nothing (kubectl's --allow-missing-template-keys
-    default); objects and lists print as compact JSON."""
+    default), an index past a list's end is an error (as kubectl's "array index out of bounds"); objects and lists
+    print as compact JSON. ``document`` None: only parse the template."""
     from ..errors import InputError
 
     out, position = [], 0
@@ -98,8 +105,10 @@ def _literal(text: str, template: str) -> str:
 def _evaluate(expression: str, document: Any, template: str) -> str:
     from ..errors import InputError
 
-    if len(expression) >= 2 and expression[0] == expression[-1] == "'":
-        return expression[1:-1].encode().decode("unicode_escape")  # {'\n'}, {'\t'}, {' '}
+    if len(expression) >= 2 and expression[0] == expression[-1] and expression[0] in "'\"":
+        return _string(expression, template)  # {'\n'}, {"\n"}, {' '}
+    if document is None:
+        document = {}
     if expression in ("", "."):
         return _show(document)
     steps = list(_STEP.finditer(expression))
@@ -115,10 +124,29 @@ def _evaluate(expression: str, document: Any, template: str) -> str:
                 found.append(value[key])
             elif index == "*" and isinstance(value, list):
                 found.extend(value)
-            elif index not in (None, "*") and isinstance(value, list) and -len(value) <= int(index) < len(value):
+            elif index not in (None, "*") and isinstance(value, list):
+                if not -len(value) <= int(index) < len(value):
+                    raise InputError(f"jsonpath '{template}': array index out of bounds: index {index}, length "
+                                     f"{len(value)}")
                 found.append(value[int(index)])
         values = found
     return " ".join(_show(v) for v in values)
+
+
+def _string(literal: str, template: str) -> str:
+    """A quoted string in a template, with the escapes kubectl's (Go's) take: \\n, \\t, \\", \\x41, \\u00e9."""
+    import ast
+
+    from ..errors import InputError
+
+    try:
+        value = ast.literal_eval(literal)
+    except (SyntaxError, ValueError):
+        raise InputError(f"jsonpath template '{template}': {literal} is not a valid string (a bad escape?)",
+                         advice="write escapes as \\n, \\t, \\\\ or \\x41") from None
+    if not isinstance(value, str):
+        raise InputError(f"jsonpath template '{template}': {literal} is not a string")
+    return value
 
 
 def _show(value: Any) -> str:

@@ -24,12 +24,12 @@ PINNED = [
     (errors.MissingExtraError, ExitStatus.USAGE, 2),
     (YamlParseError, ExitStatus.USAGE, 2),
     (AmbiguousTargetError, ExitStatus.USAGE, 2),
+    (NotEditableError, ExitStatus.USAGE, 2),  # issue 30: manifests the tool cannot edit are input, not the cluster
     (errors.NotFoundError, ExitStatus.NOT_FOUND, 3),
     (errors.ApiNotServedError, ExitStatus.NOT_FOUND, 3),
     (errors.ForbiddenError, ExitStatus.FORBIDDEN, 4),
     (errors.PreconditionError, ExitStatus.PRECONDITION, 5),
     (errors.OwnershipLostError, ExitStatus.PRECONDITION, 5),
-    (NotEditableError, ExitStatus.PRECONDITION, 5),
     (errors.OperatorError, ExitStatus.OPERATOR, 6),
     (errors.OperationTimeoutError, ExitStatus.TIMEOUT, 7),
     (errors.VerificationError, ExitStatus.VERIFY, 8),
