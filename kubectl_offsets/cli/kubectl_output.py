@@ -136,12 +136,15 @@ def _evaluate(expression: str, document: Any, template: str) -> str:
 def _string(literal: str, template: str) -> str:
     """A quoted string in a template, with the escapes kubectl's (Go's) take: \\n, \\t, \\", \\x41, \\u00e9."""
     import ast
+    import warnings
 
     from ..errors import InputError
 
     try:
-        value = ast.literal_eval(literal)
-    except (SyntaxError, ValueError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # Python keeps an unknown escape (\\q) with a warning; Go refuses it
+            value = ast.literal_eval(literal)
+    except (SyntaxError, ValueError, Warning):
         raise InputError(f"jsonpath template '{template}': {literal} is not a valid string (a bad escape?)",
                          advice="write escapes as \\n, \\t, \\\\ or \\x41") from None
     if not isinstance(value, str):
