@@ -88,8 +88,10 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
     if dry_run:
         click.echo("\n".join(f"configmap/{b.name} deleted (dry run)" for b in doomed))
         return
-    if not yes and not click.confirm(f"delete {len(doomed)} backup ConfigMap(s)?", default=False, err=True):
-        raise InputError("prune cancelled; nothing was deleted")
+    if not yes:
+        from .common import confirm_or_cancel
+
+        confirm_or_cancel(f"delete {len(doomed)} backup ConfigMap(s)?", "prune cancelled; nothing was deleted")
     for backup in backup_catalog.delete(kube, doomed):
         click.echo(f"configmap/{backup.name} deleted")
 

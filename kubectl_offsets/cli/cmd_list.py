@@ -85,7 +85,8 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     from .fleet import cluster_and_members, entry_rows, no_resources_found, selection, warn_unlisted
 
     sel = selection(namespace, selector, all_, all_namespaces)
-    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel, empty_ok=not out)
+    # list answers an empty selection as kubectl get does; export refuses it, to a file or to stdout (docs/fleet.md)
+    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel, empty_ok=not record_source)
     if not members:  # as kubectl get: a message on stderr, exit 0 (json/yaml/csv still print the empty document)
         click.echo(no_resources_found(kube, sel), err=True)
         if output == "table":

@@ -114,6 +114,21 @@ def confirm_on_terminal(preview, question: str | None = None) -> bool:
         return False
 
 
+def confirm_or_cancel(question: str, cancelled: str) -> None:
+    """Ask y/N on stderr and return on a yes. Anything else says ``cancelled`` and exits: "no" and Ctrl-D as a
+    refusal (exit 2), Ctrl-C as an interruption (exit 130), as a shell's Ctrl-C; never click's bare "Aborted!"."""
+    from ..errors import InputError, InterruptedOperationError
+
+    try:
+        if click.confirm(printable(question), default=False, err=True):
+            return
+    except click.Abort as abort:
+        click.echo("", err=True)
+        if isinstance(abort.__context__, KeyboardInterrupt):  # click raises Abort from Ctrl-C and Ctrl-D alike
+            raise InterruptedOperationError(cancelled) from None
+    raise InputError(cancelled)
+
+
 def render_preview(preview) -> str:
     text = _preview_body(preview)
     return f"{text}\nWARNING: {preview.unverified_note()}" if preview.unverified else text

@@ -97,7 +97,7 @@ def run_plan(plan_builder: Callable[[threading.Event], Plan], cluster, options, 
     nothing (exit 130); an interrupted run starts no new connector, lets the ones under way finish and prints the
     summary before it exits."""
     from ..core.online import fleet
-    from ..errors import InputError, InterruptedOperationError
+    from ..errors import InterruptedOperationError
     from .exits import signals_set
 
     stop = threading.Event()
@@ -115,9 +115,11 @@ def run_plan(plan_builder: Callable[[threading.Event], Plan], cluster, options, 
         if options.dry_run:
             echo("dry run: nothing was changed", err=True)
             return
-        if not options.yes and not click.confirm(f"{verb} the offsets of {len(runnable)} connector(s), "
-                                                 f"{parallel} at a time?", default=False, err=True):
-            raise InputError(f"{verb} cancelled; nothing was changed")
+        if not options.yes:
+            from .common import confirm_or_cancel
+
+            confirm_or_cancel(f"{verb} the offsets of {len(runnable)} connector(s), {parallel} at a time?",
+                              f"{verb} cancelled; nothing was changed")
     except BaseException:
         plan.close()
         raise

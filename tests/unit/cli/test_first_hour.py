@@ -262,3 +262,32 @@ def test_alter_f_with_a_fleet_document_says_to_use_import(tmp_path, suffix, text
     result = invoke("alter", "my-sink", "-f", str(path), "--yes", kubeconfig=kubeconfig(tmp_path))
     assert result.exit_code == 2, result.output
     assert "is a fleet document" in result.output and f"kubectl offsets import -f {path}" in result.output
+
+
+# --- Ctrl-C and Ctrl-D at the fleet prompt (the backups --prune prompt: tests/integration/cli/test_no_strimzi.py) ---
+
+@pytest.mark.parametrize("key, status", [(EOFError, 2), (KeyboardInterrupt, 130)], ids=["ctrl-d", "ctrl-c"])
+def test_ctrl_c_and_ctrl_d_at_the_fleet_prompt_cancel_with_a_message(monkeypatch, capsys, key, status):
+    """Both were click's bare "Aborted!" with exit 1, which means a bug."""
+    import click
+
+    from kubectl_offsets import strimzi
+    from kubectl_offsets.cli import exits
+    from kubectl_offsets.cli import fleet as cli_fleet
+    from kubectl_offsets.core.online import fleet
+    from kubectl_offsets.model import ClusterConfig
+
+    def pressed(prompt=""):
+        raise key()
+
+    ran = []
+    member = fleet.Member("ns", strimzi.KIND_CONNECTOR, "sink", "sink")
+    plan = fleet.Plan([fleet.PlanItem(member, "reset", run=lambda kube, options, progress: ran.append(member))])
+    monkeypatch.setattr(cli_fleet, "_show_plan", lambda plan: None)
+    monkeypatch.setattr(click.termui, "visible_prompt_func", pressed)
+    with pytest.raises(SystemExit) as exited, exits.exit_on_error():
+        cli_fleet.run_plan(lambda stop: plan, ClusterConfig(), fleet.Options(yes=False), 1, False, "reset", None)
+    assert exited.value.code == status
+    err = capsys.readouterr().err
+    assert "error: reset cancelled; nothing was changed" in err and "Aborted" not in err, err
+    assert ran == []
