@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable
 
@@ -141,6 +140,8 @@ def _preview_body(preview) -> str:
     head += _mm2_lines(preview)
     if preview.before is None:
         shown = preview.change.to_json() if preview.change is not None else "all offsets reset"
+        import json
+
         return f"{head}\ncurrent offsets unknown (never listed); the change:\n{json.dumps(shown, indent=2)}"
     if preview.change is None:
         head += ": every offset below is reset"
@@ -227,6 +228,8 @@ def render_dry_run(preview, fmt: str, mode: str) -> str:
         return render_offsets(after or OffsetsDocument(), "csv", preview.kind)
     if fmt in ("json", "yaml"):
         document = dry_run_document(preview, mode)
+        import json
+
         return json.dumps(document, indent=2) if fmt == "json" else to_yaml(document)
     return "\n---\n".join(f"# {description}\n{to_yaml(body)}" for description, body in preview.patches)
 

@@ -12,7 +12,6 @@ from typing import Iterator
 import click
 
 from ..errors import ExitStatus, OffsetsError
-from ..output.terminal import echo
 
 
 # What each exit status means, in a word or two: the root help's epilog (written once: docs/online.md has the table).
@@ -42,6 +41,8 @@ def exit_codes_epilog() -> str:
 def report_usage(error: click.UsageError) -> int:
     """A usage error (unknown flag, bad value, missing argument) in the style of every other error: ``error:``
     and a hint instead of click's usage block; exit 2, as kubectl."""
+    from ..output.terminal import echo  # here, not at the top: the root --help imports this module for the table
+
     where = error.ctx.command_path if error.ctx is not None else "kubectl offsets"
     echo(f"error: {error.format_message()}\n  hint: see '{where} --help'", err=True)
     return int(ExitStatus.USAGE)
@@ -50,6 +51,8 @@ def report_usage(error: click.UsageError) -> int:
 def report(error: OffsetsError) -> int:
     """Print an error the way kubectl does (``error: ...``), with advice and the next command, and return the
     exit status."""
+    from ..output.terminal import echo
+
     lines = [f"error: {error.message}"]
     if error.advice:
         lines.append(f"  hint: {error.advice}")

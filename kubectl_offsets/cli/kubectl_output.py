@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -72,8 +71,8 @@ def jsonpath_template(output: str) -> str:
 
 
 # An expression: text in braces, where a quoted string may itself hold braces ({"}"} prints a brace).
-_EXPRESSION = re.compile(r"\{((?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^{}'\"])*)\}")
-_STEP = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(-?\d+|\*)\]")
+_EXPRESSION = r"\{((?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^{}'\"])*)\}"
+_STEP = r"\.([A-Za-z0-9_\-]+)|\[(-?\d+|\*)\]"  # compiled (and cached) by re at first use: not at --help
 
 
 def jsonpath(template: str, document: Any) -> str:
@@ -83,7 +82,7 @@ def jsonpath(template: str, document: Any) -> str:
     from ..errors import InputError
 
     out, position = [], 0
-    for match in _EXPRESSION.finditer(template):
+    for match in re.finditer(_EXPRESSION, template):
         out.append(_literal(template[position:match.start()], template))
         out.append(_evaluate(match.group(1).strip(), document, template))
         position = match.end()
@@ -111,7 +110,7 @@ def _evaluate(expression: str, document: Any, template: str) -> str:
         document = {}
     if expression in ("", "."):
         return _show(document)
-    steps = list(_STEP.finditer(expression))
+    steps = list(re.finditer(_STEP, expression))
     if not expression.startswith((".", "[")) or "".join(s.group(0) for s in steps) != expression:
         raise InputError(f"jsonpath expression '{{{expression}}}' in '{template}' is outside the supported subset",
                          advice=JSONPATH_HELP)
@@ -156,6 +155,8 @@ def _show(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, (dict, list)):
+        import json
+
         return json.dumps(value, separators=(",", ":"))
     if isinstance(value, bool):
         return "true" if value else "false"

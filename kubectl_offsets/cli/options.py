@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from ..model import ClusterConfig
+if TYPE_CHECKING:
+    from ..model import ClusterConfig
+
 from .help import CONTEXT_HELP, KUBECONFIG_HELP, NAMESPACE_HELP, TIMEOUT_HELP, GlobalOption
 
 OUTPUT_FORMATS = ("table", "json", "yaml", "csv")
@@ -170,6 +172,8 @@ def check_output_path(path: str | None, flag: str) -> None:
 
 
 def cluster_config(namespace: str | None, context: str | None, kubeconfig: str | None) -> ClusterConfig:
+    from ..model import ClusterConfig
+
     return ClusterConfig(kubeconfig=kubeconfig, context=context, namespace=namespace)
 
 
