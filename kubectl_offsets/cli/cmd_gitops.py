@@ -8,7 +8,10 @@ from ..output.terminal import echo
 from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
 from .options import allow_future_option, alter_input_options, group, kafka_option, kubeconfig_options, quiet_option
-from .help import KubectlGroup
+from .help import REPOSITORY, KubectlGroup
+
+# -n narrows where in the repository the resource is looked for.
+REPOSITORY_FLAGS = {"--namespace": REPOSITORY}
 
 repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
@@ -22,14 +25,14 @@ output_options = group(
     click.option("-o", "--output", type=click.Choice(["files", "diff"]), default="files", metavar="FORMAT",
                  help="files (default): write the change; diff: only print it."),
     click.option("--out", "out_dir", type=click.Path(file_okay=False),
-                 help="Write into a copy of the repository in this new directory."),
+                 help="Write into a copy of the repository there."),
     click.option("--server-dry-run", is_flag=True,
-                 help="Have the API server check the changed manifests (a server-side dry run)."),
+                 help="Have the API server check the changed manifests."),
     kubeconfig_options(),
 )
 
 git_options = group(
-    click.option("--commit", is_flag=True, help="Commit the change on a new branch (your checkout is untouched)."),
+    click.option("--commit", is_flag=True, help="Commit it on a new branch (your checkout is untouched)."),
     click.option("--branch", metavar="NAME", help="Its name (default: one per target and change, so a rerun updates it)."),
     click.option("--base", "base_ref", default="HEAD", metavar="REF", help="Commit to build on (default HEAD)."),
     click.option("--push", is_flag=True, help="Push the branch to --remote (implies --commit)."),
@@ -83,8 +86,8 @@ def phase1_options(current_help: str):
         click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --current."),
         # Plain values: click would offer an enum's member names.
         click.option("--trigger", type=click.Choice([t.value for t in TRIGGERS]), default=Trigger.COMMAND.value,
-                     help="command (default): you run 'kubectl offsets trigger'; job: a one-shot Job does; argocd: "
-                          "that Job as an Argo CD PostSync hook."),
+                     help="command (default): you run 'kubectl offsets trigger'; job: a Job does; argocd: a "
+                          "PostSync hook."),
         click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, metavar="IMAGE",
                      help=f"The Job's image, with sh and kubectl (default {DEFAULT_TRIGGER_IMAGE})."),
         click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint and heartbeat connectors."),
@@ -105,7 +108,7 @@ time_travel_options = group(
 )
 
 
-@gitops_group.command("alter")
+@gitops_group.command("alter", sections=REPOSITORY_FLAGS)
 @target_argument
 @with_connector_options
 @alter_inputs
@@ -118,9 +121,7 @@ time_travel_options = group(
 def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
                  to_datetime=None, allow_future=False, by_duration=None, to_earliest=False, to_latest=False,
                  bootstrap_server=None, kafka_options=(), **kw):
-    """Phase 1 of an alter: the connector stopped and its new offsets, as repository edits.
-
-    The time flags are resolved now (the broker's timestamp index); the commit and pull request say to what.
+    """Phase 1 of an alter, as repository edits: the connector stopped, with its new offsets.
 
     \b
     Examples:
@@ -130,8 +131,7 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
       # A one-shot Job applies the offsets once synced (no trigger command)
       kubectl offsets gitops alter kmm2/mirror --connector source --repo . --set orders:0=41 --trigger job
       # Back to a time, resolved on the broker now
-      kubectl offsets gitops alter my-sink --repo . --to-datetime 2026-11-21T09:00:00Z \\
-          --bootstrap-server localhost:9092 --topic orders
+      kubectl offsets gitops alter my-sink --repo . --to-datetime 2026-11-21T09:00:00Z --bootstrap-server kafka:9092
     """
     def work():
         from ..core.inputs import AlterRequest
@@ -158,7 +158,7 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
     work()
 
 
-@gitops_group.command("reset")
+@gitops_group.command("reset", sections=REPOSITORY_FLAGS)
 @target_argument
 @with_connector_options
 @repo_options
@@ -177,7 +177,7 @@ def gitops_reset(target, connector, source_cluster, **kw):
     _phase1(Operation.RESET, target, connector, source_cluster, None, kw)
 
 
-@gitops_group.command("create")
+@gitops_group.command("create", sections=REPOSITORY_FLAGS)
 @click.option("-f", "--filename", "manifest", required=True, metavar="FILE",
               help="The KafkaConnector to add (YAML or JSON, one resource).")
 @click.option("--offsets", "file", metavar="FILE", help="Its offsets: what list -o json|yaml|csv prints.")
@@ -231,7 +231,7 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
     work()
 
 
-@gitops_group.command("next")
+@gitops_group.command("next", sections=REPOSITORY_FLAGS)
 @target_argument
 @with_connector_options
 @repo_options

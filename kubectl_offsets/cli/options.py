@@ -93,8 +93,8 @@ def alter_input_options(shift_by_help: str, topic_help: str) -> Callable:
     (--shift-by) and what --topic also selects differ per command."""
     return group(
         click.option("-f", "--filename", "file", metavar="FILE|-",
-                     help="The new offsets: what list -o json|yaml|csv prints (CSV: topic,partition,next-offset, "
-                          "as kafka-consumer-groups --export); - reads stdin."),
+                     help="The new offsets as list -o json|yaml|csv prints them (CSV: topic,partition,next-offset); "
+                          "- reads stdin."),
         click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
                      help="Store OFFSET: a sink reads that record next, MirrorMaker 2 resumes after it. "
                           "Repeatable."),
