@@ -291,3 +291,24 @@ def test_ctrl_c_and_ctrl_d_at_the_fleet_prompt_cancel_with_a_message(monkeypatch
     err = capsys.readouterr().err
     assert "error: reset cancelled; nothing was changed" in err and "Aborted" not in err, err
     assert ran == []
+
+
+# --- the three wrong help texts (issue 30, section 2) -------------------------------------------------------------
+
+def test_gitops_reset_help_does_not_speak_of_shift_by():
+    text = invoke("gitops", "reset", "--help").output
+    assert "--shift-by" not in text and "--current FILE" in text
+
+
+def test_version_timeout_says_what_it_limits():
+    text = " ".join(invoke("version", "--help").output.split())
+    assert "How long to wait for each answer of the cluster (default, and at most, 10s)" in text
+    assert "operator and Connect at each step" not in text
+
+
+@pytest.mark.parametrize("flags, does", [([], "delete deletes the connector and there is no terminal"),
+                                         (["--reset-offsets"], "delete deletes the connector and resets its offsets")])
+def test_plain_delete_does_not_say_it_changes_offsets(tmp_path, flags, does):
+    result = invoke("delete", "my-sink", *flags, kubeconfig=kubeconfig(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert does in result.output and "changes the connector's offsets" not in result.output
