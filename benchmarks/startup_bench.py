@@ -6,7 +6,9 @@
         --exe pip-regular=build/release-venv-linux-amd64/bin/kubectl-offsets
 
 Each installation answers ``--help``, ``version --client``, ``completion bash`` and one completion request (what
-``kubectl offsets <TAB>`` costs: ``kubectl_complete-offsets ""``). The runs are interleaved round-robin, so a
+``kubectl offsets <TAB>`` costs: ``kubectl_complete-offsets ""``), each run directly, and ``--help`` and ``list
+--help`` also through kubectl's plugin dispatch (``kubectl offsets --help`` with the installation first on PATH),
+as users run them. The runs are interleaved round-robin, so a
 machine that gets busier halfway slows every candidate alike, and each figure is also given as a ratio to
 kubectl's own median from the same run: absolute seconds depend on the machine, the ratio much less. CPU seconds
 (user + system) are reported too: on a busy machine they still say what the program itself costs.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -68,9 +71,16 @@ def candidates(args) -> dict[str, Path]:
     return found
 
 
+THROUGH_KUBECTL = {"--help": ["--help"], "list --help": ["list", "--help"]}
+
+
 def cases_for(installs: dict[str, Path], kubectl: str) -> dict[str, list[str]]:
     cases = {"kubectl version --client": [kubectl, "version", "--client"]}
     for name, exe in installs.items():
+        for label, args in THROUGH_KUBECTL.items():
+            # kubectl finds kubectl-offsets on PATH; env(1) puts this installation's directory first.
+            cases[f"{name}: kubectl offsets {label}"] = ["env", f"PATH={exe.parent}:{os.environ.get('PATH', '')}",
+                                                         kubectl, "offsets", *args]
         for label, args in COMMANDS.items():
             if args is None:  # the completion helper next to the executable, else the release binary's own entry
                 helper = exe.with_name("kubectl_complete-offsets")

@@ -25,6 +25,8 @@ class ExitStatus(enum.IntEnum):
     VERIFY = 8  # the operation ran but the offsets are not what was asked
     CHECK_FAILED = 9  # a check or gate found what it looks for: check (gap/ahead/missing), lag --max-lag/--max-age
     KAFKA_UNREACHABLE = 10  # a Kafka cluster gave no answers (down, wrong address, TLS/SASL refused): not bad flags
+    CLUSTER_UNREACHABLE = 11  # the Kubernetes API server gave no answers (down, wrong address, TLS): not a bug
+    KUBECONFIG = 12  # the kubeconfig cannot be used: no such file or context, its credential plugin fails
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
@@ -130,6 +132,14 @@ class InvalidError(ClusterError):
 
 class UnreachableError(ClusterError):
     """The connection to the API server failed (refused, reset, dropped mid-response)."""
+
+    exit_status = ExitStatus.CLUSTER_UNREACHABLE
+
+
+class KubeconfigError(OffsetsError):
+    """The kubeconfig (or the context or credentials it names) cannot be used: nothing was asked of any cluster."""
+
+    exit_status = ExitStatus.KUBECONFIG
 
 
 class KafkaUnreachableError(InputError):

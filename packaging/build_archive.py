@@ -117,6 +117,11 @@ def smoke_test(stage: Path, os_name: str, version: str) -> None:
         output = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
         if expected not in output:
             raise SystemExit(f"smoke test failed: {' '.join(command[1:])} printed {output!r}")
+    # A scan needs the 'spark' extra, which the archive leaves out: it must say so (exit 2), not fail to import.
+    scan = subprocess.run([exe, "compute", "--data", str(stage), "--find", "true"], capture_output=True, text=True,
+                          timeout=120)
+    if scan.returncode != 2 or "'spark' extra" not in scan.stderr:
+        raise SystemExit(f"smoke test failed: compute without Spark exited {scan.returncode}: {scan.stderr!r}")
     log("smoke test passed")
 
 

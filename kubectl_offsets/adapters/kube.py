@@ -9,9 +9,13 @@ so no change is missed between the read and the watch, and nothing sleeps.
 from __future__ import annotations
 
 import builtins  # Kube.list shadows list in the class body: its signatures say builtins.list
+import contextlib
 import copy
 import functools
 import json
+import logging
+import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -25,8 +29,8 @@ from urllib3.exceptions import HTTPError as Urllib3Error
 
 from ..clock import SYSTEM, Clock
 from ..conventions import FIELD_MANAGER
-from ..errors import (ApiNotServedError, ClusterError, ConflictError, ForbiddenError, InvalidError, NotFoundError,
-                      OperationTimeoutError, UnreachableError)
+from ..errors import (ApiNotServedError, ClusterError, ConflictError, ForbiddenError, InvalidError, KubeconfigError,
+                      NotFoundError, OperationTimeoutError, UnreachableError)
 from ..model import ClusterConfig
 from ..strimzi import GROUP, KIND_CONNECT, PLURALS, VERSIONS
 
@@ -57,8 +61,8 @@ def _translate(error: ApiException, what: str) -> Exception:
     if error.status == 422:
         return InvalidError(f"the API server refused the change to {what}: {message}")
     if error.status == 401:
-        return ClusterError("the API server rejected our credentials (401 Unauthorized)",
-                            advice="refresh your kubeconfig credentials (e.g. log in again)")
+        return KubeconfigError("the API server rejected our credentials (401 Unauthorized)",
+                               advice="refresh your kubeconfig credentials (e.g. log in again)")
     return ClusterError(f"API server error for {what}: {error.status} {message}")
 
 
@@ -137,7 +141,8 @@ def _log_requests(api: client.ApiClient) -> None:
         try:
             response = send(method, url, *args, **kwargs)
         except Exception as error:
-            logger(method, url, type(error).__name__, time.monotonic() - started)
+            logger(method, url, f"failed: {_short_reason(getattr(error, 'reason', None) or error)}",
+                   time.monotonic() - started)
             raise
         logger(method, url, getattr(response, "status", "?"), time.monotonic() - started)
         return response
@@ -150,12 +155,23 @@ class Kube:
     def __init__(self, cluster: ClusterConfig, *, request_timeout: float = 30.0):
         configuration = client.Configuration()
         try:
-            config.load_kube_config(config_file=cluster.kubeconfig, context=cluster.context,
-                                    client_configuration=configuration)
+            if cluster.kubeconfig and not os.path.exists(cluster.kubeconfig):
+                raise KubeconfigError(f"the kubeconfig {cluster.kubeconfig} does not exist",
+                                      advice="pass the path of an existing file to --kubeconfig (or KUBECONFIG)")
+            if cluster.context:
+                contexts, _ = config.list_kube_config_contexts(config_file=cluster.kubeconfig)
+                if not any(c["name"] == cluster.context for c in contexts):
+                    raise KubeconfigError(f'context "{cluster.context}" does not exist',
+                                          advice="list them with: kubectl config get-contexts")
+            with _credential_plugin_errors():
+                config.load_kube_config(config_file=cluster.kubeconfig, context=cluster.context,
+                                        client_configuration=configuration)
             _, active = config.list_kube_config_contexts(config_file=cluster.kubeconfig)
             if cluster.context:
                 contexts, _ = config.list_kube_config_contexts(config_file=cluster.kubeconfig)
                 active = next(c for c in contexts if c["name"] == cluster.context)
+        except KubeconfigError:
+            raise
         except Exception as error:  # noqa: BLE001 - every kubeconfig mistake must become a message
             raise kubeconfig_error(error, cluster.kubeconfig) from None
         self.server = configuration.host
@@ -542,7 +558,30 @@ def list_contexts(kubeconfig: str | None = None) -> list[str]:
     return [c["name"] for c in contexts or []]
 
 
-def kubeconfig_error(error: BaseException, path: str | None) -> ClusterError:
+@contextlib.contextmanager
+def _credential_plugin_errors():
+    """The kubernetes client runs a user's exec credential plugin (aws, gcloud, kubelogin) while loading the
+    kubeconfig, and when the plugin fails it only logs the error on the root logger (kube_config.py
+    _load_from_exec_plugin) and goes on without credentials: kubectl says "getting credentials" and stops. Caught
+    here, so that the user reads one line instead of a raw "ERROR:root:" and then a misleading refusal."""
+    failures: list[str] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = lambda record: failures.append(record.getMessage())  # type: ignore[method-assign]
+    root = logging.getLogger()
+    root.addHandler(handler)  # also keeps logging.error() from configuring the root logger for everything after
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+    if failures:
+        missing = re.search(r"No such file or directory: '([^']+)'", failures[0])
+        reason = f"executable {missing.group(1)} not found" if missing else failures[0]
+        raise KubeconfigError(f"getting credentials: exec: {reason}",
+                              advice="install the credential plugin the kubeconfig's user runs, or fix its exec "
+                                     "command (kubectl config view)")
+
+
+def kubeconfig_error(error: BaseException, path: str | None) -> KubeconfigError:
     """A kubeconfig that cannot be loaded, said without quoting it: its lines may hold tokens and keys, and the
     YAML parser's own message would print the offending line."""
     import yaml  # PyYAML, which the kubernetes client reads kubeconfigs with
@@ -550,14 +589,14 @@ def kubeconfig_error(error: BaseException, path: str | None) -> ClusterError:
     where = f"the kubeconfig {path}" if path else "the kubeconfig (KUBECONFIG or ~/.kube/config)"
     advice = "pass --kubeconfig/--context, or set KUBECONFIG"
     if isinstance(error, StopIteration):
-        return ClusterError(f"{where} has no such context", advice="list them with: kubectl config get-contexts")
+        return KubeconfigError(f"{where} has no such context", advice="list them with: kubectl config get-contexts")
     if isinstance(error, yaml.YAMLError):
         mark = getattr(error, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
-        return ClusterError(f"{where} is not valid YAML{at}", advice=f"fix the file, or {advice}")
+        return KubeconfigError(f"{where} is not valid YAML{at}", advice=f"fix the file, or {advice}")
     if isinstance(error, OSError):
-        return ClusterError(f"cannot read {where}: {error.strerror or type(error).__name__}", advice=advice)
+        return KubeconfigError(f"cannot read {where}: {error.strerror or type(error).__name__}", advice=advice)
     if isinstance(error, ConfigException):
-        return ClusterError(f"cannot load {where}: {error}", advice=advice)
-    return ClusterError(f"{where} does not have a kubeconfig's structure (clusters, contexts, users)",
+        return KubeconfigError(f"cannot load {where}: {error}", advice=advice)
+    return KubeconfigError(f"{where} does not have a kubeconfig's structure (clusters, contexts, users)",
                         advice=f"check it with: kubectl config view --kubeconfig FILE; or {advice}")

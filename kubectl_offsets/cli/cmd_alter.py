@@ -10,34 +10,30 @@ from .fleet import parallel_options, selection_options
 from .kubectl_output import kubectl_conventions, mutation_without_json, target_name
 from .options import (allow_future_option, alter_input_options, cluster_options, kafka_option, mutation_options,
                       output_option, quiet_option)
+from .help import KubectlCommand
 
 
 @kubectl_conventions(target_name, mutation_without_json)
-@click.command("alter")
+@click.command("alter", cls=KubectlCommand)
 @optional_target_argument
 @with_connector_options
 @selection_options
 @parallel_options
 @alter_input_options(
-    shift_by_help="Move the current offsets by N; negative replays (with --topic).",
-    topic_help="Partitions for --to-offset/--shift-by (without partitions: all the connector has offsets for) and "
-               "for the time-travel flags (without partitions: all of the topic's; without --topic: every partition "
-               "the connector has offsets for).")
+    shift_by_help="Move the offsets of the --topic partitions by N (negative: replay).",
+    topic_help="Where --to-offset, --shift-by and the time flags apply (default: every partition the connector "
+               "has an offset for).")
 @click.option("--to-datetime", metavar="ISO-8601",
-              help="Time travel: resume at the first record at or after this time (UTC unless the time has a zone); "
-                   "a partition with no newer record resumes at its end.")
+              help="Resume at the first record at or after this time (UTC unless it has a zone).")
 @allow_future_option
 @click.option("--by-duration", metavar="DURATION",
-              help="Time travel: as --to-datetime, at now minus this (30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
-@click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition.")
-@click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition (skip everything).")
+              help="As --to-datetime, at now minus DURATION (30m, 2h, 1d, PT2H).")
+@click.option("--to-earliest", is_flag=True, help="Resume at the first record still in each partition.")
+@click.option("--to-latest", is_flag=True, help="Resume at the end of each partition (skip the backlog).")
 @click.option("--bootstrap-server", "--source-bootstrap-server", "bootstrap_server", metavar="HOST:PORT",
-              help="The Kafka cluster the connector reads (the SOURCE cluster for MirrorMaker 2). For time travel and "
-                   "the MirrorMaker 2 pre-flight: default, the address in the KafkaConnect / KafkaMirrorMaker2 spec, if "
-                   "reachable from here. Otherwise: check there, before any change, that the partitions exist "
-                   "(without it, Strimzi KafkaTopic resources are used when present, and other partitions the "
-                   "connector has no offset for need confirmation).")
-@kafka_option("Kafka client setting for --bootstrap-server (librdkafka names), e.g. security.protocol=SSL.")
+              help="The Kafka cluster the connector reads (MirrorMaker 2: the source), for the time flags and to "
+                   "check that new partitions exist (default: the one in its spec, if reachable).")
+@kafka_option("Kafka client setting (librdkafka names), e.g. security.protocol=SSL. Repeatable.")
 @flow_options
 @require_check_option
 @cluster_options
@@ -50,41 +46,26 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                   timeout, yes, dry_run, output, quiet):
     """Change a connector's offsets, safely.
 
-    Lists and backs up the current offsets, stops the connector, hands the new offsets to the operator
-    (alterOffsets + strimzi.io/connector-offsets=alter), waits, verifies by listing again and restores the
-    previous state (running or paused). If anything fails midway the connector is made safe and the exact
-    'kubectl offsets recover' command is printed; 'kubectl offsets undo' restores the backup.
+    Backs up the offsets, stops the connector, has Strimzi's operator write the new ones, verifies them and
+    restores the connector's state; if anything fails it is left safe and the recover command is printed. 'undo'
+    puts the backup back. What each flag stores, and MirrorMaker 2: docs/online.md, docs/mirrormaker2.md.
 
     \b
     Examples:
+      # Preview, then set two partitions (a sink reads record 1200 next)
+      kubectl offsets alter my-sink --set orders:0=1200 --set orders:1=900 --dry-run
       kubectl offsets alter my-sink --set orders:0=1200 --set orders:1=900
-      kubectl offsets alter my-sink --skip-record orders:0:4711        # sink resumes at 4712
-      kubectl offsets alter my-sink --shift-by -100 --topic orders      # replay 100 records per partition
-      kubectl offsets alter my-sink -f offsets.json --dry-run
-      kubectl offsets alter my-sink --set orders:7=0 --bootstrap-server my-cluster-kafka-bootstrap:9092  # checked
-      kubectl offsets alter kmm2/mirror --connector source --set orders:0=41   # MM2 resumes at 42
-      kubectl offsets alter -l team=payments --shift-by -100 --topic orders   # many connectors at once
-      kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z       # every partition it has offsets for
-      kubectl offsets alter my-sink --by-duration PT2H --topic orders:0,1 --bootstrap-server localhost:9092
-      kubectl offsets alter my-sink --to-latest --topic orders                # skip the backlog
-
-    \b
-    Time travel (--to-datetime, --by-duration, --to-earliest, --to-latest) asks the broker's timestamp index, one
-    request per broker, no scan. The broker is --bootstrap-server, or the address in the KafkaConnect spec (the
-    mirror's source cluster for MirrorMaker 2) when reachable from here; otherwise nothing changes and the error
-    says how to pass one (kubectl port-forward). The preview shows where each partition resumes and, for a time,
-    the timestamp of that record.
-
-    \b
-    MirrorMaker 2 (kafkamirrormaker2/NAME --connector source|'east->west.MirrorSourceConnector'):
-    a MirrorSourceConnector stores the LAST record it replicated and continues after it, so
-      --set orders:0=41                stores 41: replication resumes at source record 42
-      --skip-record orders:0:41        stores 41: record 41 is never copied to the target
-      --to-offset 42 --topic orders:0  stores 41; --to-offset 0 stores no offset (copy from the start)
-    The partitions get "cluster": <source alias> automatically; a -f file must name it. Going back copies the
-    records to the target topic again. Checkpoint and heartbeat offsets are never read by their tasks (--force).
-    Before anything changes, each resulting source offset is checked against its source partition (gap, ahead,
-    missing: warnings in the preview); --require-check refuses when the source cluster cannot be reached.
+      # Skip a poison record: resume at 4712
+      kubectl offsets alter my-sink --skip-record orders:0:4711
+      # Replay the last 100 records of every partition of a topic
+      kubectl offsets alter my-sink --shift-by -100 --topic orders
+      # Back to a time (the broker's timestamp index says where), or a file from list -o json
+      kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z
+      kubectl offsets alter my-sink -f offsets.json
+      # A MirrorMaker 2 source connector: replication resumes at record 42
+      kubectl offsets alter kmm2/mirror --connector source --set orders:0=41
+      # Many connectors at once, one confirmation
+      kubectl offsets alter -l team=payments --shift-by -100 --topic orders
     """
     def work():
         from .. import api
@@ -93,7 +74,6 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
-        require_confirmation_possible(yes, dry_run, "alter")
         travel = TimeTravel(to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, topics=topics, bootstrap_server=bootstrap_server,
                             kafka_options=kafka_options, allow_future=allow_future)
@@ -111,7 +91,10 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_locally()
-        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
+        fleet = check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter")
+        # After the input's own checks: a typo is the error to fix first, whether or not there is a terminal.
+        require_confirmation_possible(yes, dry_run, "alter")
+        if fleet:
             if bootstrap_server or kafka_options:
                 raise InputError("--bootstrap-server checks the partitions of one connector",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
@@ -139,6 +122,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                              "or --to-offset", advice="use one way of saying the new offsets")
         travel.check_combination()
         travel.at_ms()  # a bad or future time is refused before the cluster is asked anything
+        require_confirmation_possible(yes, dry_run, "alter")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)
         result = operations.alter_by_time(kube, target_spec(target, connector, source_cluster), travel,

@@ -10,12 +10,13 @@ from .common import optional_target_argument
 from .fleet import selection_options
 from .kubectl_output import kubectl_conventions
 from .options import cluster_config, cluster_options, dry_run_option, quiet_option
+from .help import KubectlCommand
 
 BACKUP_FORMATS = ("table", "json", "yaml", "name")
 
 
 @kubectl_conventions(no_json=lambda flags: "--prune" if flags.get("prune") else None)
-@click.command("backups")
+@click.command("backups", cls=KubectlCommand)
 @optional_target_argument
 @selection_options
 @click.option("--prune", is_flag=True, help="Delete backups instead of listing them: those past --keep N of each "
@@ -35,20 +36,17 @@ BACKUP_FORMATS = ("table", "json", "yaml", "name")
 @quiet_option
 def backups_command(target, selector, all_, all_namespaces, prune, keep, older_than, yes, dry_run, namespace,
                     context, kubeconfig, timeout, output, quiet):
-    """List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.
+    """List or prune the backups alter, reset and undo took.
 
-    Without TARGET or a selection, lists the backups of the namespace. A backup is a ConfigMap labelled
-    kubectl-offsets.io/role=backup and app.kubernetes.io/managed-by=kubectl-offsets; nothing else is listed or
-    deleted, whatever its name. --prune never deletes the newest backup of a connector unless --keep 0 is given,
-    shows what it deletes and asks first (--yes without a terminal). Local backup files (under
-    ~/.local/state/kubectl-offsets/backups) are not touched.
+    A backup is a ConfigMap labelled kubectl-offsets.io/role=backup; nothing else is listed or deleted. --prune
+    never deletes a connector's newest backup (unless --keep 0), shows what it deletes and asks first.
 
     \b
     Examples:
-      kubectl offsets backups -n kafka                          # every backup in the namespace
+      kubectl offsets backups -n kafka
       kubectl offsets backups my-sink -o name
-      kubectl offsets backups -A -o json
-      kubectl offsets backups --all --prune --keep 3 -n kafka   # keep the newest 3 of each connector
+      # Keep the newest 3 of each connector; preview deleting those older than 30 days
+      kubectl offsets backups --all --prune --keep 3 -n kafka
       kubectl offsets backups -l team=payments --prune --older-than 30d --dry-run
     """
     from ..core.online import backup_catalog, operations
@@ -90,8 +88,10 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
     if dry_run:
         click.echo("\n".join(f"configmap/{b.name} deleted (dry run)" for b in doomed))
         return
-    if not yes and not click.confirm(f"delete {len(doomed)} backup ConfigMap(s)?", default=False, err=True):
-        raise InputError("prune cancelled; nothing was deleted")
+    if not yes:
+        from .common import confirm_or_cancel
+
+        confirm_or_cancel(f"delete {len(doomed)} backup ConfigMap(s)?", "prune cancelled; nothing was deleted")
     for backup in backup_catalog.delete(kube, doomed):
         click.echo(f"configmap/{backup.name} deleted")
 

@@ -9,9 +9,10 @@ import click
 from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, with_connector_options, with_mm2_broker_options
 from .options import cluster_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("check")
+@click.command("check", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @with_mm2_broker_options
@@ -21,18 +22,15 @@ from .options import cluster_options, output_option, quiet_option
 @quiet_option
 def check_command(target, connector, source_cluster, namespace, context, kubeconfig, timeout, output, quiet,
                   **broker_flags):
-    """Check a MirrorMaker 2 mirror's stored source offsets against its source topics.
+    """Check a MirrorMaker 2 mirror's stored source offsets.
 
-    Per source partition: ok; gap (stored + 1 < log start: records that were never replicated are gone, e.g. by
-    retention); ahead (stored + 1 > log end: the stored record does not exist, the topic was recreated or
-    truncated); missing (the topic or partition no longer exists). Exits with status 9 when any partition is not
-    ok, so it can gate a cron job or a pipeline. Without --connector every MirrorSourceConnector of the resource
-    is checked. The source cluster must be reachable (--source-bootstrap-server, else the mirror's spec).
+    Each source partition is ok, gap (records never replicated are gone), ahead (the topic was recreated or
+    truncated) or missing; exit 9 when any is not ok. The source cluster must be reachable.
 
     \b
     Examples:
       kubectl offsets check kmm2/mirror -n kafka --source-bootstrap-server localhost:9092
-      kubectl offsets check kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o json
+      kubectl offsets check kmm2/mirror --connector source -o json
     """
     def work():
         from ..core.online import operations

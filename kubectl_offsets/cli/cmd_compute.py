@@ -16,90 +16,82 @@ from ..output.terminal import echo
 from .common import connector_flags, with_connector_options
 from .options import (allow_future_option, check_output_path, cluster_options, group, kafka_option, key_value_pairs,
                       output_option, quiet_option)
+from .help import DATA, KubectlGroup
 
 source_options = group(
     click.option("--bootstrap-server", metavar="HOST:PORT", help="Read a live topic from this Kafka cluster."),
     click.option("--topic", "topics", multiple=True, metavar="TOPIC",
-                 help="Topic to read (repeatable). With --data: keep only this topic, or name it when the data has "
-                      "no topic column."),
-    kafka_option("Kafka client setting, e.g. security.protocol=SSL (repeatable); passed to Spark's Kafka source "
-                 "as kafka.KEY and to the broker requests."),
+                 help="Topic to read (with --data: to keep, or the name of data without a topic). Repeatable."),
+    kafka_option("Kafka client setting, e.g. security.protocol=SSL. Repeatable."),
     click.option("--data", metavar="PATH", help="Read archived topic data instead (file, directory or glob)."),
     click.option("--format", "data_format", type=click.Choice(["parquet", "json", "orc", "avro"]),
-                 default="parquet", show_default=True, help="Format of --data."),
+                 default="parquet", metavar="FORMAT", help="parquet (default), json, orc or avro."),
     click.option("--column", "columns", multiple=True, callback=key_value_pairs, metavar="NAME=COLUMN",
-                 help="Map a Kafka source column (topic, partition, offset, timestamp, key, value, headers) to the "
-                      "data's column, e.g. offset=kafka_offset (repeatable)."),
-    click.option("--base64", is_flag=True, help="key and value in --data are base64 text (Spark's JSON writer does "
-                                                "that to binary columns)."),
-    click.option("--master", default="local[*]", show_default=True,
-                 help="Spark master: local[N], spark://HOST:PORT, k8s://https://HOST:PORT, ..."),
-    click.option("--spark-jars", metavar="DIR", help="Directory with Spark's Kafka source jars (default: "
-                                                     "$SPARK_KAFKA_JARS, then the cache directory)."),
+                 help="Where the data keeps a Kafka column, e.g. offset=kafka_offset. Repeatable."),
+    click.option("--base64", is_flag=True, help="key and value in --data are base64 text."),
+    click.option("--master", default="local[*]", metavar="URL",
+                 help="Spark master: local[N] (default local[*]), spark://HOST:PORT, k8s://..."),
+    click.option("--spark-jars", metavar="DIR", help="Spark's Kafka source jars (default: $SPARK_KAFKA_JARS)."),
     click.option("--spark-conf", "spark_conf", multiple=True, callback=key_value_pairs, metavar="KEY=VALUE",
-                 help="Spark setting (repeatable), e.g. spark.executor.memory=4g."),
+                 help="Spark setting, e.g. spark.executor.memory=4g. Repeatable."),
 )
 
 
-@click.group("compute", invoke_without_command=True)
+# Where the topic data comes from, for compute and connect-offsets alike.
+DATA_FLAGS = {"--topic": DATA, "--bootstrap-server": DATA, "--kafka-option": DATA}
+
+
+@click.group("compute", cls=KubectlGroup, invoke_without_command=True, sections=DATA_FLAGS)
 @source_options
-@click.option("--to-datetime", metavar="ISO-8601", help="Resume at the first record at or after this time "
-                                                       "(UTC unless the time says otherwise).")
+@click.option("--to-datetime", metavar="ISO-8601", help="Resume at the first record at or after this time (UTC "
+                                                       "unless it has a zone).")
 @allow_future_option
-@click.option("--by-duration", metavar="DURATION", help="Resume at the first record at or after now minus this "
-                                                         "(30m, 2h, 1d, or ISO-8601 PT30M, P1D).")
+@click.option("--by-duration", metavar="DURATION", help="As --to-datetime, at now minus DURATION (2h, PT2H).")
 @click.option("--to-earliest", is_flag=True, help="Resume at each partition's first record.")
-@click.option("--to-latest", is_flag=True, help="Resume at each partition's end (skip everything there).")
-@click.option("--shift-by", type=int, metavar="N", help="Move the current position by N (negative = replay); "
-                                                        "needs --current or --target.")
-@click.option("--skip-poison", is_flag=True, help="Resume just past the first poison record at or after the "
-                                                  "current position, per partition.")
-@click.option("--where", metavar="SQL", help="With --skip-poison: records for which this predicate is true are "
-                                             "poison.")
-@click.option("--invalid", type=click.Choice(["json"]), help="With --skip-poison: values that are not valid JSON "
-                                                             "are poison.")
+@click.option("--to-latest", is_flag=True, help="Resume at each partition's end.")
+@click.option("--shift-by", type=int, metavar="N", help="Move the current position by N (negative: replay).")
+@click.option("--skip-poison", is_flag=True, help="Resume just past the first poison record after the current "
+                                                  "position.")
+@click.option("--where", metavar="SQL", help="With --skip-poison: poison is where this predicate holds.")
+@click.option("--invalid", type=click.Choice(["json"]), help="With --skip-poison: poison is a value that is not "
+                                                             "JSON.")
 @click.option("--invalid-against", metavar="SCHEMA_FILE", type=click.Path(dir_okay=False),
-              help="With --skip-poison: values that do not match this JSON Schema are poison.")
+              help="With --skip-poison: poison is a value this JSON Schema refuses.")
 @click.option("--count-all", is_flag=True,
-              help="With --skip-poison on a live topic: read every partition to its end, so that the report counts "
-                   "every poison record (by default a partition is read in growing offset windows and no further "
-                   "than the window holding its first poison record).")
-@click.option("--report", metavar="FILE", help="Write the poison report there (.json, .yaml or .csv by extension).")
-@click.option("--report-limit", type=int, default=10_000, show_default=True,
-              help="At most this many poison records in the report (all are counted).")
-@click.option("--find", "find_sql", metavar="SQL", help="Resume at the first record for which this predicate is "
-                                                        "true, per partition (searching the whole partition).")
-@click.option("--for", "for_kind", type=click.Choice(["sink", "mirror-source"]),
-              help="The connector the offsets are for (default: from --current or --target, else sink).")
-@click.option("--source-alias", metavar="ALIAS", help="With --for mirror-source: the source cluster alias.")
-@click.option("--current", metavar="FILE", help="The connector's current offsets (kubectl offsets list NAME -o "
-                                                "json): --skip-poison scans from there, --shift-by moves them.")
-@click.option("--target", metavar="KIND/NAME", help="Read the connector's kind and current offsets from the cluster "
-                                                    "(kafkaconnector/NAME or kafkamirrormaker2/NAME --connector ...).")
+              help="With --skip-poison: read every partition to its end, to count every poison record.")
+@click.option("--report", metavar="FILE", help="Write the poison report there (.json, .yaml or .csv).")
+@click.option("--report-limit", type=int, default=10_000, metavar="N",
+              help="Poison records listed in the report at most (default 10000; all are counted).")
+@click.option("--find", "find_sql", metavar="SQL", help="Resume at the first record where this predicate holds.")
+@click.option("--for", "for_kind", type=click.Choice(["sink", "mirror-source"]), metavar="KIND",
+              help="sink or mirror-source: what the offsets are for (default: from --current or --target).")
+@click.option("--source-alias", metavar="ALIAS", help="With --for mirror-source: the source cluster's alias.")
+@click.option("--current", metavar="FILE", help="The connector's current offsets (list -o json), where "
+                                                "--skip-poison and --shift-by start.")
+@click.option("--target", metavar="KIND/NAME", help="Read the connector's kind and current offsets from the "
+                                                    "cluster.")
 @with_connector_options
 @cluster_options
-@click.option("--scan", is_flag=True, help="Scan a live topic with Spark even when the broker's timestamp index "
-                                           "would answer.")
+@click.option("--scan", is_flag=True, help="Scan a live topic with Spark even for a time question.")
 @output_option()
 @quiet_option
 @click.pass_context
 def compute_group(ctx, **flags):
-    """Compute the offsets a connector should resume at, from topic data (live or archived), with PySpark.
+    """Compute offsets from topic data (a time, poison records).
 
-    Prints the {"offsets": [...]} document that 'alter -f' and 'gitops ... -f' take. On a live topic,
-    time-based operations ask the broker's timestamp index (no scan); content-based ones (--skip-poison,
-    --find) and archived data are scanned with Spark, local by default (--master for a cluster).
-    Needs the 'spark' extra (pip install 'kubectl-offsets[spark]') for scans, the 'kafka' extra for live topics.
+    Prints the offsets document 'alter -f' takes. A time on a live topic is asked of the broker's timestamp
+    index; the rest is scanned with Spark (the 'spark' extra), locally unless --master says where. docs/compute.md.
 
     \b
     Examples:
-      kubectl offsets compute --data ./archive --format parquet --to-datetime 2026-11-21T09:00:00Z -o json
-      kubectl offsets compute --bootstrap-server kafka:9092 --topic orders --by-duration PT2H --for sink
+      # Where each partition of a live topic was two hours ago
+      kubectl offsets compute --bootstrap-server kafka:9092 --topic orders --by-duration 2h -o json
+      # Past the first record that is not JSON, from where the sink is now
       kubectl offsets compute --bootstrap-server kafka:9092 --topic orders --skip-poison --invalid json \\
           --current now.json --report poison.json -o json > skip.json
+      # From an archive, for a MirrorMaker 2 source connector
       kubectl offsets compute --data ./archive --find "get_json_object(value, '$.id') = '4711'" \\
           --for mirror-source --source-alias east
-      kubectl offsets compute connect-offsets --bootstrap-server kafka:9092 --connectors my-source
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -168,7 +160,7 @@ def _write(text: str, path: str) -> None:
 # --- connect-offsets --------------------------------------------------------------------------------------------
 
 
-@compute_group.command("connect-offsets")
+@compute_group.command("connect-offsets", sections=DATA_FLAGS)
 @source_options
 @click.option("--connectors", metavar="A,B", help="Only these connectors (comma-separated).")
 @click.option("--from-beginning", is_flag=True, help="Every record of the topic (the history), not only the "
@@ -178,12 +170,10 @@ def _write(text: str, path: str) -> None:
                     'connector, partition, offset rows.')
 @quiet_option
 def connect_offsets_command(**flags):
-    """Read Connect's offsets topic: the latest offsets per source connector, as GET /connectors/NAME/offsets
-    would list them, including connectors that are gone (the export KIP-199 proposed).
+    """Read Connect's offsets topic: every source connector's offsets.
 
-    Live: --bootstrap-server (topic connect-cluster-offsets unless --topic; MirrorMaker 2 clusters use
-    mirrormaker2-cluster-offsets). Archived: --data. With exactly one connector in --connectors the output is
-    that connector's {"offsets": [...]} document, ready for 'alter -f'; otherwise {"connectors": {NAME: ...}}.
+    As Connect's REST API would list them, including connectors that are gone. With one name in --connectors it
+    prints that connector's offsets document, which alter -f takes.
 
     \b
     Examples:

@@ -6,9 +6,10 @@ from ..output.terminal import echo
 from .common import confirm_on_terminal, require_confirmation_possible, session
 from .options import (allow_future_option, cluster_options, kafka_option, mutation_options, output_option,
                       quiet_option)
+from .help import KubectlCommand
 
 
-@click.command("create")
+@click.command("create", cls=KubectlCommand)
 @click.option("-f", "--filename", "manifest", required=True, metavar="FILE|-",
               help="The KafkaConnector to create (YAML or JSON, one resource).")
 @click.option("--offsets", "offsets_file", metavar="FILE",
@@ -45,33 +46,29 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
                    namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
     """Create a KafkaConnector that starts at chosen offsets.
 
-    Creates it with spec.state: stopped, lists the offsets it already has (Connect keeps those of a deleted
-    connector with the same name: "leftovers") and shows them in the preview, applies the offsets through the
-    alter flow (backup, journal, verify), then gives it the state the file asks for (running by default).
-
-    Strimzi 1.2+ creates a stopped connector stopped (initial_state): no record is processed before its offsets
-    are set. Older operators create it running and stop it in the same reconcile; create detects the version (the
-    cluster operator pod's image, else the served API versions and the installed CRDs' schema) and requires
-    --accept-start-window for an older or unknown one.
+    Creates it stopped, shows the offsets an earlier connector of that name left, applies yours through alter,
+    then starts it. Before Strimzi 1.2 a new connector runs briefly before it stops: --accept-start-window
+    (docs/lifecycle.md).
 
     \b
     Examples:
       kubectl offsets create -f my-sink.yaml --set orders:0=1200 --set orders:1=900 -n kafka
       kubectl offsets create -f my-sink.yaml --offsets offsets.json
-      kubectl offsets create -f my-sink.yaml --to-datetime 2026-11-21T09:00:00Z    # every partition of its topics
-      kubectl offsets create -f my-sink.yaml --to-latest --from-scratch             # only new records, no leftovers
-      kubectl offsets create -f my-source.yaml --from-scratch                       # forget a predecessor's offsets
+      kubectl offsets create -f my-sink.yaml --to-datetime 2026-11-21T09:00:00Z
+      # Only new records; or forget what a connector of that name left
+      kubectl offsets create -f my-sink.yaml --to-latest --from-scratch
+      kubectl offsets create -f my-source.yaml --from-scratch
     """
     def work():
         from ..core.online import lifecycle
 
-        require_confirmation_possible(yes, dry_run, "create")
         request_args = dict(offsets_file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset,
                             topics=topics, to_datetime=to_datetime, by_duration=by_duration, to_earliest=to_earliest,
                             to_latest=to_latest, bootstrap_server=bootstrap_server, kafka_options=kafka_options,
                             allow_future=allow_future)
         document = lifecycle.read_manifest(manifest)
         _check_time(to_datetime, allow_future)
+        require_confirmation_possible(yes, dry_run, "create")  # after the input's checks: fix a typo first
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
         request = _offsets_request(kube, document, namespace, progress, **request_args)
         result = lifecycle.create_connector(kube, document, request, from_scratch=from_scratch,

@@ -5,9 +5,10 @@ import click
 from ..output.terminal import echo
 from .common import confirm_on_terminal, print_dry_run, require_confirmation_possible, session, target_spec
 from .options import cluster_options, complete_target, mutation_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("delete")
+@click.command("delete", cls=KubectlCommand)
 @click.argument("target", metavar="[kafkaconnector/]NAME", shell_complete=complete_target)
 @click.option("--reset-offsets", is_flag=True,
               help="Stop it, back up and reset its offsets first, so a later connector of this name starts clean.")
@@ -16,32 +17,35 @@ from .options import cluster_options, complete_target, mutation_options, output_
 @output_option()
 @quiet_option
 def delete_command(target, reset_offsets, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet):
-    """Delete a KafkaConnector, and with --reset-offsets the offsets Connect would otherwise keep.
+    """Delete a KafkaConnector, and its offsets if asked.
 
-    Connect keeps a deleted connector's offsets (a sink's consumer group, a source's records in the offsets
-    topic): a connector created later under the same name silently resumes from them. --reset-offsets stops the
-    connector, backs its offsets up (ConfigMap <name>-offsets-backup-<time> and a local copy, kept after the
-    delete) and resets them through the alter flow (journaled: an interruption prints the recover command), then
-    deletes the KafkaConnector. Without it the offsets are listed (printed, -o json to keep them) and kept.
+    Connect keeps a deleted connector's offsets, and a new connector of that name resumes from them.
+    --reset-offsets backs them up and resets them before the delete; without it they are printed and kept.
 
     \b
     Examples:
       kubectl offsets delete my-sink --reset-offsets -n kafka
-      kubectl offsets delete my-source -o json > my-source-offsets.json     # offsets kept in Connect
-      kubectl offsets create -f my-sink.yaml --offsets my-sink-offsets.json  # later: start where you want
+      # Keep the offsets in a file, to start a new connector there later
+      kubectl offsets delete my-source -o json > my-source-offsets.json
+      kubectl offsets create -f my-source.yaml --offsets my-source-offsets.json
     """
     def work():
         from ..core.online import lifecycle
 
-        require_confirmation_possible(yes, dry_run, "delete")
+        name = target.split("/")[-1]
+        require_confirmation_possible(yes, dry_run, "delete", "deletes the connector" + (
+            " and resets its offsets" if reset_offsets else ""))
+        question = (f"reset the offsets of '{name}', then delete kafkaconnector/{name}?" if reset_offsets
+                    else f"delete kafkaconnector/{name} (its offsets stay in Connect)?")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
         result = lifecycle.delete_connector(kube, target_spec(target, None, None), reset_offsets=reset_offsets,
-                                            options=options, confirm=confirm_on_terminal, progress=progress)
+                                            options=options, confirm=lambda preview: confirm_on_terminal(
+                                                preview, question), progress=progress)
         if dry_run:
             if result is not None:  # the reset and the delete, as recorded
                 print_dry_run(result, kube=kube)
             else:
-                echo(f"delete kafkaconnector/{target.split('/')[-1]}; dry run: nothing was changed", err=True)
+                echo(f"delete kafkaconnector/{name}; dry run: nothing was changed", err=True)
             return
         _print(result, output)
 

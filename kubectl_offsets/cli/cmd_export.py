@@ -3,9 +3,10 @@
 import click
 
 from .options import cluster_options, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("export")
+@click.command("export", cls=KubectlCommand)
 @click.option("-l", "--selector", metavar="SELECTOR", help="Only the resources matching this label selector.")
 @click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace (default: the one of -n or the context).")
 @cluster_options
@@ -15,12 +16,10 @@ from .options import cluster_options, quiet_option
               help="Write the document to FILE instead of standard output.")
 @quiet_option
 def export_command(selector, all_namespaces, namespace, context, kubeconfig, timeout, output, out, quiet):
-    """Write the offsets of every selected connector to one fleet document, for import elsewhere.
+    """Write every selected connector's offsets to one file.
 
-    Lists every KafkaConnector and every MirrorMaker 2 connector in the namespace (or -A, or -l SELECTOR) as
-    'list' does, and records where they come from: the kubeconfig context, the API server, the Strimzi API
-    versions served and the time. 'kubectl offsets import -f FILE' applies it, in this or another namespace or
-    cluster (docs/fleet.md: migrating a Connect cluster).
+    Lists every connector of the namespace (or -A, or -l) as 'list' does and records where they come from;
+    'kubectl offsets import -f FILE' applies the file here or on another cluster (docs/fleet.md).
 
     \b
     Examples:

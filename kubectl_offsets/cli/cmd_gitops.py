@@ -8,131 +8,131 @@ from ..output.terminal import echo
 from ..conventions import DEFAULT_TRIGGER_IMAGE, TRIGGERS, Operation, Trigger
 from .common import target_argument, with_connector_options
 from .options import allow_future_option, alter_input_options, group, kafka_option, kubeconfig_options, quiet_option
+from .help import REPOSITORY, KubectlGroup
+
+# -n narrows where in the repository the resource is looked for.
+REPOSITORY_FLAGS = {"--namespace": REPOSITORY}
 
 repo_options = group(
     click.option("--repo", required=True, type=click.Path(exists=True, file_okay=False),
-                 help="The repository (or any directory) holding the manifests."),
+                 help="The repository (or any directory) with the manifests."),
     click.option("--path", "path", type=click.Path(file_okay=False),
-                 help="Search only below this directory (relative to --repo): the overlay or app directory that "
-                      "is applied, when the resource is built in several places."),
-    click.option("-n", "--namespace", help="The resource's namespace (narrows the search; used in the steps)."),
+                 help="Only below this directory of --repo (the overlay that is applied)."),
+    click.option("-n", "--namespace", help="The resource's namespace (narrows the search)."),
 )
 
 output_options = group(
-    click.option("-o", "--output", type=click.Choice(["files", "diff"]), default="files", show_default=True,
-                 help="files: write the change; diff: print a unified diff only and write nothing."),
+    click.option("-o", "--output", type=click.Choice(["files", "diff"]), default="files", metavar="FORMAT",
+                 help="files (default): write the change; diff: only print it."),
     click.option("--out", "out_dir", type=click.Path(file_okay=False),
-                 help="Write into a copy of the repository at this (new or empty) directory instead of in place."),
+                 help="Write into a copy of the repository there."),
     click.option("--server-dry-run", is_flag=True,
-                 help="Also send the changed manifests (built with kustomize when there is a kustomization) to the "
-                      "API server as a server-side dry run; uses --kubeconfig/--context."),
-    kubeconfig_options(context_help="kubeconfig context for --server-dry-run / --from-cluster.",
-                       kubeconfig_help="kubeconfig for --server-dry-run / --from-cluster.",
-                       timeout_help="How long --from-cluster waits for the operator."),
+                 help="Have the API server check the changed manifests."),
+    kubeconfig_options(),
 )
 
 git_options = group(
-    click.option("--commit", is_flag=True, help="Commit the change on a branch (built in a temporary worktree from "
-                                                "--base; your checkout is not touched)."),
-    click.option("--branch", help="Branch name (implies --commit). Default: deterministic from target, operation "
-                                  "and offsets, so re-running updates the same branch."),
-    click.option("--base", "base_ref", default="HEAD", show_default=True, help="Commit to build the change on."),
+    click.option("--commit", is_flag=True, help="Commit it on a new branch (your checkout is untouched)."),
+    click.option("--branch", metavar="NAME", help="Its name (default: one per target and change, so a rerun updates it)."),
+    click.option("--base", "base_ref", default="HEAD", metavar="REF", help="Commit to build on (default HEAD)."),
     click.option("--push", is_flag=True, help="Push the branch to --remote (implies --commit)."),
-    click.option("--remote", default="origin", show_default=True),
+    click.option("--remote", default="origin", metavar="NAME", help="Default origin."),
     click.option("--pr", "pull_request", is_flag=True,
-                 help="Open a pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, GITLAB_TOKEN); implies "
-                      "--push. Without a token the compare URL is printed."),
-    click.option("--pr-base", "target_branch", help="The branch the request merges into (default: the branch "
-                                                       "checked out in --repo; required when HEAD is detached)."),
+                 help="Open a pull request (GITHUB_TOKEN) or merge request (GITLAB_TOKEN); implies --push."),
+    click.option("--pr-base", "target_branch", metavar="BRANCH",
+                 help="The branch it merges into (default: the one checked out)."),
     click.option("--allow-default-branch", is_flag=True,
-                 help="Allow --branch to name a protected branch: main, master, the remote's default branch, a "
-                      "checked-out branch or --pr-base (a direct push that bypasses review; only as one commit on "
-                      "top of what the remote has: pull first)."),
-    click.option("--forge", type=click.Choice(["github", "gitlab"]), help="Default: from the remote's host."),
-    click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL",
-                 help="API base URL (GitHub Enterprise, self-hosted GitLab, tests). Env: KUBECTL_OFFSETS_FORGE_URL."),
-    click.option("--forge-project", help="owner/repo (GitHub) or group/project (GitLab), if not from the remote."),
-    click.option("--reason", "-m", default="", help="Why: goes into the commit message and the request body."),
+                 help="Allow --branch to name a protected branch (main, master, the remote's default, a "
+                      "checked-out branch, --pr-base): one commit pushed on top of the remote's, without review."),
+    click.option("--forge", type=click.Choice(["github", "gitlab"]), metavar="KIND",
+                 help="github or gitlab (default: from the remote's host)."),
+    click.option("--forge-url", envvar="KUBECTL_OFFSETS_FORGE_URL", metavar="URL",
+                 help="API URL of GitHub Enterprise or a GitLab (env KUBECTL_OFFSETS_FORGE_URL)."),
+    click.option("--forge-project", metavar="OWNER/REPO", help="Default: from the remote's URL."),
+    click.option("--reason", "-m", default="", metavar="TEXT", help="Why: for the commit message and the request."),
 )
 
 
-@click.group("gitops")
+@click.group("gitops", cls=KubectlGroup)
 def gitops_group() -> None:
-    """Change offsets through a GitOps repository (Argo CD, Flux): reviewable, and never re-firing.
+    """Change offsets as GitOps commits and pull requests.
+
+    Phase 1 (gitops alter, reset or create) commits the connector stopped, with the new offsets; once it is
+    synced, 'kubectl offsets trigger' (or a one-shot Job) has Strimzi apply them; phase 2 (gitops next) puts the
+    state back. Strimzi's one-shot annotation is never committed, so a sync (Argo CD, Flux) never fires it again.
 
     \b
-    Phase 1 (gitops alter|reset): spec.state: stopped, alterOffsets + an offsets ConfigMap (alter).
-    Trigger, once phase 1 is synced: kubectl offsets trigger TARGET, or the Job of --trigger job|argocd.
-    Phase 2 (gitops next): the previous state back, stanza, ConfigMap (unless --keep-record) and Job removed.
-    The one-shot strimzi.io/connector-offsets annotation is never written to git. See docs/gitops.md.
+    Examples:
+      # Phase 1 as a pull request; review and merge it, let Argo CD or Flux sync
+      kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200 --pr
+      # Apply the offsets on the cluster, then phase 2 as a pull request
+      kubectl offsets trigger my-sink -n kafka
+      kubectl offsets gitops next my-sink --repo ./deploy --pr
+      # Only look at what phase 1 would change
+      kubectl offsets gitops reset my-source --repo ./deploy -o diff
     """
 
 
 alter_inputs = alter_input_options(
-    shift_by_help="Move the current offsets by N (with --topic; needs --current FILE or --from-cluster).",
-    topic_help="Partitions for --to-offset/--shift-by; without partitions, all the current offsets have.")
+    shift_by_help="Move the current offsets of the --topic partitions by N (needs --current or --from-cluster).",
+    topic_help="Where --to-offset, --shift-by and the time flags apply.")
 
 
-phase1_options = group(
-    click.option("--current", "before_file", type=click.Path(dir_okay=False), metavar="FILE",
-                 help="The current offsets (what 'kubectl offsets list -o json' printed): for --shift-by and the "
-                      "before/after table. The same name as lag's and compute's --current."),
-    # The earlier name, kept working for scripts; not shown in --help.
-    click.option("--before", "before_alias", type=click.Path(dir_okay=False), hidden=True),
-    click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --current."),
-    # Plain values: click would offer an enum's member names.
-    click.option("--trigger", type=click.Choice([t.value for t in TRIGGERS]), default=Trigger.COMMAND.value,
-                 show_default=True,
-                 help="command: you run 'kubectl offsets trigger'; job: a one-shot Job in phase 1; argocd: the same "
-                      "Job as an Argo CD PostSync hook."),
-    click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, show_default=True,
-                 help="Image of the trigger Job (needs sh and kubectl). Pin a digest with IMAGE:TAG@sha256:..."),
-    click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint/heartbeat connectors."),
-)
+def phase1_options(current_help: str):
+    """What phase 1 of gitops alter and reset takes; --current says what that command uses the offsets for."""
+    return group(
+        click.option("--current", "before_file", type=click.Path(dir_okay=False), metavar="FILE", help=current_help),
+        # The earlier name, kept working for scripts; not shown in --help.
+        click.option("--before", "before_alias", type=click.Path(dir_okay=False), hidden=True),
+        click.option("--from-cluster", is_flag=True, help="List the current offsets live instead of --current."),
+        # Plain values: click would offer an enum's member names.
+        click.option("--trigger", type=click.Choice([t.value for t in TRIGGERS]), default=Trigger.COMMAND.value,
+                     help="command (default): you run 'kubectl offsets trigger'; job: a Job does; argocd: a "
+                          "PostSync hook."),
+        click.option("--trigger-image", default=DEFAULT_TRIGGER_IMAGE, metavar="IMAGE",
+                     help=f"The Job's image, with sh and kubectl (default {DEFAULT_TRIGGER_IMAGE})."),
+        click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint and heartbeat connectors."),
+    )
 
 
 # The time-travel questions of online alter, resolved from the broker when phase 1 is planned.
 time_travel_options = group(
     click.option("--to-datetime", metavar="ISO-8601",
-                 help="Time travel: resume at the first record at or after this time (UTC unless it has a zone); "
-                      "resolved now, from the broker's timestamp index. Needs --bootstrap-server."),
+                 help="Resume at the first record at or after this time (resolved now, on --bootstrap-server)."),
     allow_future_option,
-    click.option("--by-duration", metavar="DURATION",
-                 help="Time travel: as --to-datetime, at now minus this (30m, 2h, 1d, or ISO-8601 PT30M)."),
-    click.option("--to-earliest", is_flag=True, help="Time travel: resume at the first record still in each partition."),
-    click.option("--to-latest", is_flag=True, help="Time travel: resume at the end of each partition."),
+    click.option("--by-duration", metavar="DURATION", help="As --to-datetime, at now minus DURATION (2h, PT2H)."),
+    click.option("--to-earliest", is_flag=True, help="Resume at the first record still in each partition."),
+    click.option("--to-latest", is_flag=True, help="Resume at the end of each partition."),
     click.option("--bootstrap-server", metavar="HOST:PORT",
-                 help="For time travel: the Kafka cluster the connector reads (MirrorMaker 2: the source cluster)."),
-    kafka_option("For time travel: Kafka client setting (librdkafka names), e.g. security.protocol=SSL."),
+                 help="For the time flags: the Kafka cluster the connector reads (MirrorMaker 2: the source)."),
+    kafka_option("Kafka client setting (librdkafka names), e.g. security.protocol=SSL. Repeatable."),
 )
 
 
-@gitops_group.command("alter")
+@gitops_group.command("alter", sections=REPOSITORY_FLAGS)
 @target_argument
 @with_connector_options
 @alter_inputs
 @time_travel_options
 @repo_options
-@phase1_options
+@phase1_options("The current offsets (what list -o json printed), for --shift-by and the preview.")
 @output_options
 @git_options
 @quiet_option
 def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to_offset, shift_by, topics,
                  to_datetime=None, allow_future=False, by_duration=None, to_earliest=False, to_latest=False,
                  bootstrap_server=None, kafka_options=(), **kw):
-    """Phase 1 of an alter: stop the connector and hand Strimzi the new offsets, as repository edits.
+    """Phase 1 of an alter, as repository edits: the connector stopped, with its new offsets.
 
     \b
     Examples:
+      # Show the edits; then make them a pull request
       kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200 -o diff
       kubectl offsets gitops alter my-sink --repo ./deploy --path overlays/prod -f offsets.json --pr
+      # A one-shot Job applies the offsets once synced (no trigger command)
       kubectl offsets gitops alter kmm2/mirror --connector source --repo . --set orders:0=41 --trigger job
-      kubectl offsets gitops alter my-sink --repo . --to-datetime 2026-11-21T09:00:00Z --bootstrap-server localhost:9092
-
-    The time-travel flags are resolved when phase 1 is written, as online alter resolves them (the broker's
-    timestamp index); the phase-1 ConfigMap holds the resolved offsets, and the commit message and pull request
-    say what time was asked and what each partition resolved to. Without --topic they need the current offsets
-    (--from-cluster or --current FILE).
+      # Back to a time, resolved on the broker now
+      kubectl offsets gitops alter my-sink --repo . --to-datetime 2026-11-21T09:00:00Z --bootstrap-server kafka:9092
     """
     def work():
         from ..core.inputs import AlterRequest
@@ -159,29 +159,29 @@ def gitops_alter(target, connector, source_cluster, file, sets, skip_records, to
     work()
 
 
-@gitops_group.command("reset")
+@gitops_group.command("reset", sections=REPOSITORY_FLAGS)
 @target_argument
 @with_connector_options
 @repo_options
-@phase1_options
+@phase1_options("The current offsets (what list -o json printed), for the preview.")
 @output_options
 @git_options
 @quiet_option
 def gitops_reset(target, connector, source_cluster, **kw):
-    """Phase 1 of a reset: stop the connector, as repository edits (no offsets needed).
+    """Phase 1 of a reset: the connector stopped and its offsets wiped, as repository edits.
 
     \b
-    Example:
+    Examples:
+      kubectl offsets gitops reset my-source --repo ./deploy -o diff
       kubectl offsets gitops reset my-source --repo ./deploy --commit --trigger job
     """
     _phase1(Operation.RESET, target, connector, source_cluster, None, kw)
 
 
-@gitops_group.command("create")
+@gitops_group.command("create", sections=REPOSITORY_FLAGS)
 @click.option("-f", "--filename", "manifest", required=True, metavar="FILE",
               help="The KafkaConnector to add (YAML or JSON, one resource).")
-@click.option("--offsets", "file", metavar="FILE", help='Its offsets: {"offsets": [...]} JSON/YAML or topic,partition,'
-                                                        'offset CSV.')
+@click.option("--offsets", "file", metavar="FILE", help="Its offsets: what list -o json|yaml|csv prints.")
 @click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET", help="Store exactly OFFSET. Repeatable.")
 @click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
               help="Start right after that record. Repeatable.")
@@ -189,8 +189,8 @@ def gitops_reset(target, connector, source_cluster, **kw):
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC:P1,P2", help="Partitions for --to-offset.")
 @click.option("--from-scratch", is_flag=True, help="Reset whatever an earlier connector of this name left (instead "
                                                    "of offsets).")
-@click.option("--dir", "directory", default=".", show_default=True,
-              help="Directory (relative to --repo) for the new files; its kustomization.yaml lists them.")
+@click.option("--dir", "directory", default=".", metavar="DIRECTORY",
+              help="Where in --repo the new files go (default .); its kustomization.yaml lists them.")
 @click.option("--accept-start-window", is_flag=True, help="Accept that an operator before Strimzi 1.2 runs the new "
                                                           "connector briefly before stopping it.")
 @click.option("--strimzi-version", metavar="X.Y.Z", help="The cluster's operator version (1.2.0+ creates it stopped).")
@@ -200,11 +200,10 @@ def gitops_reset(target, connector, source_cluster, **kw):
 @quiet_option
 def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_scratch, directory, accept_start_window,
                   strimzi_version, **kw):
-    """Phase 1 for a NEW connector that starts at chosen offsets (docs/lifecycle.md).
+    """Phase 1 for a new connector that starts at chosen offsets (docs/lifecycle.md).
 
-    Adds the KafkaConnector with state: stopped, alterOffsets and an offsets ConfigMap (or, with --from-scratch,
-    a reset), plus the record; then, as for gitops alter: merge and sync, kubectl offsets trigger NAME, and
-    gitops next NAME (phase 2) sets the state the file asks for.
+    Adds the KafkaConnector stopped, with its offsets (or, with --from-scratch, a reset); then, as for gitops
+    alter: merge and sync, 'kubectl offsets trigger NAME', and 'gitops next NAME' starts it.
 
     \b
     Examples:
@@ -233,7 +232,7 @@ def gitops_create(manifest, file, sets, skip_records, to_offset, topics, from_sc
     work()
 
 
-@gitops_group.command("next")
+@gitops_group.command("next", sections=REPOSITORY_FLAGS)
 @target_argument
 @with_connector_options
 @repo_options
@@ -247,7 +246,8 @@ def gitops_next(target, connector, source_cluster, keep_record, **kw):
     Also the way to abandon a phase 1 that was never triggered: nothing fired, so putting the state back is all.
 
     \b
-    Example:
+    Examples:
+      kubectl offsets gitops next my-sink --repo ./deploy -o diff
       kubectl offsets gitops next my-sink --repo ./deploy --pr
     """
     def work():

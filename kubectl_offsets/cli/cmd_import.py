@@ -5,9 +5,10 @@ import click
 from .common import flow_options, require_confirmation_possible, session
 from .fleet import parallel_options
 from .options import cluster_options, mutation_options, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("import")
+@click.command("import", cls=KubectlCommand)
 @click.option("-f", "--filename", "file", required=True, metavar="FILE",
               help="A fleet document, as 'kubectl offsets export' (or 'list --all -o json') writes it.")
 @click.option("--map-namespace", "map_namespace", multiple=True, metavar="OLD=NEW",
@@ -23,13 +24,11 @@ from .options import cluster_options, mutation_options, quiet_option
 @quiet_option
 def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no_resume, force, namespace, context,
                    kubeconfig, timeout, yes, dry_run, quiet):
-    """Apply a fleet document: each entry's offsets to the connector of the same name, through the normal alter
-    flow (backup, stop, alter, verify, resume).
+    """Apply an export's offsets to the connectors it names.
 
-    The connector ends exactly as exported: partitions the entry has get its offsets, partitions that appeared
-    since are reset (as undo does), and an entry without offsets resets the connector. Entries go to the
-    namespace of --map-namespace, else of -n, else the one recorded in the document. Every connector is checked
-    and previewed first, then one confirmation; each keeps its own backup ('undo -l ... --since TIME').
+    Each connector goes through alter (backup, stop, alter, verify, resume) and ends as exported: partitions it
+    did not have are reset. Entries go to --map-namespace's namespace, else -n's, else the recorded one. All are
+    checked and previewed first, then one confirmation.
 
     \b
     Examples:
@@ -42,11 +41,11 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
         from .fleet import run_plan
         from .options import cluster_config
 
-        require_confirmation_possible(yes, dry_run, "import")
         document = fleet.read_fleet_file(file)
         mapping = fleet.ImportMapping(namespace=namespace, namespaces=fleet.parse_namespace_map(map_namespace),
                                       only=tuple(only))
         fleet.place_entries(document, mapping)  # collisions and mappings that match nothing: before any cluster
+        require_confirmation_possible(yes, dry_run, "import")  # after the input's checks: fix a typo first
         cluster = cluster_config(namespace, context, kubeconfig)
         _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                        resume=not no_resume, force=force)

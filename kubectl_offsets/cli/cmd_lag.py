@@ -14,9 +14,10 @@ import click
 from ..output.terminal import echo
 from .common import connector_flags, target_argument, with_connector_options
 from .options import cluster_options, kafka_option, output_option, quiet_option
+from .help import KubectlCommand
 
 
-@click.command("lag")
+@click.command("lag", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @click.option("--bootstrap-server", required=True, metavar="HOST:PORT",
@@ -37,17 +38,16 @@ from .options import cluster_options, kafka_option, output_option, quiet_option
                     "time-lag-seconds).")
 @quiet_option
 def lag_command(**flags):
-    """Replication or consumption lag per partition: end offset minus where the connector resumes.
+    """Show how far a connector is behind, per partition.
 
-    For a MirrorSourceConnector the stored offset is the last record replicated, so it resumes at stored+1; for a
-    sink, at the stored offset. Partitions without a stored offset count from the log start. AGE is the time lag:
-    how old the oldest record not yet replicated (or consumed) is, from its timestamp on the source.
+    The lag in records (end offset minus where the connector resumes) and in time (the age of the oldest record
+    not yet read). --max-lag and --max-age exit 9 when exceeded, for cron jobs and pipelines.
 
     \b
     Examples:
-      kubectl offsets lag kafkamirrormaker2/mirror --connector source --bootstrap-server east-kafka:9092 -n kafka
-      kubectl offsets lag my-sink --bootstrap-server kafka:9092
-      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --current offsets.json -o json
+      kubectl offsets lag my-sink --bootstrap-server kafka:9092 -n kafka
+      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 -n kafka
+      # A gate: exit 9 past 1000 records or 5 minutes
       kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --max-lag 1000 --max-age 5m
     """
     _run(flags)

@@ -8,10 +8,11 @@ from .connectors_table import overview_options
 from .kubectl_output import kubectl_conventions, result_printer, target_name
 from .fleet import selection_options
 from .options import cluster_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
 @kubectl_conventions(target_name)
-@click.command("list")
+@click.command("list", cls=KubectlCommand)
 @optional_target_argument
 @with_connector_options
 @selection_options
@@ -21,27 +22,23 @@ from .options import cluster_options, output_option, quiet_option
 @quiet_option
 def list_command(target, connector, source_cluster, selector, all_, all_namespaces, namespace, context, kubeconfig,
                  timeout, output, quiet, lag=False, lag_bootstrap_server=None, kafka_options=()):
-    """Show a connector's offsets, as Strimzi lists them; or many connectors' with -l, --all or -A.
+    """Show a connector's offsets (or every connector's state).
 
-    Makes sure the connector's listOffsets stanza names a ConfigMap (default NAME-offsets), asks the operator
-    with the strimzi.io/connector-offsets=list annotation, waits until it is done and prints the result.
-    -o json prints the {"offsets": [...]} document that alter -f accepts; for many connectors, the fleet
-    document ({"connectors": [...]}) that import -f accepts.
-
-    Without TARGET (and without -l/--all/-A): every connector of the namespace, as kcctl get connectors shows
-    them (NAME, KIND, CONNECTOR, TYPE, CLASS, STATE, TASKS), read from the resources' status: no offsets are
-    listed, nothing is annotated. With --lag --bootstrap-server, each connector's offsets are listed too and
-    printed per partition with the log-end offset and the lag.
+    With TARGET, has Strimzi's operator list the connector's offsets; -o json prints the document alter -f takes.
+    Without it, every connector of the namespace with its state and tasks, from the resources' status (--lag adds
+    each partition's lag, as kafka-consumer-groups --describe).
 
     \b
     Examples:
+      # One connector's offsets, and as a file alter -f takes
       kubectl offsets list my-sink -n kafka
-      kubectl offsets list kafkamirrormaker2/mirror --connector source -o json > offsets.json
-      kubectl offsets list kmm2/mirror --connector 'east->west.MirrorSourceConnector' -o csv
-      kubectl offsets list -n kafka                       # every connector: state and tasks, no offsets
-      kubectl offsets list -n kafka --lag --bootstrap-server kafka:9092   # and each partition's lag
-      kubectl offsets list --all -n kafka                 # every connector's offsets
-      kubectl offsets list -l team=payments -A -o csv     # by label, in every namespace
+      kubectl offsets list kmm2/mirror --connector source -o json > offsets.json
+      # Every connector: its state and tasks; then with each partition's lag
+      kubectl offsets list -n kafka
+      kubectl offsets list -n kafka --lag --bootstrap-server kafka:9092
+      # Every connector's offsets, or those with a label in every namespace
+      kubectl offsets list --all -n kafka
+      kubectl offsets list -l team=payments -A -o csv
     """
     def work():
         from .fleet import check_target_or_selection, fleet_requested
@@ -88,7 +85,8 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     from .fleet import cluster_and_members, entry_rows, no_resources_found, selection, warn_unlisted
 
     sel = selection(namespace, selector, all_, all_namespaces)
-    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel, empty_ok=not out)
+    # list answers an empty selection as kubectl get does; export refuses it, to a file or to stdout (docs/fleet.md)
+    cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel, empty_ok=not record_source)
     if not members:  # as kubectl get: a message on stderr, exit 0 (json/yaml/csv still print the empty document)
         click.echo(no_resources_found(kube, sel), err=True)
         if output == "table":

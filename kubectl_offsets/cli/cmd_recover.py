@@ -5,9 +5,10 @@ import click
 from ..output.terminal import echo
 from .common import mm2_settings, session, target_argument, with_connector_options
 from .options import cluster_options, dry_run_option, kafka_option, quiet_option, yes_option
+from .help import KubectlCommand
 
 
-@click.command("recover")
+@click.command("recover", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @click.option("--rollback", is_flag=True,
@@ -31,25 +32,20 @@ from .options import cluster_options, dry_run_option, kafka_option, quiet_option
 @quiet_option
 def recover_command(target, connector, source_cluster, rollback, force, wait_for_owner, bootstrap_server,
                     kafka_options, namespace, context, kubeconfig, timeout, yes, dry_run, quiet):
-    """Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.
+    """Finish or roll back an interrupted operation.
 
-    Before the offsets were handed to the operator, recover rolls back (previous state restored, offsets
-    untouched). After that, it finishes: waits for the operator, verifies, restores the previous state (or leaves
-    the connector stopped if the operation was run with --no-resume). While the operation's own process may still
-    be working (its heartbeat is fresh), recover refuses, unless that process ran on this machine and is gone;
-    --wait waits until its lease runs out, --force takes over at once.
+    Reads the journal alter, reset, undo, trigger or delete left on the resource: before the offsets were handed
+    to the operator it rolls back; after, it finishes (waits, verifies, restores the state). It refuses while the
+    operation's own process may still be working, unless --wait or --force.
 
     \b
     Examples:
+      kubectl offsets recover my-sink -n kafka --dry-run
       kubectl offsets recover my-sink -n kafka
       kubectl offsets recover kmm2/mirror --connector source --rollback
-      kubectl offsets recover my-sink -n kafka --wait     # its process (elsewhere) was killed a moment ago
-      kubectl offsets recover my-sink -n kafka --force    # ... and you know it is gone: do not wait
-      kubectl offsets recover kmm2/mirror --connector source --rollback --bootstrap-server localhost:9092
-
-    A MirrorMaker 2 full reset (reset --with-offset-syncs) may have added 'delete' to its offset-syncs topic's
-    cleanup.policy: recover puts the recorded policy back first, and keeps the journal (and both connectors
-    stopped) while it cannot, naming the command that does it.
+      # Its process, on another machine, was killed a moment ago: wait for its lease, or take over now
+      kubectl offsets recover my-sink -n kafka --wait
+      kubectl offsets recover my-sink -n kafka --force
     """
     def work():
         from .. import api

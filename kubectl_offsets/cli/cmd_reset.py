@@ -8,10 +8,11 @@ from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_t
 from .fleet import parallel_options, selection_options
 from .kubectl_output import kubectl_conventions, mutation_without_json, target_name
 from .options import cluster_options, mutation_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
 @kubectl_conventions(target_name, mutation_without_json)
-@click.command("reset")
+@click.command("reset", cls=KubectlCommand)
 @optional_target_argument
 @with_connector_options
 @selection_options
@@ -35,30 +36,24 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                   kubeconfig, timeout, yes, dry_run, output, quiet, **broker_flags):
     """Wipe a connector's offsets, so it starts from scratch.
 
-    A sink then follows its consumer's auto.offset.reset; a source connector re-reads its source from the start
-    (a MirrorSourceConnector re-replicates whole topics). The current offsets are backed up first;
-    'kubectl offsets undo' puts them back.
-
-    For MirrorMaker 2 this resets the Connect offsets only: the offset-syncs topic keeps the old syncs that the
-    checkpoint connector translates consumer groups with. --with-offset-syncs is the full reset: source and
-    checkpoint stopped, both reset, the offset-syncs topic truncated, both resumed, journalled for 'recover'.
+    A sink then follows its consumer's auto.offset.reset; a source connector reads its source from the start. The
+    offsets are backed up first ('undo' puts them back). For MirrorMaker 2, --with-offset-syncs also resets the
+    checkpoint connector and truncates the offset-syncs topic (docs/mirrormaker2.md).
 
     \b
     Examples:
+      kubectl offsets reset my-source -n kafka --dry-run
       kubectl offsets reset my-source -n kafka
-      kubectl offsets reset kmm2/mirror --connector source --dry-run
-      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --dry-run
+      # MirrorMaker 2: the source connector only, or the full reset
+      kubectl offsets reset kmm2/mirror --connector source
       kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --source-bootstrap-server east:9092
-      kubectl offsets reset -l team=payments -n kafka --parallel 8   # many connectors, one confirmation
-
-    With -l/--all/-A every selected connector is checked and previewed first, then one confirmation; each keeps
-    its own backup and journal ('undo -l ... --since TIME' puts them all back).
+      # Many connectors, one confirmation
+      kubectl offsets reset -l team=payments -n kafka --parallel 8
     """
     def work():
         from .. import api
         from .fleet import check_target_or_selection
 
-        require_confirmation_possible(yes, dry_run, "reset")
         if (allow_shared_offset_syncs or target_bootstrap_server) and not with_offset_syncs:
             from ..errors import InputError
 
@@ -72,10 +67,12 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                                  "--with-offset-syncs")
             from .fleet import FleetFlags, run_fleet_command
 
+            require_confirmation_possible(yes, dry_run, "reset")  # after the input's checks: fix a typo first
             run_fleet_command("reset", lambda fleet, cluster, members, options, progress, stop: fleet.plan_reset(
                 cluster, members, options, parallel=parallel, progress=progress, stop=stop),
                 FleetFlags.of_command())
             return
+        require_confirmation_possible(yes, dry_run, "reset")
         settings = mm2_settings(broker_flags, with_offset_syncs=with_offset_syncs, target_bootstrap=
                                 target_bootstrap_server, allow_shared_offset_syncs=allow_shared_offset_syncs)
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,

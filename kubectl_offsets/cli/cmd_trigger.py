@@ -5,9 +5,10 @@ import click
 from ..output.terminal import echo
 from .common import session, target_argument, target_spec, with_connector_options
 from .options import cluster_options, dry_run_option, quiet_option, yes_option
+from .help import KubectlCommand
 
 
-@click.command("trigger")
+@click.command("trigger", cls=KubectlCommand)
 @target_argument
 @with_connector_options
 @click.option("--force", is_flag=True, help="Fire again even though this operation's marker says it was fired.")
@@ -19,18 +20,17 @@ from .options import cluster_options, dry_run_option, quiet_option, yes_option
 @quiet_option
 def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, yes, dry_run,
                     quiet):
-    """Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.
+    """Fire GitOps phase 1 once it is synced.
 
-    Reads what to do from the kubectl-offsets.io/gitops record that phase 1 put on the resource (without one it
-    refuses and changes nothing), backs up the current offsets and journals like alter (so 'kubectl offsets
-    recover' finishes an interrupted trigger and 'kubectl offsets undo' restores the backup), and marks the
-    resource kubectl-offsets.io/triggered=<operation id> in the same patch as Strimzi's annotation, so running it
-    again (or the trigger Job) does nothing. Then run 'kubectl offsets gitops next'.
+    Reads what to do from the record phase 1 put on the resource (without one it refuses), waits for the connector
+    to stop, backs up and has the operator apply the offsets as alter does, once: running it again does nothing.
+    Then run 'kubectl offsets gitops next'.
 
     \b
     Examples:
+      kubectl offsets trigger my-sink -n kafka --dry-run
       kubectl offsets trigger my-sink -n kafka
-      kubectl offsets trigger kmm2/mirror --connector 'east->west.MirrorSourceConnector' -n kafka
+      kubectl offsets trigger kmm2/mirror --connector source -n kafka
     """
     def work():
         from ..core.gitops import trigger_command

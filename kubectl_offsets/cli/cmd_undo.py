@@ -8,10 +8,11 @@ from .common import (confirm_on_terminal, flow_options, mm2_settings, optional_t
 from .fleet import parallel_options, selection_options
 from .kubectl_output import kubectl_conventions, mutation_without_json, target_name
 from .options import cluster_options, mutation_options, output_option, quiet_option
+from .help import KubectlCommand
 
 
 @kubectl_conventions(target_name, mutation_without_json)
-@click.command("undo")
+@click.command("undo", cls=KubectlCommand)
 @optional_target_argument
 @with_connector_options
 @click.option("--backup", metavar="CONFIGMAP", help="The backup to restore (default: the newest for the connector).")
@@ -33,24 +34,24 @@ from .options import cluster_options, mutation_options, output_option, quiet_opt
 def undo_command(target, connector, source_cluster, backup, from_file, selector, all_, all_namespaces, parallel,
                  skip_invalid, since, no_resume, force, namespace, context, kubeconfig, timeout, yes, dry_run, output, quiet,
                  **broker_flags):
-    """Put back the offsets of a backup taken by alter, reset or undo.
+    """Put back the offsets of a backup.
 
-    Partitions in the backup get their offsets back; partitions that appeared since are reset. The offsets
-    before the undo are backed up too, so an undo can be undone. A backup of another connector is refused.
+    Restores the newest backup that alter, reset or undo took of this connector (or --backup, or a local
+    --from-file). Partitions that appeared since are reset. The undo is backed up too, so it can be undone.
 
     \b
     Examples:
       kubectl offsets undo my-sink -n kafka
       kubectl offsets undo my-sink --backup my-sink-offsets-backup-20261122t101500z
-      kubectl offsets undo my-sink -n kafka --from-file my-sink-my-sink-offsets-backup-20261122t101500z.yaml
-      kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z   # what a fleet reset took
+      kubectl offsets undo my-sink --from-file my-sink-my-sink-offsets-backup-20261122t101500z.yaml
+      # Everything a fleet reset took since a time
+      kubectl offsets undo -l team=payments --since 2026-11-23T10:00:00Z
     """
     def work():
         from .. import api
         from ..errors import InputError
         from .fleet import check_target_or_selection
 
-        require_confirmation_possible(yes, dry_run, "undo")
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "undo"):
             if backup or from_file:
                 flag = "--backup" if backup else "--from-file"
@@ -61,12 +62,14 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             from .fleet import FleetFlags, parse_since, run_fleet_command
 
             start = parse_since(since)
+            require_confirmation_possible(yes, dry_run, "undo")  # after the input's checks: fix a typo first
             run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
                 cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
                 FleetFlags.of_command())
             return
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
+        require_confirmation_possible(yes, dry_run, "undo")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
         result = api.undo(kube, target, backup=backup, from_file=from_file, connector=connector,

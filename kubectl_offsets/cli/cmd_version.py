@@ -7,27 +7,28 @@ import json
 import click
 
 from ..output.terminal import echo
-from .options import cluster_config, cluster_options
+from .options import cluster_config, cluster_flags
+from .help import KubectlCommand
 
 FORMATS = ("text", "json", "yaml")
 REQUEST_TIMEOUT = 10.0  # seconds per API call: `version` is a quick look, not an operation
 
 
-@click.command("version", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("version", cls=KubectlCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--client", is_flag=True, help="Only the plugin's own version; do not contact the cluster.")
 @click.option("--connect-url", metavar="URL",
               help="Ask Kafka Connect's REST API at URL (e.g. a kubectl port-forward) instead of each "
                    "KafkaConnect's status.url, which is usually cluster-internal.")
-@click.option("-o", "--output", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@cluster_options
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="text", metavar="FORMAT",
+              help="text (default), json or yaml.")
+@cluster_flags(timeout_help=f"How long to wait for each answer of the cluster (default, and at most, "
+                            f"{REQUEST_TIMEOUT:.0f}s).")
 def version_command(client: bool, connect_url: str | None, output: str, namespace: str | None,
                     context: str | None, kubeconfig: str | None, timeout: float) -> None:
-    """Print the plugin version, the Strimzi API versions the cluster serves and the Kafka Connect version.
+    """Print the plugin, Strimzi API and Kafka Connect versions.
 
-    The Kafka Connect version is read from the REST API at each KafkaConnect's status.url in the namespace, with a
-    2 s limit; from outside the cluster that address is usually not reachable, and the version shows as "unknown"
-    with the reason (use --connect-url with a port-forward to get it).
+    The Kafka Connect version comes from each KafkaConnect's REST API (status.url), which is usually reachable only
+    inside the cluster: --connect-url asks a port-forward instead.
 
     \b
     Examples:
@@ -35,13 +36,13 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
       kubectl offsets version -n kafka
       kubectl port-forward -n kafka svc/my-connect-connect-api 8083 &
       kubectl offsets version -n kafka --connect-url http://localhost:8083
-      kubectl offsets version -o json
     """
     from ..core.online import versions
 
     if client:
         _print(versions.client_report(), output)
         return
+    _check_url(connect_url)
     config = cluster_config(namespace, context, kubeconfig)
 
     def work() -> None:
@@ -56,6 +57,26 @@ def version_command(client: bool, connect_url: str | None, output: str, namespac
             _print(report, output)
 
     work()
+
+
+def _check_url(url: str | None) -> None:
+    """--connect-url is Kafka Connect's REST address, as a port-forward gives it: checked before the cluster is
+    asked, so that a typo is not reported as a Connect that does not answer."""
+    if url is None:
+        return
+    from urllib.parse import urlsplit
+
+    from ..errors import InputError
+
+    parts = urlsplit(url)
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise InputError(f"--connect-url '{url}' is not an http(s) URL",
+                         advice="give Kafka Connect's REST address, e.g. http://localhost:8083 after "
+                                "kubectl port-forward svc/NAME-connect-api 8083")
 
 
 def _print(report, output: str) -> None:

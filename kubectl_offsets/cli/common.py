@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable
 
@@ -26,30 +25,27 @@ def _complete_connector(ctx, param, incomplete):
 
 
 connector_options = [
-    click.option("--connector", help="For kafkamirrormaker2/NAME: the connector, by full generated name "
-                 "('east->west.MirrorSourceConnector', quote the '>') or short form: source, checkpoint, heartbeat.",
+    click.option("--connector", metavar="NAME", help="kmm2/NAME's connector: source, checkpoint, heartbeat, or its full name "
+                 "('east->west.MirrorSourceConnector').",
                  shell_complete=_complete_connector),
-    click.option("--source-cluster", help="With a short --connector: the mirror's source cluster alias."),
+    click.option("--source-cluster", metavar="ALIAS", help="With a short --connector: the source cluster's alias."),
 ]
 
 
 def flow_options(f):
     """--no-resume and --force, shared by the commands that run the step machine (alter, reset, undo)."""
-    f = click.option("--force", is_flag=True, help="Allow changing the offsets of MirrorMaker 2 checkpoint/heartbeat "
-                     "connectors (stored by Connect, but ignored by their tasks).")(f)
-    return click.option("--no-resume", is_flag=True,
-                        help="Leave the connector stopped afterwards (it says so).")(f)
+    f = click.option("--force", is_flag=True, help="Allow MirrorMaker 2 checkpoint and heartbeat connectors (their "
+                     "tasks ignore offsets).")(f)
+    return click.option("--no-resume", is_flag=True, help="Leave the connector stopped afterwards.")(f)
 
 
 mm2_broker_options: list[Callable] = [  # click decorators
     click.option("--source-bootstrap-server", "--bootstrap-server", "source_bootstrap_server", metavar="HOST:PORT",
-                 help="MirrorMaker 2: the SOURCE cluster, for the pre-flight check of the source offsets against "
-                      "the source topics (default: the mirror's bootstrapServers, when reachable from here)."),
-    kafka_option("MirrorMaker 2: Kafka client setting for those requests (librdkafka names, e.g. "
-                 "security.protocol=SSL; repeatable)."),
+                 help="MirrorMaker 2: the source cluster, to check the new offsets against (default: the "
+                      "mirror's, when reachable)."),
+    kafka_option("Kafka client setting (librdkafka names), e.g. security.protocol=SSL. Repeatable."),
     click.option("--require-check", is_flag=True,
-                 help="MirrorMaker 2: refuse when the pre-flight cannot reach the source cluster (by default it "
-                      "says so in one line and goes on without the check)."),
+                 help="MirrorMaker 2: refuse when the source cluster cannot be reached for that check."),
 ]
 require_check_option = mm2_broker_options[-1]  # alter has its own --bootstrap-server/--kafka-option (time travel)
 
@@ -96,25 +92,42 @@ def target_spec(target: str, connector: str | None, source_cluster: str | None):
     return TargetSpec(target, connector=connector, source_cluster=source_cluster)
 
 
-def require_confirmation_possible(yes: bool, dry_run: bool, operation: str) -> None:
+def require_confirmation_possible(yes: bool, dry_run: bool, operation: str,
+                                  does: str = "changes the connector's offsets") -> None:
     """Without a terminal there is nobody to ask: refuse before anything is touched."""
     if not yes and not dry_run and not sys.stdin.isatty():
         from ..errors import InputError
 
-        raise InputError(f"{operation} changes the connector's offsets and there is no terminal to confirm on",
+        raise InputError(f"{operation} {does} and there is no terminal to confirm on",
                          advice="pass --yes to proceed without confirmation, or --dry-run to only preview")
 
 
-def confirm_on_terminal(preview) -> bool:
+def confirm_on_terminal(preview, question: str | None = None) -> bool:
     """Ctrl-C or Ctrl-D at the prompt is a "no": the operation is cancelled and says what that left (create deletes
-    the connector it created for the preview), instead of click's bare "Aborted!"."""
+    the connector it created for the preview), instead of click's bare "Aborted!". ``question``: what to ask, when
+    it is not "<operation> the offsets of NAME?"."""
     echo(render_preview(preview), err=True)
+    question = question or f"{preview.operation} the offsets of '{preview.target.connector_name}'?"
     try:
-        return click.confirm(printable(f"{preview.operation} the offsets of '{preview.target.connector_name}'?"),
-                             default=False, err=True)
+        return click.confirm(printable(question), default=False, err=True)
     except click.Abort:
         click.echo("", err=True)
         return False
+
+
+def confirm_or_cancel(question: str, cancelled: str) -> None:
+    """Ask y/N on stderr and return on a yes. Anything else says ``cancelled`` and exits: "no" and Ctrl-D as a
+    refusal (exit 2), Ctrl-C as an interruption (exit 130), as a shell's Ctrl-C; never click's bare "Aborted!"."""
+    from ..errors import InputError, InterruptedOperationError
+
+    try:
+        if click.confirm(printable(question), default=False, err=True):
+            return
+    except click.Abort as abort:
+        click.echo("", err=True)
+        if isinstance(abort.__context__, KeyboardInterrupt):  # click raises Abort from Ctrl-C and Ctrl-D alike
+            raise InterruptedOperationError(cancelled) from None
+    raise InputError(cancelled)
 
 
 def render_preview(preview) -> str:
@@ -129,6 +142,8 @@ def _preview_body(preview) -> str:
     head += _mm2_lines(preview)
     if preview.before is None:
         shown = preview.change.to_json() if preview.change is not None else "all offsets reset"
+        import json
+
         return f"{head}\ncurrent offsets unknown (never listed); the change:\n{json.dumps(shown, indent=2)}"
     if preview.change is None:
         head += ": every offset below is reset"
@@ -210,6 +225,8 @@ def render_dry_run(preview, fmt: str, mode: str) -> str:
         return render_offsets(after or OffsetsDocument(), "csv", preview.kind)
     if fmt in ("json", "yaml"):
         document = dry_run_document(preview, mode)
+        import json
+
         return json.dumps(document, indent=2) if fmt == "json" else to_yaml(document)
     return "\n---\n".join(f"# {description}\n{to_yaml(body)}" for description, body in preview.patches)
 

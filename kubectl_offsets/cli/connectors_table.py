@@ -9,13 +9,11 @@ from .options import group, kafka_option
 
 overview_options = group(
     click.option("--lag", is_flag=True,
-                 help="Without TARGET: also list each connector's offsets (one listOffsets per connector, as list "
-                      "TARGET does) and print, per partition, CURRENT-OFFSET, LOG-END-OFFSET and LAG as "
-                      "kafka-consumer-groups --describe. Needs --bootstrap-server."),
+                 help="Without TARGET: each partition's offset, log-end offset and lag, as kafka-consumer-groups "
+                      "--describe (lists every connector's offsets)."),
     click.option("--bootstrap-server", "lag_bootstrap_server", metavar="HOST:PORT",
-                 help="With --lag: the Kafka cluster the connectors read (for MirrorMaker 2 source connectors, "
-                      "their SOURCE cluster; connectors whose topics are not there are left without lag)."),
-    kafka_option("With --lag: Kafka client setting (librdkafka names), e.g. security.protocol=SSL (repeatable)."),
+                 help="With --lag: the Kafka cluster the connectors read (MirrorMaker 2: the source)."),
+    kafka_option("Kafka client setting (librdkafka names), e.g. security.protocol=SSL. Repeatable."),
 )
 
 
@@ -36,8 +34,11 @@ def list_connectors(namespace, context, kubeconfig, timeout, quiet, output, *, l
     kube = operations.connect(cluster_config(namespace, context, kubeconfig))
     selection = fleet.Selection(namespace=namespace)
     rows = connectors.overview(kube, selection)
-    if not rows:
+    if not rows:  # as kubectl get: the message on stderr, exit 0, and for json/yaml the empty document
         click.echo(f"No resources found in {namespace or kube.namespace} namespace.", err=True)
+        if output in ("json", "yaml") or output.startswith("jsonpath="):
+            result_printer(output).show(lambda: connectors_document([], None),
+                                        lambda fmt, no_headers: render_connectors([], fmt, lag=None))
         return
     partitions = None
     if lag:

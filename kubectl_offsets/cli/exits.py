@@ -12,10 +12,9 @@ from typing import Iterator
 import click
 
 from ..errors import ExitStatus, OffsetsError
-from ..output.terminal import echo
 
 
-# What each exit status means, in a word or two: the epilog of every command's --help (docs/online.md has the table).
+# What each exit status means, in a word or two: the root help's epilog (written once: docs/online.md has the table).
 MEANINGS = {
     ExitStatus.OK: "success",
     ExitStatus.ERROR: "unexpected failure (a bug, or an API server error not foreseen)",
@@ -28,29 +27,22 @@ MEANINGS = {
     ExitStatus.VERIFY: "the operation ran but the offsets are not what was asked",
     ExitStatus.CHECK_FAILED: "a check or gate found what it looks for (check, lag --max-lag/--max-age)",
     ExitStatus.KAFKA_UNREACHABLE: "a Kafka cluster gave no answers (down, wrong --bootstrap-server, TLS/SASL)",
+    ExitStatus.CLUSTER_UNREACHABLE: "the Kubernetes API server gave no answers (down, wrong address, TLS)",
+    ExitStatus.KUBECONFIG: "the kubeconfig cannot be used (no such file or context, credential plugin failed)",
     ExitStatus.INTERRUPTED: "interrupted (Ctrl-C, SIGTERM); the connector is made safe first",
 }
 
 
 def exit_codes_epilog() -> str:
-    """The same list for every command, built from ExitStatus (\b: click keeps the lines as they are)."""
+    """The table, built from ExitStatus (\b: click keeps the lines as they are)."""
     return "\b\nExit codes:\n" + "\n".join(f"  {int(status):<3} {MEANINGS[status]}" for status in ExitStatus)
-
-
-def with_exit_codes(command: click.Command) -> click.Command:
-    """Give ``command`` (and a group's subcommands) the exit-code epilog, once."""
-    if not getattr(command, "_exit_codes_listed", False):
-        command.epilog = ((command.epilog + "\n\n") if command.epilog else "") + exit_codes_epilog()
-        command._exit_codes_listed = True  # type: ignore[attr-defined]
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            with_exit_codes(sub)
-    return command
 
 
 def report_usage(error: click.UsageError) -> int:
     """A usage error (unknown flag, bad value, missing argument) in the style of every other error: ``error:``
     and a hint instead of click's usage block; exit 2, as kubectl."""
+    from ..output.terminal import echo  # here, not at the top: the root --help imports this module for the table
+
     where = error.ctx.command_path if error.ctx is not None else "kubectl offsets"
     echo(f"error: {error.format_message()}\n  hint: see '{where} --help'", err=True)
     return int(ExitStatus.USAGE)
@@ -59,6 +51,8 @@ def report_usage(error: click.UsageError) -> int:
 def report(error: OffsetsError) -> int:
     """Print an error the way kubectl does (``error: ...``), with advice and the next command, and return the
     exit status."""
+    from ..output.terminal import echo
+
     lines = [f"error: {error.message}"]
     if error.advice:
         lines.append(f"  hint: {error.advice}")

@@ -18,18 +18,16 @@ if TYPE_CHECKING:
 
 selection_options = group(
     click.option("-l", "--selector", metavar="SELECTOR",
-                 help="Every connector of the KafkaConnector/KafkaMirrorMaker2 resources matching this label selector "
-                      "(kubectl's -l, e.g. team=payments,tier!=test)."),
-    click.option("--all", "all_", is_flag=True, help="Every KafkaConnector and MirrorMaker 2 connector in the namespace."),
-    click.option("-A", "--all-namespaces", is_flag=True, help="Like --all, in every namespace."),
+                 help="The connectors whose resource matches this label selector (team=payments,tier!=test)."),
+    click.option("--all", "all_", is_flag=True, help="Every connector in the namespace."),
+    click.option("-A", "--all-namespaces", is_flag=True, help="Every connector in every namespace."),
 )
 
 parallel_options = group(
-    click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True,
-                 help="Connectors worked on at once; never more than this many are stopped at the same time "
-                      "(the connectors of one KafkaMirrorMaker2 always run one after another)."),
+    click.option("--parallel", type=click.IntRange(min=1), default=4, metavar="N",
+                 help="Connectors worked on (so stopped) at once (default 4)."),
     click.option("--skip-invalid", is_flag=True,
-                 help="Go on with the valid connectors when some fail validation (default: change nothing)."),
+                 help="Go on with the valid connectors when some fail the checks."),
 )
 
 
@@ -100,7 +98,7 @@ def run_plan(plan_builder: Callable[[threading.Event], Plan], cluster, options, 
     nothing (exit 130); an interrupted run starts no new connector, lets the ones under way finish and prints the
     summary before it exits."""
     from ..core.online import fleet
-    from ..errors import InputError, InterruptedOperationError
+    from ..errors import InterruptedOperationError
     from .exits import signals_set
 
     stop = threading.Event()
@@ -118,9 +116,11 @@ def run_plan(plan_builder: Callable[[threading.Event], Plan], cluster, options, 
         if options.dry_run:
             echo("dry run: nothing was changed", err=True)
             return
-        if not options.yes and not click.confirm(f"{verb} the offsets of {len(runnable)} connector(s), "
-                                                 f"{parallel} at a time?", default=False, err=True):
-            raise InputError(f"{verb} cancelled; nothing was changed")
+        if not options.yes:
+            from .common import confirm_or_cancel
+
+            confirm_or_cancel(f"{verb} the offsets of {len(runnable)} connector(s), {parallel} at a time?",
+                              f"{verb} cancelled; nothing was changed")
     except BaseException:
         plan.close()
         raise

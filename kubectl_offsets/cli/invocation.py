@@ -18,7 +18,8 @@ def normalize_args(args: list[str]) -> list[str]:
     alone.
 
     - -n/--namespace, --context, --kubeconfig, --timeout before the subcommand move behind it;
-    - -v N / -v=N / --v=N anywhere move in front (the root command takes it);
+    - -v N / -v=N / --v=N anywhere move in front (the root command takes it, and refuses a value that is not a
+      number);
     - a bare --dry-run means --dry-run=client, as for kubectl; written out so that click never takes the next word
       (a connector name) as its value."""
     cut = args.index("--") if "--" in args else len(args)
@@ -36,9 +37,9 @@ def _take_verbosity(args: list[str]) -> tuple[list[str], list[str]]:
     while index < len(args):
         arg = args[index]
         name, eq, value = arg.partition("=")
-        if name in VERBOSITY_FLAGS and eq and value.isdigit():
+        if name in VERBOSITY_FLAGS and eq:
             taken.append(f"--v={value}")
-        elif arg in VERBOSITY_FLAGS and index + 1 < len(args) and args[index + 1].isdigit():
+        elif arg in VERBOSITY_FLAGS and index + 1 < len(args) and not args[index + 1].startswith("-"):
             taken.append(f"--v={args[index + 1]}")
             index += 1
         elif arg.startswith("-v") and arg[2:].isdigit():
@@ -61,6 +62,22 @@ def _take_leading_globals(args: list[str]) -> tuple[list[str], list[str]]:
         else:
             break
     return args[:index], args[index:]
+
+
+def join_kind_and_name(args: list[str], positionals: list[str]) -> list[str]:
+    """kubectl's ``TYPE NAME`` (``kubectl get kafkaconnector my-sink``) as the ``TYPE/NAME`` our commands take.
+    ``positionals``: the words of ``args`` that are no flag or flag value, as click's parser found them."""
+    from ..strimzi import KIND_ALIASES
+
+    if len(positionals) < 2 or "/" in positionals[0]:
+        return args
+    kinds = {alias for aliases in KIND_ALIASES.values() for alias in aliases}
+    if positionals[0].lower().split(".", 1)[0] not in kinds:
+        return args
+    for index in range(len(args) - 1):
+        if args[index] == positionals[0] and args[index + 1] == positionals[1]:
+            return [*args[:index], f"{positionals[0]}/{positionals[1]}", *args[index + 2:]]
+    return args
 
 
 def dry_run_mode() -> str:
@@ -90,5 +107,8 @@ def set_verbosity(level: int) -> None:
     import logging
 
     logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
+    # urllib3 logs each retry of a failed connection with its Retry(...) repr: the request log (-v 6) already has
+    # one line per request, and the error says why it failed.
+    logging.getLogger("urllib3").setLevel(logging.ERROR)
     if level >= 4:
         logging.getLogger("kubectl_offsets").setLevel(logging.DEBUG)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -26,6 +25,10 @@ from ..output.terminal import echo
 JSONPATH_HELP = ("jsonpath=TEMPLATE: kubectl's JSONPath on the json output, this subset: {.field.field}, {.list[N]} "
                  "(negative N counts from the end), {.list[*].field} (values joined by spaces), text outside the "
                  "braces, {'\\n'}. Not supported: range/end, filters [?()], slices, '..'.")
+
+
+# What every -o help adds (the subset itself is in JSONPATH_HELP, the advice of a refused template, and the docs).
+OUTPUT_HELP_TAIL = " jsonpath=TEMPLATE (kubectl's, a subset: docs/online.md#flags)."
 
 
 class OutputFormat(click.ParamType):
@@ -51,28 +54,35 @@ class OutputFormat(click.ParamType):
         return [CompletionItem(f) for f in (*self.formats, "jsonpath=") if f.startswith(incomplete)]
 
     def get_metavar(self, param, ctx=None) -> str:
-        return "[" + "|".join(self.formats) + "|jsonpath=...]"
+        return "FORMAT"
 
 
 def jsonpath_template(output: str) -> str:
     template = output[len("jsonpath="):]
     if len(template) >= 2 and template[0] == template[-1] and template[0] in "'\"":
         template = template[1:-1]  # kubectl strips one pair of quotes a shell left in
-    jsonpath(template, {})  # parse only: an unsupported template is refused before anything runs
+    if not template:
+        from ..errors import InputError
+
+        raise InputError("-o jsonpath= names no template (kubectl: template format specified but no template given)",
+                         advice="e.g. -o jsonpath='{.offsets[*].offset}'")
+    jsonpath(template, None)  # parse only: an unsupported template is refused before anything runs
     return template
 
 
-_EXPRESSION = re.compile(r"\{([^{}]*)\}")
-_STEP = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(-?\d+|\*)\]")
+# An expression: text in braces, where a quoted string may itself hold braces ({"}"} prints a brace).
+_EXPRESSION = r"\{((?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^{}'\"])*)\}"
+_STEP = r"\.([A-Za-z0-9_\-]+)|\[(-?\d+|\*)\]"  # compiled (and cached) by re at first use: not at --help
 
 
 def jsonpath(template: str, document: Any) -> str:
     """kubectl's JSONPath, the subset in JSONPATH_HELP. Missing keys print nothing (kubectl's --allow-missing-template-keys
-    default); objects and lists print as compact JSON."""
+    default), an index past a list's end is an error (as kubectl's "array index out of bounds"); objects and lists
+    print as compact JSON. ``document`` None: only parse the template."""
     from ..errors import InputError
 
     out, position = [], 0
-    for match in _EXPRESSION.finditer(template):
+    for match in re.finditer(_EXPRESSION, template):
         out.append(_literal(template[position:match.start()], template))
         out.append(_evaluate(match.group(1).strip(), document, template))
         position = match.end()
@@ -94,11 +104,13 @@ def _literal(text: str, template: str) -> str:
 def _evaluate(expression: str, document: Any, template: str) -> str:
     from ..errors import InputError
 
-    if len(expression) >= 2 and expression[0] == expression[-1] == "'":
-        return expression[1:-1].encode().decode("unicode_escape")  # {'\n'}, {'\t'}, {' '}
+    if len(expression) >= 2 and expression[0] == expression[-1] and expression[0] in "'\"":
+        return _string(expression, template)  # {'\n'}, {"\n"}, {' '}
+    if document is None:
+        document = {}
     if expression in ("", "."):
         return _show(document)
-    steps = list(_STEP.finditer(expression))
+    steps = list(re.finditer(_STEP, expression))
     if not expression.startswith((".", "[")) or "".join(s.group(0) for s in steps) != expression:
         raise InputError(f"jsonpath expression '{{{expression}}}' in '{template}' is outside the supported subset",
                          advice=JSONPATH_HELP)
@@ -111,16 +123,40 @@ def _evaluate(expression: str, document: Any, template: str) -> str:
                 found.append(value[key])
             elif index == "*" and isinstance(value, list):
                 found.extend(value)
-            elif index not in (None, "*") and isinstance(value, list) and -len(value) <= int(index) < len(value):
+            elif index not in (None, "*") and isinstance(value, list):
+                if not -len(value) <= int(index) < len(value):
+                    raise InputError(f"jsonpath '{template}': array index out of bounds: index {index}, length "
+                                     f"{len(value)}")
                 found.append(value[int(index)])
         values = found
     return " ".join(_show(v) for v in values)
+
+
+def _string(literal: str, template: str) -> str:
+    """A quoted string in a template, with the escapes kubectl's (Go's) take: \\n, \\t, \\", \\x41, \\u00e9."""
+    import ast
+    import warnings
+
+    from ..errors import InputError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # Python keeps an unknown escape (\\q) with a warning; Go refuses it
+            value = ast.literal_eval(literal)
+    except (SyntaxError, ValueError, Warning):
+        raise InputError(f"jsonpath template '{template}': {literal} is not a valid string (a bad escape?)",
+                         advice="write escapes as \\n, \\t, \\\\ or \\x41") from None
+    if not isinstance(value, str):
+        raise InputError(f"jsonpath template '{template}': {literal} is not a string")
+    return value
 
 
 def _show(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, (dict, list)):
+        import json
+
         return json.dumps(value, separators=(",", ":"))
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -191,9 +227,9 @@ def kubectl_conventions(name_of: NameOf | None = None,
         output = next(p for p in command.params if p.name == "output")
         own = tuple(getattr(output.type, "choices", ()))
         output.type = OutputFormat(own)
-        output.help = (output.help or "") + ("" if "name" in own else " name: kind/name.") + " " + JSONPATH_HELP
+        output.help = (output.help or "") + (" Also" if "name" in own else " Also name,") + OUTPUT_HELP_TAIL
         command.params += [
-            click.Option(["--no-headers"], is_flag=True, help="Table output: leave out the header line."),
+            click.Option(["--no-headers"], is_flag=True, help="Print tables without their header line."),
         ]
         callback = command.callback
         assert callback is not None  # every command has one

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from ..model import ClusterConfig
+if TYPE_CHECKING:
+    from ..model import ClusterConfig
+
+from .help import CONTEXT_HELP, KUBECONFIG_HELP, NAMESPACE_HELP, TIMEOUT_HELP, GlobalOption
 
 OUTPUT_FORMATS = ("table", "json", "yaml", "csv")
 
@@ -57,23 +60,31 @@ complete_target = _complete("target")
 complete_mm2_connector = _complete("mm2-connector")
 
 
-def kubeconfig_options(
-        context_help: str = "The kubeconfig context to use.",
-        kubeconfig_help: str = "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).",
-        timeout_help: str = "How long to wait for the operator and Connect at each step.") -> Callable:
-    """--context, --kubeconfig, --timeout: declared here only (gitops says what it uses them for)."""
+def kubeconfig_options(context_help: str = CONTEXT_HELP, kubeconfig_help: str = KUBECONFIG_HELP,
+                       timeout_help: str = TIMEOUT_HELP) -> Callable:
+    """--context, --kubeconfig, --timeout: declared here only (gitops says what it uses them for). With their
+    standard help they are global flags, described once in the root help (cli/help.py)."""
+    def option(*names: str, help: str, standard: str, **kwargs: Any) -> Callable:
+        return click.option(*names, help=help, cls=GlobalOption if help == standard else click.Option, **kwargs)
+
     return group(
-        click.option("--context", help=context_help, shell_complete=_complete("context")),
-        click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG", help=kubeconfig_help),
-        click.option("--timeout", type=Duration(), default="5m", show_default=True, help=timeout_help),
+        option("--context", help=context_help, standard=CONTEXT_HELP, shell_complete=_complete("context")),
+        option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG", help=kubeconfig_help,
+               standard=KUBECONFIG_HELP),
+        option("--timeout", type=Duration(), default="5m", show_default=False,
+               help=timeout_help, standard=TIMEOUT_HELP),
     )
 
 
-cluster_options = group(
-    click.option("-n", "--namespace", help="Namespace of the resource (default: the kubeconfig context's).",
-                 shell_complete=_complete("namespace")),
-    kubeconfig_options(),
-)
+def cluster_flags(timeout_help: str = TIMEOUT_HELP) -> Callable:
+    """-n, --context, --kubeconfig, --timeout; ``timeout_help`` where the command waits for something else."""
+    return group(
+        click.option("-n", "--namespace", help=NAMESPACE_HELP, cls=GlobalOption, shell_complete=_complete("namespace")),
+        kubeconfig_options(timeout_help=timeout_help),
+    )
+
+
+cluster_options = cluster_flags()
 
 
 def alter_input_options(shift_by_help: str, topic_help: str) -> Callable:
@@ -82,16 +93,14 @@ def alter_input_options(shift_by_help: str, topic_help: str) -> Callable:
     (--shift-by) and what --topic also selects differ per command."""
     return group(
         click.option("-f", "--filename", "file", metavar="FILE|-",
-                     help='Offsets as {"offsets": [...]} JSON or YAML (what list -o json prints), or '
-                          'topic,partition,offset CSV as kafka-consumer-groups --export writes it (offset = next '
-                          'record to read).'),
+                     help="The new offsets as list -o json|yaml|csv prints them (CSV: topic,partition,next-offset); "
+                          "- reads stdin."),
         click.option("--set", "sets", multiple=True, metavar="TOPIC:PARTITION=OFFSET",
-                     help="Store exactly OFFSET, in Connect's meaning: a sink's next record to read; a "
-                          "MirrorSourceConnector's last replicated record (it resumes at OFFSET+1). Repeatable."),
+                     help="Store OFFSET: a sink reads that record next, MirrorMaker 2 resumes after it. "
+                          "Repeatable."),
         click.option("--skip-record", "skip_records", multiple=True, metavar="TOPIC:PARTITION:OFFSET",
-                     help="Resume right after that record (skips one poison record). Stores OFFSET+1 for a sink, "
-                          "OFFSET for a MirrorSourceConnector. Repeatable."),
-        click.option("--to-offset", type=int, metavar="N", help="Resume reading at record N (with --topic)."),
+                     help="Resume right after that (poison) record. Repeatable."),
+        click.option("--to-offset", type=int, metavar="N", help="Resume at record N of the --topic partitions."),
         click.option("--shift-by", type=int, metavar="N", help=shift_by_help),
         click.option("--topic", "topics", multiple=True, metavar="TOPIC[:P1,P2]", help=topic_help),
     )
@@ -103,15 +112,15 @@ def kafka_option(help: str) -> Callable:
                         metavar="KEY=VALUE", help=help)
 
 
-OFFSETS_OUTPUT_HELP = 'Output format. json is the {"offsets": [...]} document that alter -f accepts.'
+OFFSETS_OUTPUT_HELP = 'table, json (the {"offsets": [...]} document alter -f takes), yaml or csv.'
 
 
 def output_option(default: str = "table", formats: tuple[str, ...] = OUTPUT_FORMATS, help: str = OFFSETS_OUTPUT_HELP):
     """-o/--output; ``help`` says what this command prints in each format (only offsets documents go to alter -f)."""
-    return click.option("-o", "--output", type=click.Choice(formats), default=default, show_default=True, help=help)
+    return click.option("-o", "--output", type=click.Choice(formats), default=default, metavar="FORMAT", help=help)
 
 
-quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr; only the result on stdout.")
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr, only the result on stdout.")
 
 DRY_RUN_MODES = ("none", "client", "server")
 
@@ -132,16 +141,14 @@ def dry_run_option(help: str) -> Callable:
                         default="none", callback=_dry_run_value, metavar="[=client|server]", help=help)
 
 
-def yes_option(help: str = "Do not ask for confirmation (required without a terminal).") -> Callable:
+def yes_option(help: str = "Do not ask for confirmation (needed without a terminal).") -> Callable:
     return click.option("-y", "--yes", is_flag=True, help=help)
 
 
 mutation_options = group(
     yes_option(),
-    dry_run_option("Change nothing; print the preview (BEFORE from the connector's last list, not listed anew) and "
-                   "every write a real run makes, step by step, as the same engine records them (waits on the "
-                   "operator assumed to succeed). --dry-run=server also has the API server judge each write as a "
-                   "server-side dry run (admission, RBAC, schema)."),
+    dry_run_option("Change nothing: print the preview and every write a run would make, step by step (waits on "
+                   "the operator assumed done); =server also has the API server judge each write."),
 )
 
 
@@ -165,6 +172,8 @@ def check_output_path(path: str | None, flag: str) -> None:
 
 
 def cluster_config(namespace: str | None, context: str | None, kubeconfig: str | None) -> ClusterConfig:
+    from ..model import ClusterConfig
+
     return ClusterConfig(kubeconfig=kubeconfig, context=context, namespace=namespace)
 
 
@@ -183,4 +192,4 @@ def key_value_pairs(ctx, param, values) -> tuple[tuple[str, str], ...]:
 # --to-latest; this says it is meant.
 allow_future_option = click.option(
     "--allow-future", is_flag=True,
-    help="Accept a --to-datetime in the future (no record is that new: every partition resumes at its end).")
+    help="Accept a --to-datetime in the future (every partition resumes at its end).")

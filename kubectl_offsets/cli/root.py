@@ -12,6 +12,7 @@ from typing import Iterator
 import click
 
 from .. import __version__
+from .help import VERBOSITY_HELP, GlobalOption
 
 PROG = "kubectl offsets"
 
@@ -40,24 +41,23 @@ COMMANDS = {
 # here so that neither imports the 16 command modules (and what they import), which was most of what --help cost.
 # tests/unit/test_startup.py checks each against its command's own help, so they cannot drift apart.
 SUMMARIES = {
-    "list": "Show a connector's offsets, as Strimzi lists them; or many connectors' with -l, --all or -A.",
+    "list": "Show a connector's offsets (or every connector's state).",
     "alter": "Change a connector's offsets, safely.",
     "reset": "Wipe a connector's offsets, so it starts from scratch.",
-    "undo": "Put back the offsets of a backup taken by alter, reset or undo.",
-    "backups": "List the backups that alter, reset and undo took (ConfigMaps), or prune old ones.",
-    "export": "Write the offsets of every selected connector to one fleet document, for import elsewhere.",
-    "import": "Apply a fleet document: each entry's offsets to the connector of the same name, through the normal "
-              "alter flow (backup, stop, alter, verify, resume).",
-    "recover": "Finish or roll back an interrupted alter, reset or undo, from the journal it left on the resource.",
+    "undo": "Put back the offsets of a backup.",
+    "backups": "List or prune the backups alter, reset and undo took.",
+    "export": "Write every selected connector's offsets to one file.",
+    "import": "Apply an export's offsets to the connectors it names.",
+    "recover": "Finish or roll back an interrupted operation.",
     "create": "Create a KafkaConnector that starts at chosen offsets.",
-    "delete": "Delete a KafkaConnector, and with --reset-offsets the offsets Connect would otherwise keep.",
-    "trigger": "Fire a GitOps phase 1 once it is synced: wait for STOPPED, annotate, wait, verify.",
-    "gitops": "Change offsets through a GitOps repository (Argo CD, Flux): reviewable, and never re-firing.",
-    "compute": "Compute the offsets a connector should resume at, from topic data (live or archived), with PySpark.",
-    "lag": "Replication or consumption lag per partition: end offset minus where the connector resumes.",
-    "check": "Check a MirrorMaker 2 mirror's stored source offsets against its source topics.",
-    "completion": "Print a shell completion script for SHELL (bash, zsh or fish).",
-    "version": "Print the plugin version, the Strimzi API versions the cluster serves and the Kafka Connect version.",
+    "delete": "Delete a KafkaConnector, and its offsets if asked.",
+    "trigger": "Fire GitOps phase 1 once it is synced.",
+    "gitops": "Change offsets as GitOps commits and pull requests.",
+    "compute": "Compute offsets from topic data (a time, poison records).",
+    "lag": "Show how far a connector is behind, per partition.",
+    "check": "Check a MirrorMaker 2 mirror's stored source offsets.",
+    "completion": "Print a shell completion script (bash, zsh or fish).",
+    "version": "Print the plugin, Strimzi API and Kafka Connect versions.",
 }
 
 
@@ -87,10 +87,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not self._available(name):
             return None
-        from .exits import with_exit_codes
-
         module, attribute = COMMANDS[name].split(":")
-        return with_exit_codes(getattr(importlib.import_module(f"{__package__}.{module}"), attribute))
+        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
 
     def parse_args(self, ctx, args):
         from .invocation import normalize_args  # kubectl's flag forms, for every subcommand below
@@ -103,6 +101,18 @@ class LazyGroup(click.Group):
             from .exits import report_usage
 
             sys.exit(report_usage(error))
+
+    def format_help(self, ctx, formatter):
+        """kubectl's layout (cli/help.py): what it does and examples, the commands, the global flags every command
+        takes, the root's own options, usage, and the exit codes (written here once, for every command)."""
+        from .help import write_global_flags, write_sections, write_usage
+
+        self.format_help_text(ctx, formatter)
+        self.format_commands(ctx, formatter)
+        write_global_flags(formatter)
+        write_sections(self.get_params(ctx), ctx, formatter, footer=False)
+        write_usage(self, ctx, formatter)
+        self.format_epilog(ctx, formatter)
 
     def format_epilog(self, ctx, formatter):
         """The exit codes, built when --help asks for them: importing cli.exits (and errors) at start-up would load
@@ -138,30 +148,27 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
-@click.option("--v", "-v", "verbosity", type=click.IntRange(min=0), default=0, metavar="N",
-              help="Log verbosity, as kubectl's -v=N (before or after the subcommand): 4 and up logs the plugin's "
-                   "own debug lines on stderr, 6 and up also every HTTP request.")
+@click.option("--v", "-v", "verbosity", type=click.IntRange(min=0), default=0, metavar="N", cls=GlobalOption,
+              help=VERBOSITY_HELP)
 def root(verbosity: int) -> None:
-    """Look at, move and wipe the offsets of Kafka Connect and MirrorMaker 2 connectors managed by Strimzi.
+    """List, alter and reset the offsets of Strimzi-managed Kafka Connect and MirrorMaker 2 connectors.
 
     \b
-    Online (against a cluster):
+    Examples:
+      # Where a connector is, and a change previewed, applied and undone
       kubectl offsets list my-sink -n kafka
+      kubectl offsets alter my-sink --set orders:0=1200 -n kafka --dry-run
       kubectl offsets alter my-sink --set orders:0=1200 -n kafka
-      kubectl offsets alter kmm2/mirror --connector source --skip-record orders:0:41
-      kubectl offsets reset my-source -n kafka
+      kubectl offsets undo my-sink -n kafka
+      # Skip one poison record; a MirrorMaker 2 connector; back to a time; wipe
+      kubectl offsets alter my-sink --skip-record orders:0:4711 -n kafka
+      kubectl offsets alter kmm2/mirror --connector source --set orders:0=41 -n kafka
       kubectl offsets alter my-sink --to-datetime 2026-11-21T09:00:00Z -n kafka
-      kubectl offsets create -f my-sink.yaml --set orders:0=1200 -n kafka
-      kubectl offsets delete my-sink --reset-offsets -n kafka
-    MirrorMaker 2 integrity:
-      kubectl offsets check kmm2/mirror -n kafka          # stored source offsets vs. the source topics
-      kubectl offsets reset kmm2/mirror --connector source --with-offset-syncs --dry-run   # the full reset
-      kubectl offsets lag kmm2/mirror --connector source --bootstrap-server east:9092 --max-lag 1000
-    Offline (through a GitOps repository):
-      kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200
-    Compute offsets from topic data (needs the 'spark' extra):
-      kubectl offsets compute --data ./archive --format parquet --to-datetime 2026-11-21T09:00:00Z
-    Global flags (-n, --context, --kubeconfig, --timeout, -v) go before or after the subcommand, as in kubectl.
+      kubectl offsets reset my-source -n kafka
+      # The same change as a reviewed pull request (GitOps)
+      kubectl offsets gitops alter my-sink --repo ./deploy --set orders:0=1200 --pr
+
+    Each command's own help: kubectl offsets COMMAND --help.
     """
     if verbosity:
         from .invocation import set_verbosity

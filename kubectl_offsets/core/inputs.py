@@ -210,8 +210,9 @@ def _read_text(path: str, stdin: io.TextIOBase | None) -> str:
                          advice="give a JSON, YAML or CSV offsets file saved as UTF-8") from None
 
 
-# The header that spreadsheets, pandas and our own CSV output write above the rows (optional).
-CSV_HEADER = ("topic", "partition", "offset")
+# The headers that spreadsheets, pandas and the docs write above the rows (optional): the third column is the next
+# offset to read, and either name says so (README.md, docs/mirrormaker2.md).
+CSV_HEADERS = (("topic", "partition", "offset"), ("topic", "partition", "next-offset"))
 # Loose on purpose: a line with a comma and none of JSON's or YAML's mapping characters is meant as CSV, so that a
 # malformed row gets the CSV message that names its line (the strict checks are in _from_csv).
 _CSV_LINE = re.compile(r"^[^{}\[\]:]*,[^{}\[\]:]*$")
@@ -225,7 +226,7 @@ def _looks_like_csv(text: str) -> bool:
 
 
 def _is_csv_header(line: str) -> bool:
-    return tuple(cell.strip().strip('"').lower() for cell in line.split(",")) == CSV_HEADER
+    return tuple(cell.strip().strip('"').lower() for cell in line.split(",")) in CSV_HEADERS
 
 
 # Nesting deeper than this is no offsets document; the parsers would end in a RecursionError long before Python's
@@ -242,6 +243,7 @@ def _parse_json_or_yaml(text: str, where: str) -> Any:
         except RecursionError:
             raise _too_deep(where) from None
         _check_depth(document, where)
+        _refuse_fleet_document(document, where)
         return document
     from ruamel.yaml import YAML  # heavy; only for YAML input
     from ruamel.yaml.error import YAMLError
@@ -262,7 +264,16 @@ def _parse_json_or_yaml(text: str, where: str) -> Any:
     if not isinstance(document, dict):
         raise InputError(f"{where} does not hold an offsets document",
                          advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines')
+    _refuse_fleet_document(document, where)
     return document
+
+
+def _refuse_fleet_document(document: Any, where: str) -> None:
+    """What export (and list -l/--all -o json) writes holds many connectors' offsets: import applies it, each entry
+    to its own connector. Said as such, instead of the schema error an offsets document's checks would give."""
+    if isinstance(document, dict) and "connectors" in document and "offsets" not in document:
+        raise InputError(f"{where} is a fleet document (many connectors' offsets, as export writes), not one "
+                         "connector's offsets", advice=f"apply it with: kubectl offsets import -f {where}")
 
 
 def _too_deep(where: str) -> InputError:

@@ -67,6 +67,6 @@ def test_the_gitops_diff_is_shortened_to_the_connector_edit_and_the_changed_line
     assert short[:len(connector_hunk)] == connector_hunk  # the connector's edit, whole
     assert short[len(connector_hunk):] == [
         "--- a/overlays/prod/kustomization.yaml", "+++ b/overlays/prod/kustomization.yaml",
-        "+  - orders-sink-offsets-946a3d73.yaml",
-        "--- /dev/null", "+++ b/overlays/prod/orders-sink-offsets-946a3d73.yaml",
+        "+  - orders-sink-offsets-55fd55a1.yaml",
+        "--- /dev/null", "+++ b/overlays/prod/orders-sink-offsets-55fd55a1.yaml",
         "+ ... (a new file: the ConfigMap with offsets.json, for Strimzi's alterOffsets)"]

@@ -83,6 +83,7 @@ def test_the_root_help_and_subcommand_completion_import_no_command_module(tmp_pa
 ROOT_PATH = {"kubectl_offsets.cli", "kubectl_offsets.cli.root", "kubectl_offsets.__main__",
              "kubectl_offsets.cli.complete",  # the entry points themselves
              "kubectl_offsets.cli.invocation",  # kubectl's flag forms, which the root normalizes on every invocation
+             "kubectl_offsets.cli.help",  # the help layout and the global flags' help (click only)
              "kubectl_offsets.cli.exits", "kubectl_offsets.errors",  # the exit-code list that --help ends with
              "kubectl_offsets.output", "kubectl_offsets.output.terminal"}  # and how every message reaches the terminal
 

@@ -43,10 +43,10 @@ class Editor:
     def phase1(self, record: dict[str, Any], configmap: str | None) -> None:
         doc, stanza = self._edit_place()
         if yamlfiles.is_flow_style(doc.data):
-            raise PreconditionError(f"{doc.where} is written in flow style (JSON-like braces): an edit would "
-                                    "re-emit it in another style; refusing, nothing was written",
-                                    advice="write the resource in block style YAML, or change offsets online "
-                                           "(kubectl offsets alter/reset)")
+            raise manifests.NotEditableError(f"{doc.where} is written in flow style (JSON-like braces): an edit "
+                                             "would re-emit it in another style; refusing, nothing was written",
+                                             advice="write the resource in block style YAML, or change offsets "
+                                                    "online (kubectl offsets alter/reset)")
         stanza = self._own_stanza(doc, stanza, record)
         state_before = stanza.get(strimzi.FIELD_STATE)
         record["previousState"] = None if state_before is None else str(state_before)
@@ -71,9 +71,9 @@ class Editor:
             return stanza
         parent, key = slot
         if parent is not doc.data and yamlfiles.is_shared(doc.data, parent):
-            raise PreconditionError(f"in {doc.where} the connector's mirror is a YAML alias of another mirror; "
-                                    "refusing to edit it (nothing was written)",
-                                    advice="write the mirrors out separately, or change offsets online")
+            raise manifests.NotEditableError(f"in {doc.where} the connector's mirror is a YAML alias of another "
+                                             "mirror; refusing to edit it (nothing was written)",
+                                             advice="write the mirrors out separately, or change offsets online")
         anchor = yamlfiles.unshare(parent, key, doc.data)
         if anchor is None:
             return stanza

@@ -24,15 +24,17 @@ from typing import Any, Iterable
 
 from ... import strimzi
 from ...adapters import yamlfiles
-from ...errors import InputError, NotFoundError, PreconditionError
+from ...errors import InputError, NotFoundError
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = {".git", "node_modules", ".terraform"}
 
 
-class NotEditableError(PreconditionError):
-    """The resource comes from a Helm chart or another generated source."""
+class NotEditableError(InputError):
+    """The repository's manifests are input this tool cannot edit safely (a Helm chart or another generated source,
+    a .json manifest, flow-style YAML, a symlinked or aliased declaration): nothing was written. Exit 2, as for any
+    input; not 5, which says the cluster is not in a state to work in."""
 
 
 class AmbiguousTargetError(InputError):

@@ -98,8 +98,19 @@ def _already(plan: Plan, record: dict[str, Any], request: GitopsRequest, root: P
         return plan
     raise PreconditionError(f"{plan.target.display} is already in GitOps phase {record.get('phase')} of operation "
                             f"{record.get('id')} ({record.get('operation')})", advice="finish it first",
-                            next_command=f"kubectl offsets gitops next {request.target} --repo "
-                                         f"{request.repo_arg or root}")
+                            next_command=_next_phase_command(request, root))
+
+
+def _next_phase_command(request: GitopsRequest, root: Path) -> str:
+    """`gitops next` for the same resource, with every flag that picked it (-n, the MirrorMaker 2 connector)."""
+    import shlex
+
+    words = ["kubectl", "offsets", "gitops", "next", request.target]
+    for flag, value in (("-n", request.namespace), ("--connector", request.connector),
+                        ("--source-cluster", request.source_cluster), ("--repo", request.repo_arg or str(root))):
+        if value:
+            words += [flag, value]
+    return shlex.join(words)
 
 
 def _edit_phase1(plan: Plan, repo, location: manifests.Location, request: GitopsRequest) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ... import strimzi
-from ...errors import NotFoundError
+from ...errors import ApiNotServedError, NotFoundError
 from .fleet import Member, Selection
 
 if TYPE_CHECKING:
@@ -39,15 +39,19 @@ def overview(kube: Kube, selection: Selection) -> list[ConnectorRow]:
     """One row per connector, sorted by namespace, kind and name (as fleet.select)."""
     namespace = None if selection.all_namespaces else (selection.namespace or kube.namespace)
     rows: list[ConnectorRow] = []
+    not_served: list[NotFoundError] = []
     for kind in (strimzi.KIND_CONNECTOR, strimzi.KIND_MM2):
         try:
             resources = kube.list_selected(kind, namespace, selection.selector)
-        except NotFoundError:  # the kind is not served (no KafkaMirrorMaker2 CRD): it contributes nothing
+        except NotFoundError as error:  # the kind is not served (no KafkaMirrorMaker2 CRD): it contributes nothing
+            not_served.append(error)
             continue
         for resource in resources:
             targets = ([strimzi.connector_target(resource)] if kind == strimzi.KIND_CONNECTOR
                        else strimzi.mm2_targets(resource))
             rows += [_row(target, resource) for target in targets]
+    if len(not_served) == 2 and isinstance(not_served[0], ApiNotServedError):
+        raise not_served[0]  # neither kind: Strimzi is not installed, which "No resources found" would hide
     return sorted(rows, key=lambda r: r.member)
 
 

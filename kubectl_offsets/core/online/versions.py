@@ -87,13 +87,13 @@ def cluster_report(cluster: ClusterConfig, connect_url: str | None = None, reque
 def report_for(kube: Kube, connect_url: str | None, timeout: float) -> VersionReport:
     api = strimzi_api(kube)
     report = VersionReport(plugin=PluginVersion.current(), strimzi=api, namespace=kube.namespace)
-    if connect_url and not api.used.get(strimzi.KIND_CONNECT):
-        report.connect.append(_probe("", "", connect_url, timeout))
-    elif api.used.get(strimzi.KIND_CONNECT):
+    if api.used.get(strimzi.KIND_CONNECT):
         for resource in kube.list(strimzi.KIND_CONNECT, kube.namespace):
             meta = resource["metadata"]
             url = connect_url or (resource.get("status") or {}).get("url")
             report.connect.append(_probe(meta["name"], meta.get("namespace", kube.namespace), url, timeout))
+    if connect_url and not report.connect:  # asked for: asked, whether or not the namespace has a KafkaConnect
+        report.connect.append(_probe("", "", connect_url, timeout))
     return report
 
 

@@ -49,10 +49,10 @@ def test_kubectl_discovers_the_plugin(installed):
 def test_help_through_kubectl(installed):
     result = installed.run("kubectl", "offsets", "--help")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("Usage: kubectl offsets [OPTIONS] COMMAND [ARGS]...")
-    assert "version" in result.stdout and "completion" in result.stdout
+    assert "Usage:\n  kubectl offsets [OPTIONS] COMMAND [ARGS]...\n" in result.stdout  # kubectl's order: usage last
+    assert "version" in result.stdout and "completion" in result.stdout and "Exit codes:" in result.stdout
     sub = installed.run("kubectl", "offsets", "version", "-h")
-    assert sub.returncode == 0 and "Usage: kubectl offsets version" in sub.stdout and "Examples:" in sub.stdout
+    assert sub.returncode == 0 and "Usage:\n  kubectl offsets version" in sub.stdout and "Examples:" in sub.stdout
 
 
 def test_version_through_kubectl_without_a_cluster(installed):

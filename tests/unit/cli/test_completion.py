@@ -75,7 +75,7 @@ def test_subcommands_at_the_first_word():
     lines = reply("")
     assert lines[-1] == ":4"
     assert {"completion", "version"} <= set(values(lines))
-    assert "version\tPrint the plugin version" in "\n".join(lines)
+    assert "version\tPrint the plugin, Strimzi API" in "\n".join(lines)
 
 
 def test_a_prefix_narrows_the_subcommands():

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from kubectl_offsets import errors
 from kubectl_offsets.adapters.forge import ForgeError
 from kubectl_offsets.adapters.gitrepo import GitError
+from kubectl_offsets.adapters.kube import UnreachableError
 from kubectl_offsets.adapters.yamlfiles import YamlParseError
 from kubectl_offsets.cli.root import LazyGroup, root
 from kubectl_offsets.core.gitops.locate import AmbiguousTargetError, NotEditableError
@@ -23,17 +24,19 @@ PINNED = [
     (errors.MissingExtraError, ExitStatus.USAGE, 2),
     (YamlParseError, ExitStatus.USAGE, 2),
     (AmbiguousTargetError, ExitStatus.USAGE, 2),
+    (NotEditableError, ExitStatus.USAGE, 2),  # issue 30: manifests the tool cannot edit are input, not the cluster
     (errors.NotFoundError, ExitStatus.NOT_FOUND, 3),
     (errors.ApiNotServedError, ExitStatus.NOT_FOUND, 3),
     (errors.ForbiddenError, ExitStatus.FORBIDDEN, 4),
     (errors.PreconditionError, ExitStatus.PRECONDITION, 5),
     (errors.OwnershipLostError, ExitStatus.PRECONDITION, 5),
-    (NotEditableError, ExitStatus.PRECONDITION, 5),
     (errors.OperatorError, ExitStatus.OPERATOR, 6),
     (errors.OperationTimeoutError, ExitStatus.TIMEOUT, 7),
     (errors.VerificationError, ExitStatus.VERIFY, 8),
     (errors.CheckFailedError, ExitStatus.CHECK_FAILED, 9),
     (errors.KafkaUnreachableError, ExitStatus.KAFKA_UNREACHABLE, 10),
+    (UnreachableError, ExitStatus.CLUSTER_UNREACHABLE, 11),
+    (errors.KubeconfigError, ExitStatus.KUBECONFIG, 12),
     (errors.InterruptedOperationError, ExitStatus.INTERRUPTED, 130),
 ]
 

@@ -81,7 +81,7 @@ def test_an_unknown_dry_run_mode_is_refused():
 ])
 def test_global_flags_go_before_the_subcommand(unreachable_kubeconfig, before):
     result = invoke(*before, "--kubeconfig", unreachable_kubeconfig, "list", "x")
-    assert result.exit_code == 1, result.output  # it got as far as asking the cluster, with that kubeconfig
+    assert result.exit_code == 11, result.output  # it got as far as asking the cluster, with that kubeconfig
     assert "cannot reach the API server at https://127.0.0.1:9" in result.output
 
 
@@ -92,7 +92,7 @@ def test_global_flags_reach_a_nested_subcommand(unreachable_kubeconfig):
 
 def test_verbosity_also_after_the_subcommand(unreachable_kubeconfig):
     result = invoke("list", "x", "-v=6", kubeconfig=unreachable_kubeconfig)
-    assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
+    assert result.exit_code == 11 and "cannot reach the API server" in result.output, result.output
 
 
 # --- row 8: output paths checked before the scan -------------------------------------------------------------
@@ -249,12 +249,12 @@ def test_every_command_that_changes_things_takes_yes_and_dry_run(command):
 @pytest.mark.parametrize("command", ["trigger", "recover"])
 def test_trigger_and_recover_parse_yes_and_dry_run(unreachable_kubeconfig, command):
     result = invoke(command, "x", "--yes", "--dry-run", kubeconfig=unreachable_kubeconfig)
-    assert result.exit_code == 1 and "cannot reach the API server" in result.output, result.output
+    assert result.exit_code == 11 and "cannot reach the API server" in result.output, result.output
 
 
 # --- row 17: help that is true per command; one name for the current offsets ------------------------------------
 
-GENERIC_OUTPUT_HELP = 'json is the {"offsets": [...]} document that alter -f accepts'
+GENERIC_OUTPUT_HELP = 'the {"offsets": [...]} document alter -f takes'
 
 
 def _help(*command: str) -> str:
@@ -294,7 +294,7 @@ def test_gitops_names_the_current_offsets_current_and_keeps_before_hidden(tmp_pa
             result.output.replace(" ", ""), result.output
 
 
-# --- also: exit codes in every command's --help; one error style --------------------------------------------------
+# --- also: the exit codes written once, in the root help; one error style ------------------------------------------
 
 def _every_command_path():
     import click
@@ -310,14 +310,21 @@ def _every_command_path():
                 yield [name, sub]
 
 
-@pytest.mark.parametrize("path", list(_every_command_path()), ids=" ".join)
-def test_every_help_lists_the_exit_codes(path):
+def test_the_root_help_lists_every_exit_code():
     from kubectl_offsets.errors import ExitStatus
 
-    text = invoke(*path, "--help").output
+    text = invoke("--help").output
     assert "Exit codes:" in text
     for status in ExitStatus:
         assert f"  {int(status)} " in text.split("Exit codes:")[1], (status, text)
+
+
+@pytest.mark.parametrize("path", list(_every_command_path()), ids=" ".join)
+def test_every_command_help_points_to_the_exit_codes_instead_of_repeating_them(path):
+    """Issue 30: most of the table does not apply to completion or version; it is written once."""
+    text = invoke(*path, "--help").output
+    assert "Exit codes:" not in text
+    assert "exit codes: kubectl offsets --help" in " ".join(text.split()), text
 
 
 @pytest.mark.parametrize("args", [
