@@ -128,8 +128,9 @@ def _paths(fields: dict, prefix: str = "", depth: int = 0) -> list[str]:
         if not key.startswith("f:"):
             continue
         path = f"{prefix}.{key[2:]}" if prefix else key[2:]
-        deep = path in ("metadata.annotations", "metadata.labels") or (path.startswith("spec") and depth < 2)
-        out += _paths(sub, path, depth + 1) if deep and sub else [path]
+        deep = path in ("metadata", "spec", "metadata.annotations", "metadata.labels") \
+            or (path.startswith("spec.") and depth < 2)
+        out += (_paths(sub, path, depth + 1) if deep and sub else []) or [path]  # a list (k:/v: keys) stays whole
     return out
 
 

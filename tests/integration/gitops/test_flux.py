@@ -20,7 +20,7 @@ from kubectl_offsets.conventions import ANNOTATION_GITOPS, ANNOTATION_JOURNAL, A
 from tests.env.clients import ConnectRest, create_topic, one_mirror_mm2, produce, unique_name
 
 from .conftest import API_VERSION, sink_yaml, wait_for, wait_for_connector
-from .flux_loop import describe_owners, flux_repo, flux_run, owner_of
+from .flux_loop import describe_owners, flux_repo, flux_run, kubectl, owner_of
 from .test_end_to_end import connect_offsets, connector_state, run
 
 ONE_SHOT = "strimzi.io/connector-offsets"
@@ -283,3 +283,21 @@ def run_refused(*args: str) -> str:
     result = CliRunner().invoke(cli_root, list(args), catch_exceptions=False)
     assert result.exit_code == 5, result.stderr
     return result.stderr
+
+
+def test_flux_prunes_what_kubectl_wrote_and_keeps_what_the_plugin_wrote(env, namespace, repo):
+    """The reason for the plugin's field manager, on a plain ConfigMap (seconds, no Connect): Flux takes over the
+    fields of every manager whose name starts with "kubectl" and its next apply prunes them; the plugin's stay."""
+    (repo.deploy / "settings.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "annotations": {"declared": "yes"}},
+        "data": {"a": "1"}}))
+    (repo.deploy / "kustomization.yaml").write_text(_kustomization(namespace, "settings.yaml"))
+    repo.push("a ConfigMap")
+    repo.sync("a ConfigMap (new)")
+    writers = {FIELD_MANAGER: "ours", "kubectl-annotate": "kubectl", "kubectl-offsets": "old-name"}
+    for manager, key in writers.items():
+        kubectl(env, namespace, "annotate", "configmap", "settings", f"{key}=1", f"--field-manager={manager}")
+    repo.sync("a forced reconcile")
+    live = json.loads(kubectl(env, namespace, "get", "configmap", "settings", "-o", "json", "--show-managed-fields"))
+    assert _annotations(live) == {"declared": "yes", "ours": "1"}, describe_owners(live)
+    assert owner_of(live, "metadata.annotations.ours") == [OURS]
