@@ -27,6 +27,8 @@ ONE_SHOT = "strimzi.io/connector-offsets"
 FLUX_MANAGER = "kustomize-controller (Apply)"
 OURS = f"{FIELD_MANAGER} (Update)"
 RECONCILES = 3  # forced Flux reconciles after each operation, none of which may fire it again
+# A new KafkaConnect or KafkaMirrorMaker2 is a new Connect worker: 6-20 s when the machine is idle, minutes at load 30.
+STARTUP_TIMEOUT = 420
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +94,7 @@ def test_sink_phase1_trigger_phase2_under_flux(env, namespace, kube_api, repo, k
     repo.push("the orders sink and its Connect cluster")
     repo.sync("the KafkaConnect and the sink (new)")
     wait_for_connector(kube_api, namespace, name, "the sink RUNNING, at 10", _running_at(connect, name, {0: 10}),
-                       timeout=240)
+                       timeout=STARTUP_TIMEOUT)
     live = _connector(kube_api, namespace, name)
     assert owner_of(live, "spec.class") == [FLUX_MANAGER], describe_owners(live)
 
@@ -176,7 +178,7 @@ def test_mirrormaker2_source_connector_under_flux(env, namespace, kube_api, repo
     (repo.deploy / "kustomization.yaml").write_text(_kustomization(namespace, "mirror.yaml"))
     repo.push("a mirror")
     repo.sync("the KafkaMirrorMaker2 (new)")
-    wait_for("5 records replicated", lambda: _source_offset(connect, source) == 4, timeout=240)
+    wait_for("5 records replicated", lambda: _source_offset(connect, source) == 4, timeout=STARTUP_TIMEOUT)
 
     # Phase 1 straight to the watched branch (a team that lets the tool push there), Flux stops the one connector.
     run("gitops", "alter", f"kmm2/{name}", "--connector", "source", "--repo", str(repo.dir), "-n", namespace,
@@ -222,7 +224,7 @@ def test_a_one_shot_annotation_committed_by_hand_fires_on_every_flux_reconcile(e
     (repo.deploy / "kustomization.yaml").write_text(_kustomization(namespace, "connect.yaml", "sink.yaml"))
     repo.push("a sink")
     repo.sync("the KafkaConnect and the sink (new)")
-    wait_for_connector(kube_api, namespace, name, "the sink at 10", _running_at(connect, name, {0: 10}), timeout=240)
+    wait_for_connector(kube_api, namespace, name, "the sink at 10", _running_at(connect, name, {0: 10}), timeout=STARTUP_TIMEOUT)
 
     # The naive GitOps change: stopped, alterOffsets, the ConfigMap, and the one-shot annotation, all committed.
     offsets = {"offsets": [{"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": 3}}]}
