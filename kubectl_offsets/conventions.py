@@ -32,7 +32,11 @@ class Operation(StrEnum):
     UNDO = "undo"
 
 
-FIELD_MANAGER = "kubectl-offsets"
+# The field manager of every write. It must not start with "kubectl": Flux's kustomize-controller takes over the
+# fields of every manager whose name starts with "kubectl" (its defaults, to undo `kubectl apply/edit`; matched by
+# prefix, fluxcd/pkg/ssa FieldManager) and prunes those it does not declare itself on its next reconcile: our
+# journal, the trigger's marker and the one-shot annotation the operator has not yet read (docs/gitops.md).
+FIELD_MANAGER = "plugin-kubectl-offsets"
 MANAGED_BY = "kubectl-offsets"  # the value of LABEL_MANAGED_BY on everything we create
 # Our mark on a custom resource while an operation is under way; holds a JSON journal (schemas/journal.schema.json).
 ANNOTATION_JOURNAL = "kubectl-offsets.io/journal"

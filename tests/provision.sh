@@ -5,7 +5,8 @@
 #   bash tests/provision.sh etcd kafka # only some pieces
 #
 # Pieces: etcd, kube-apiserver, kafka, spark-kafka, strimzi-operator (Strimzi's cluster operator built from source,
-# releases $STRIMZI_OPERATOR_VERSIONS). Each lands in $KO_CACHE/<piece>-<version>/ and is only
+# releases $STRIMZI_OPERATOR_VERSIONS), flux (Flux's source-controller and kustomize-controller, $FLUX_VERSION).
+# Each lands in $KO_CACHE/<piece>-<version>/ and is only
 # built or fetched when that directory lacks its ".complete" marker, so an interrupted run is redone cleanly.
 # Nothing is written into the git work tree. The last line printed is the env file to source.
 set -euo pipefail
@@ -18,6 +19,14 @@ LOG4J_VERSION=${LOG4J_VERSION:-2.25.1}
 DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 # Strimzi releases whose cluster operator is built (the first is the default of `python -m tests.env up`).
 STRIMZI_OPERATOR_VERSIONS=${STRIMZI_OPERATOR_VERSIONS:-1.2.0 0.45.2 0.51.0}
+# Flux's source-controller and kustomize-controller (both release their Go modules with the same version).
+# 1.9.3 is the newest release whose every dependency the Go module proxy serves here and that builds with this
+# machine's Go (1.26): 1.10.x needs Go 1.27 (FLUX_GOTOOLCHAIN=go1.27.3 fetches that toolchain from the proxy), but
+# the proxy refuses some of its dependencies (github.com/fluxcd/pkg/artifact v0.27.1, apis/crypto v0.5.0,
+# masktoken v0.10.0: "403 This module version is not available"), and source-controller 1.9.4-1.9.6 need
+# pkg/artifact v0.18.2/v0.18.3, refused likewise.
+FLUX_VERSION=${FLUX_VERSION:-1.9.3}
+FLUX_GOTOOLCHAIN=${FLUX_GOTOOLCHAIN:-local}
 # Slim source tarballs of those releases (Strimzi's own sources, test sources left out) in shared/vendor/strimzi
 # beside the checkout (or beside the folder of worktrees).
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -259,6 +268,48 @@ build_bind_shim() {
   touch "$dest/.complete"
 }
 
+
+# ---- Flux's controllers, built from their Go modules ----------------------------------------------------------------
+# `go install ...@version` cannot build them: their go.mod replaces the api module with ./api, a nested module that the
+# module's zip leaves out. So: the module's source, the api module of the same version copied in as ./api, and
+# `go build` there. The CRDs come from the same module (config/crd/bases), as the controllers' DEVELOPMENT.md
+# installs them before `make run`.
+build_flux() {
+  local pending=() name
+  for name in source-controller kustomize-controller; do
+    if done_marker "$KO_CACHE/flux-$name-v$FLUX_VERSION"; then log "flux $name v$FLUX_VERSION cached"; else pending+=("$name"); fi
+  done
+  [ ${#pending[@]} -gt 0 ] || return 0
+  local work; work=$(mktemp -d)
+  (
+    # Caches of their own, shared by the two builds and deleted after them: they fetch 3 GB of modules (cloud SDKs,
+    # Helm, OCI signing) and leave 3 GB of compiled packages that nothing else uses.
+    export GOTOOLCHAIN=$FLUX_GOTOOLCHAIN GOMODCACHE="$work/mod" GOCACHE="$work/build-cache"
+    trap 'go clean -modcache >/dev/null 2>&1 || true' EXIT
+    for name in "${pending[@]}"; do build_flux_controller "$name" "$work/$name"; done
+  )
+  rm -rf "$work"
+}
+
+build_flux_controller() {  # $1 = source-controller | kustomize-controller, $2 = an empty work directory
+  local name=$1 work=$2 dest="$KO_CACHE/flux-$1-v$FLUX_VERSION"
+  log "building Flux's $name v$FLUX_VERSION from github.com/fluxcd/$name (GOTOOLCHAIN=$FLUX_GOTOOLCHAIN; 5-15 minutes, once)"
+  local dirs; dirs=$(go mod download -json "github.com/fluxcd/$name@v$FLUX_VERSION" \
+    "github.com/fluxcd/$name/api@v$FLUX_VERSION") || registry_hint "go mod download $name" "the Go module proxy"
+  local src api
+  src=$(printf '%s\n' "$dirs" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' | grep -v '/api@')
+  api=$(printf '%s\n' "$dirs" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' | grep '/api@')
+  [ -d "$src" ] && [ -d "$api" ] || die "go mod download gave no source for $name v$FLUX_VERSION: $dirs"
+  cp -r "$src" "$work" && cp -r "$api" "$work/api" && chmod -R u+w "$work"
+  rm -rf "$dest" && mkdir -p "$dest/crds"
+  (cd "$work" && nice -n 10 go build -trimpath -ldflags "-s -w" -o "$dest/$name" .) \
+    || die "go build of $name v$FLUX_VERSION failed (log above)"
+  cp "$work"/config/crd/bases/*.yaml "$dest/crds/"
+  echo "$FLUX_VERSION" >"$dest/VERSION"
+  touch "$dest/.complete"
+  log "flux $name v$FLUX_VERSION: $(du -h "$dest/$name" | cut -f1), $(ls "$dest/crds" | wc -l) CRDs"
+}
+
 write_env() {
   local env="$KO_CACHE/env.sh"
   {
@@ -274,12 +325,17 @@ write_env() {
       echo "export STRIMZI_OPERATOR_${v//./_}=${d%/}"
     done
     [ ! -f "$KO_CACHE/bind-shim-1/.complete" ] || echo "export KO_BIND_SHIM=$KO_CACHE/bind-shim-1/bind8080.so"
+    # Flux's controllers of $FLUX_VERSION (binary and crds/ in each directory).
+    d="$KO_CACHE/flux-source-controller-v$FLUX_VERSION"
+    [ ! -f "$d/.complete" ] || echo "export FLUX_SOURCE_CONTROLLER=$d"
+    d="$KO_CACHE/flux-kustomize-controller-v$FLUX_VERSION"
+    [ ! -f "$d/.complete" ] || echo "export FLUX_KUSTOMIZE_CONTROLLER=$d"
   } >"$env"
   echo "$env"
 }
 
 pieces=("$@")
-[ ${#pieces[@]} -gt 0 ] || pieces=(etcd kube-apiserver kafka spark-kafka strimzi-operator)
+[ ${#pieces[@]} -gt 0 ] || pieces=(etcd kube-apiserver kafka spark-kafka strimzi-operator flux)
 for p in "${pieces[@]}"; do
   case $p in
     etcd) build_etcd ;;
@@ -287,7 +343,8 @@ for p in "${pieces[@]}"; do
     kafka) fetch_kafka ;;
     spark-kafka) fetch_spark_kafka ;;
     strimzi-operator) build_bind_shim; for v in $STRIMZI_OPERATOR_VERSIONS; do build_strimzi_operator "$v"; done ;;
-    *) die "unknown piece '$p' (choose from: etcd kube-apiserver kafka spark-kafka strimzi-operator)" ;;
+    flux) build_flux ;;
+    *) die "unknown piece '$p' (choose from: etcd kube-apiserver kafka spark-kafka strimzi-operator flux)" ;;
   esac
 done
 write_env

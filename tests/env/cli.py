@@ -18,7 +18,7 @@ from pathlib import Path
 from . import emulator_process
 from .assets import AssetError
 from .emulator import profiles
-from .environment import DEFAULT_OPERATOR, OPERATORS, POINTER, Env, say, start_environment
+from .environment import DEFAULT_OPERATOR, GITOPS_CONTROLLERS, OPERATORS, POINTER, Env, say, start_environment
 from .processes import ComponentError
 
 
@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--kind", action="store_true",
                     help="a kind cluster with the real Strimzi release of --strimzi instead (needs Docker, kind, "
                     "kubectl; tests/env/kind)")
+    up.add_argument("--gitops", choices=GITOPS_CONTROLLERS, default=None,
+                    help="also run a GitOps controller: flux = Flux's source-controller and kustomize-controller "
+                         "(tests/provision.sh flux), a git server over HTTP and a Kustomization that applies the "
+                         "repository's ./deploy to namespace gitops; `gitops` in the JSON says where to commit")
     up.add_argument("--spark-cluster", action="store_true",
                     help="also start a standalone Spark cluster (a master and two workers on 127.0.0.1); its URL is "
                          "spark_master_url in the JSON")
@@ -85,6 +89,9 @@ def _env_json_path(args) -> Path:
 
 
 def cmd_up(args) -> int:
+    if args.kind and args.gitops:
+        raise SystemExit("tests.env up: --gitops runs Flux's controllers beside the local API server; it does not "
+                         "combine with --kind")
     if args.kind:
         return cmd_up_kind(args)
     run_dir = None
@@ -97,7 +104,8 @@ def cmd_up(args) -> int:
     try:
         env = start_environment(run_dir=run_dir, with_emulator=not args.no_emulator, strimzi=args.strimzi,
                                 cadence=args.cadence, interval=args.interval, with_spark_cluster=args.spark_cluster,
-                                operator=args.operator, strimzi_version=args.strimzi_version)
+                                operator=args.operator, strimzi_version=args.strimzi_version,
+                                gitops=args.gitops)
     except ValueError as e:
         raise SystemExit(f"tests.env up: {e}") from None
     POINTER.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import (assets, crds, emulator_process, kafka, kube, kubelet_process, operator_faults, pki, spark,
+from . import (assets, crds, emulator_process, flux, kafka, kube, kubelet_process, operator_faults, pki, spark,
                strimzi_operator)
 from .emulator import profiles
 from .kubeconfig import write_kubeconfig
@@ -31,11 +31,13 @@ POINTER = BASE_DIR / "current.json"
 ADMIN_USER, ADMIN_GROUPS = "admin", ("system:masters",)
 LIMITED_USER = "limited-user"
 OPERATORS = ("strimzi", "emulator")
+GITOPS_CONTROLLERS = ("flux",)  # `up --gitops`: a GitOps controller in the loop (tests/env/flux.py)
 # The operator's default, for `up` and the pytest session (KO_OPERATOR): Strimzi's real operator, or the emulator.
 DEFAULT_OPERATOR = os.environ.get("KO_OPERATOR", "strimzi")
 # Stop order: the operator first (it talks to both sides), then the kubelet stand-in (its workers use Kafka), then
 # both chains in parallel, each from its top.
-STOP_FIRST = ("strimzi-emulator", "strimzi-operator", "kubelet")
+STOP_FIRST = ("flux-kustomize-controller", "flux-source-controller", "git-server", "strimzi-emulator",
+              "strimzi-operator", "kubelet")
 STOP_CHAINS = (("kafka-connect", "kafka"), ("kube-apiserver", "etcd"))
 
 
@@ -77,6 +79,8 @@ class Env:
     # kind: what a test's own KafkaConnect spec needs on this cluster (the image with the FileStream connectors).
     connect_spec: dict = field(default_factory=dict)
     spark_master_url: str | None = None  # set by `up --spark-cluster` (tests/env/spark.py)
+    # Set by `up --gitops flux` (tests/env/flux.py): controller, version, git_url, repo_dir, branch, path, namespace.
+    gitops: dict = field(default_factory=dict)
 
     # ---- persistence -------------------------------------------------------------------------------------
     @property
@@ -254,6 +258,8 @@ class Env:
                             "interval_seconds": float(self.emulator_setting("--interval") or 0)}
         if self.spark_master_url:
             data["spark_master_url"] = self.spark_master_url
+        if self.gitops:
+            data["gitops"] = self.gitops
         data["env_json"] = str(self.env_json)
         data["pids"] = {name: p.pid for name, p in self.processes.items()}
         data["logs"] = {name: p.log for name, p in self.processes.items()}
@@ -369,7 +375,7 @@ def _run_chains(run_dir: Path, a: assets.Assets, timer: _Timer, profile: profile
 def start_environment(run_dir: Path | None = None, with_emulator: bool = True, strimzi: str | None = None,
                       cadence: str | None = None, interval: float | None = None,
                       with_spark_cluster: bool = False, operator: str | None = None,
-                      strimzi_version: str | None = None) -> Env:
+                      strimzi_version: str | None = None, gitops: str | None = None) -> Env:
     """Start everything for one Strimzi profile (default: emulator/profiles.DEFAULT), with Strimzi's real cluster
     operator (``operator="strimzi"``, release ``strimzi_version``, default the profile's) or the emulator."""
     operator = operator or DEFAULT_OPERATOR
@@ -383,6 +389,10 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True, s
             raise ValueError(f"Strimzi {release.version} is profile {release.profile}, not {strimzi}")
         strimzi = release.profile
         strimzi_operator.bind_shim()  # fail before starting anything when it is not provisioned
+    if gitops is not None and gitops not in GITOPS_CONTROLLERS:
+        raise ValueError(f"gitops must be one of {GITOPS_CONTROLLERS}, not {gitops!r}")
+    for controller in flux.CONTROLLERS if gitops else ():
+        flux.build(controller)  # not provisioned: fail before starting anything
     profile = profiles.get(strimzi)
     if cadence is not None and cadence not in emulator_process.CADENCES:
         raise ValueError(f"cadence must be one of {emulator_process.CADENCES}, not {cadence!r}")
@@ -419,6 +429,8 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True, s
         _start_emulator(env, with_emulator, timer)
     if with_spark_cluster:
         _start_spark_cluster(env, timer)
+    if gitops:
+        _start_gitops(env, kube_part["api"].proc, timer)
     timer.mark("total")
     env.timings = timer.timings
     env.save()
@@ -459,6 +471,19 @@ def _start_emulator(env: Env, wanted: bool, timer: _Timer) -> None:
         env.stop()
         raise
     timer.mark("strimzi-emulator")
+
+
+def _start_gitops(env: Env, apiserver: Proc, timer: _Timer) -> None:
+    """Last: Flux applies to the API server and its repository holds Strimzi resources for the operator."""
+    try:
+        setup = flux.start_gitops(Path(env.run_dir), env.kubeconfig, env.admin_rest(), apiserver)
+    except BaseException:
+        env.stop()
+        raise
+    env.processes.update(setup.processes)
+    env.gitops = setup.description
+    env.save()
+    timer.mark(f"flux {env.gitops['version']}")
 
 
 def _start_spark_cluster(env: Env, timer: _Timer) -> None:

@@ -6,7 +6,9 @@ Why it cannot fire twice, even though a GitOps controller re-applies (or Argo CD
   "done", and it exits 0 (a re-created Job after ``ttlSecondsAfterFinished``, an Argo hook re-run, a pod retry);
 - the marker is written in the same patch as Strimzi's annotation(s), and that patch carries the
   ``resourceVersion`` it read (``kubectl annotate --resource-version``): two runs racing cannot both succeed;
-- its Role may only get/watch/patch that one resource (``resourceNames``), nothing else.
+- its Role may only get/watch/patch that one resource (``resourceNames``), nothing else;
+- it annotates as the plugin's own field manager, not kubectl's default ``kubectl-annotate``: Flux takes over the
+  fields of every ``kubectl...`` manager and prunes the marker (and an annotation the operator has not read yet).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import strimzi
-from ...conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, LABEL_MANAGED_BY, MANAGED_BY, trigger_job_name
+from ...conventions import (ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, FIELD_MANAGER, LABEL_MANAGED_BY, MANAGED_BY,
+                           trigger_job_name)
 
 NON_ROOT_USER = 65534  # "nobody": images such as alpine/k8s run as root unless told otherwise
 TTL_SECONDS = 86400  # the finished Job disappears after a day; a re-created one finds the marker and exits
@@ -40,7 +43,7 @@ while :; do
   # --overwrite: the marker of an earlier operation is still there and must give way to this one's id; the
   # resource version still makes the patch fail if anything changed since the read above.
   # shellcheck disable=SC2086
-  if k annotate "$RESOURCE" --overwrite --resource-version="$rv" $ANNOTATIONS \
+  if k annotate "$RESOURCE" --overwrite --resource-version="$rv" --field-manager="$FIELD_MANAGER" $ANNOTATIONS \
       "kubectl-offsets.io/triggered=$OPERATION_ID"; then
     break
   fi
@@ -102,7 +105,8 @@ def environment(target: strimzi.ConnectorTarget, operation_id: str, action: str)
             "CONNECTOR": target.connector_name, "ACTION": action, "OPERATION_ID": operation_id,
             "STATE_JSONPATH": state_jsonpath(target), "ANNOTATIONS": annotate_arguments(target, action),
             "HOME": "/tmp",  # kubectl's cache directory; the non-root user has no home of its own
-            "RECORD_ANNOTATION": ANNOTATION_GITOPS, "MARKER_ANNOTATION": ANNOTATION_TRIGGERED}
+            "RECORD_ANNOTATION": ANNOTATION_GITOPS, "MARKER_ANNOTATION": ANNOTATION_TRIGGERED,
+            "FIELD_MANAGER": FIELD_MANAGER}
 
 
 def _container(target, operation_id, image, action) -> dict[str, Any]:

@@ -102,11 +102,11 @@ def check_effect(plan: Plan, documents: list[dict[str, Any]]) -> None:
     from ...errors import PreconditionError
 
     target = plan.target
+    _check_no_built_trigger(documents)
     built = [d for d in documents if d.get("kind") == target.kind
              and (d.get("metadata") or {}).get("name") == target.resource_name]
     if len(built) != 1:
         return  # a plain directory of several apps: the per-file checks already covered it
-    _check_no_built_trigger(plan, built[0])
     if plan.phase != 1:
         return
     stanza = target.stanza(built[0])
@@ -132,17 +132,25 @@ def server_dry_run(plan: Plan, root: Path, namespace: str | None, kubeconfig: st
     return len(documents)
 
 
-def _check_no_built_trigger(plan: Plan, resource: dict[str, Any]) -> None:
-    """Strimzi's one-shot annotations must not be in what the controller applies, wherever they come from: a
-    kustomization's commonAnnotations or a patch adds them after the source file, and a self-healing sync would
-    re-apply them every time the operator removes them, firing the operation over and over."""
+def _check_no_built_trigger(documents: list[dict[str, Any]]) -> None:
+    """No Strimzi resource in what the controller applies together with the change may carry a one-shot annotation,
+    whatever its value and wherever it comes from (the file, an overlay's commonAnnotations, a patch): a
+    self-healing sync re-applies it after every operator run, firing the operation over and over, and an empty or
+    misspelled value makes the operator refuse the resource. Another connector's counts too: the same sync applies
+    it beside our change."""
     from ...errors import PreconditionError
 
-    annotations = (resource.get("metadata") or {}).get("annotations") or {}
-    found = [k for k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)
-             if k in annotations]
-    if found:
-        raise PreconditionError(f"{plan.target.display} as built by kustomize carries {', '.join(found)} (from "
-                                "commonAnnotations or a patch): a sync would re-apply it after every operator run, "
-                                "so nothing was written",
-                                advice="remove that annotation from the kustomization chain first")
+    for resource in documents:
+        if resource.get("kind") not in SCHEMA_FOR or not str(resource.get("apiVersion", "")).startswith(
+                f"{strimzi.GROUP}/"):
+            continue
+        annotations = (resource.get("metadata") or {}).get("annotations") or {}
+        found = [k for k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)
+                 if k in annotations]
+        if found:
+            name = f"{resource['kind'].lower()}/{(resource.get('metadata') or {}).get('name')}"
+            raise PreconditionError(f"{name} as built carries {', '.join(found)}: a GitOps controller re-applies it "
+                                    "after every operator run (an empty or misspelled value makes the operator "
+                                    "refuse the resource), so nothing was written",
+                                    advice="remove the annotation from the repository (the manifest, an overlay's "
+                                    "commonAnnotations or a patch) and fire operations with kubectl offsets trigger")

@@ -143,7 +143,14 @@ def sink_repo(root: Path, namespace: str, name: str, topic: str, out_file: Path)
         resources:
           - sink.yaml
         """))
-    (deploy / "sink.yaml").write_text(textwrap.dedent(f"""\
+    (deploy / "sink.yaml").write_text(sink_yaml(name, topic, out_file))
+    commit_all(repo, "initial manifests")
+    return repo
+
+
+def sink_yaml(name: str, topic: str, out_file: Path) -> str:
+    """A FileStreamSink KafkaConnector of KafkaConnect ``connect`` as a team writes it: a comment, odd indentation."""
+    return textwrap.dedent(f"""\
         # The orders sink. Owner: team-data
         apiVersion: {API_VERSION}
         kind: KafkaConnector
@@ -159,9 +166,7 @@ def sink_repo(root: Path, namespace: str, name: str, topic: str, out_file: Path)
                 file: {out_file}
                 key.converter: {STRING_CONVERTER}
                 value.converter: {STRING_CONVERTER}
-        """))
-    commit_all(repo, "initial manifests")
-    return repo
+        """)
 
 
 def wait_for(what: str, predicate, timeout: float = 90.0, interval: float = 0.5):
