@@ -68,6 +68,10 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             return
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
+        if from_file and from_file != "-":  # standard input can be read once only: undo reads it
+            from ..core.inputs import check_offsets_file
+
+            check_offsets_file(from_file)  # before the cluster is asked, as alter -f
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))
         result = operations.undo(kube, target_spec(target, connector, source_cluster), backup=backup,

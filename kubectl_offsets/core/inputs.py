@@ -180,7 +180,7 @@ def read_offsets_file(path: str, facts: ConnectorFacts, *, stdin: io.TextIOBase 
     if _looks_like_csv(stripped):
         return _from_csv(stripped, facts, where)
     document = _parse_json_or_yaml(stripped, where)
-    schemas.validate("offsets", document, what=f"the offsets document in {where}")
+    check_document_shape(document, where)
     _refuse_duplicates([(f"{where} entry {i}", OffsetEntry(e["partition"], e.get("offset")))
                         for i, e in enumerate(document["offsets"], start=1)])
     return OffsetsDocument.from_json(document)
@@ -193,7 +193,26 @@ def check_offsets_file(path: str) -> None:
     if not text:
         raise InputError(f"{path} is empty")
     if not _looks_like_csv(text):
-        schemas.validate("offsets", _parse_json_or_yaml(text, path), what=f"the offsets document in {path}")
+        check_document_shape(_parse_json_or_yaml(text, path), path)
+
+
+def check_document_shape(document: Any, where: str) -> None:
+    """An ``{"offsets": [...]}`` document, checked as far as it can be without the connector: the generic schema,
+    then the schema of the connector kind its partition keys name (a sink's ``kafka_topic``/``kafka_partition``,
+    a MirrorMaker 2 connector's), so that a partition or offset that is no integer is refused before the cluster
+    is asked. A third-party source connector's maps (any primitive: OffsetUtils#validateFormat) and a
+    ``filename`` key, which any source connector may use, wait for the connector's own kind (validate_change)."""
+    schemas.validate("offsets", document, what=f"the offsets document in {where}")
+    kind = _claimed_kind(document["offsets"])
+    if kind is not None:
+        schemas.validate(kind.schema_name, document, what=f"the offsets document in {where}")
+
+
+def _claimed_kind(entries: list[Any]) -> ConnectorKind | None:
+    for keys, kind, _ in _DOCUMENT_KINDS:
+        if kind is not ConnectorKind.FILE_SOURCE and entries and all(keys <= set(e["partition"]) for e in entries):
+            return kind
+    return None
 
 
 def _read_text(path: str, stdin: io.TextIOBase | None) -> str:

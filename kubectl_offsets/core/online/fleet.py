@@ -40,7 +40,7 @@ from ...errors import ApiNotServedError, ExitStatus, InputError, InterruptedOper
 from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from . import backups, operations
-from ..inputs import AlterRequest, build_change, validate_change
+from ..inputs import AlterRequest, build_change, check_document_shape, validate_change
 from .steps import Outcome, as_offsets_error
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
@@ -171,6 +171,8 @@ class FleetDocument:
     @classmethod
     def from_json(cls, document: Any, where: str) -> "FleetDocument":
         schemas.validate(FLEET_SCHEMA, document, what=f"the fleet document in {where}")
+        for number, entry in enumerate(document["connectors"], start=1):
+            check_document_shape({"offsets": entry["offsets"]}, f"{where} entry {number} ({entry['connector']})")
         entries = [FleetEntry(Member(e["namespace"], e["kind"], e["name"], e["connector"]),
                               OffsetsDocument.from_json({"offsets": e["offsets"]})) for e in document["connectors"]]
         return cls(entries, document.get("source"), where)
