@@ -20,10 +20,9 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .. import schemas
+from .. import files, schemas
 from ..connect import (MAX_OFFSET, MAX_PARTITION, ConnectorKind, entry_for, position_of, stored_offset_to_resume_at,
                        topic_name_problem, topic_partition_of)
 from ..errors import InputError
@@ -219,11 +218,7 @@ def _read_text(path: str, stdin: io.TextIOBase | None) -> str:
     if path == "-":
         return (stdin or sys.stdin).read()
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except (IsADirectoryError, PermissionError) as e:
-        raise InputError(f"cannot read {path}: {e.strerror}") from None
+        return files.read_bytes(path).decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"{path} is not UTF-8 text (byte {e.start})",
                          advice="give a JSON, YAML or CSV offsets file saved as UTF-8") from None
@@ -262,19 +257,11 @@ def _parse_json_or_yaml(text: str, where: str) -> Any:
             raise _too_deep(where) from None
         _check_depth(document, where)
         return document
-    from ruamel.yaml import YAML  # heavy; only for YAML input
-    from ruamel.yaml.error import YAMLError
+    from ..adapters.yamlfiles import load_data  # heavy (ruamel.yaml); only for YAML input
 
     try:
-        document = YAML(typ="safe", pure=True).load(text)
-    except YAMLError as e:
-        # Only the position and the parser's words: the snippet ruamel adds would echo the file's lines.
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or type(e).__name__
-        raise InputError(f"{where} is neither valid JSON nor valid YAML{at}: {problem}",
-                         advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines'
-                         ) from None
+        document = load_data(text, where, invalid="is neither valid JSON nor valid YAML",
+                             advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines')
     except RecursionError:
         raise _too_deep(where) from None
     _check_depth(document, where)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 
-from ... import schemas, strimzi
+from ... import files, schemas, strimzi
 from ...connect import ConnectorKind
 from ...conventions import ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, Operation
 from ...errors import ApiNotServedError, ExitStatus, InputError, InterruptedOperationError, NotFoundError, OffsetsError
@@ -180,25 +180,20 @@ class FleetDocument:
 
 def read_fleet_file(path: str) -> FleetDocument:
     """A fleet document in JSON or YAML, as ``export`` writes it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read {path}: {e.__class__.__name__}") from None
-    if text.lstrip().startswith("{"):
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path} is not valid JSON: {e.msg} at line {e.lineno}") from None
-    else:
-        from ruamel.yaml import YAML  # heavy; only for YAML input
-        from ruamel.yaml.error import YAMLError
+    from ...adapters.yamlfiles import load_data  # heavy (ruamel.yaml); only here
 
-        try:
-            document = YAML(typ="safe", pure=True).load(text)
-        except YAMLError as e:
-            raise InputError(f"{path} is neither valid JSON nor valid YAML: {e.__class__.__name__}") from None
+    text = files.read_text(path)
+    try:
+        if text.lstrip().startswith("{"):
+            try:
+                document = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        else:
+            document = load_data(text, path, invalid="is neither valid JSON nor valid YAML",
+                                 advice='expected {"connectors": [...]} as kubectl offsets export writes it')
+    except RecursionError:
+        raise InputError(f"{path} is nested too deeply to be a fleet document") from None
     if not isinstance(document, dict) or "connectors" not in document:
         raise InputError(f"{path} is not a fleet document",
                          advice='expected {"connectors": [...]} as kubectl offsets export writes it')
