@@ -113,7 +113,8 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         request.check_locally()
         if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
             if bootstrap_server or kafka_options:
-                raise InputError("--bootstrap-server checks the partitions of one connector",
+                flag = "--bootstrap-server" if bootstrap_server else "--kafka-option"
+                raise InputError(f"{flag} goes with the partitions of one connector, not -l/--all/-A",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
             from ..core.online.fleet import check_request
             from .fleet import run_fleet_command
@@ -122,7 +123,7 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
             run_fleet_command("alter", lambda fleet, cluster, members, options, progress, stop: fleet.plan_alter(
                 cluster, members, request, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
-                all_namespaces, parallel, skip_invalid)
+                all_namespaces, parallel, skip_invalid, require_check=require_check)
             return
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)

@@ -75,7 +75,7 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
             run_fleet_command("reset", lambda fleet, cluster, members, options, progress, stop: fleet.plan_reset(
                 cluster, members, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
-                all_namespaces, parallel, skip_invalid)
+                all_namespaces, parallel, skip_invalid, require_check=broker_flags.get("require_check", False))
             return
         settings = mm2_settings(broker_flags, with_offset_syncs=with_offset_syncs, target_bootstrap=
                                 target_bootstrap_server, allow_shared_offset_syncs=allow_shared_offset_syncs)

@@ -64,7 +64,7 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
                 cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
                 namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force, selector, all_,
-                all_namespaces, parallel, skip_invalid)
+                all_namespaces, parallel, skip_invalid, require_check=broker_flags.get("require_check", False))
             return
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")

@@ -32,6 +32,49 @@ parallel_options = group(
 )
 
 
+# What a fleet run (-l/--all/-A) does with the flags of alter, reset and undo: these it carries to every connector
+# (the inputs, --no-resume, --force, --require-check, --timeout) or uses itself (the selection, the cluster, the
+# confirmation, the summary). Any other flag given with -l/--all/-A is refused by refuse_unhonoured, naming it, so
+# that a flag added later is refused until someone carries it, never silently dropped
+# (tests/unit/cli/test_fleet_flags.py tries every flag of the three commands).
+FLEET_FLAGS = frozenset({"selector", "all_", "all_namespaces", "parallel", "skip_invalid", "no_resume", "force",
+                         "require_check", "namespace", "context", "kubeconfig", "timeout", "yes", "dry_run", "quiet",
+                         "no_headers"})
+FLEET_INPUTS = {"alter": frozenset({"file", "sets", "skip_records", "to_offset", "shift_by", "topics"}),
+                "reset": frozenset(), "undo": frozenset({"since"})}
+FLEET_OUTPUTS = ("table", "name")  # the summary table, and the resources changed
+_FLEET_ADVICE = {
+    "source_bootstrap_server": "each mirror has its own source cluster: run it per mirror (kmm2/NAME --connector "
+                               "source), or leave it out and each mirror's bootstrapServers is used",
+    "kafka_options": "they go with one source cluster: run it per mirror (kmm2/NAME --connector source), or leave "
+                     "them out",
+    "output": "-o table (the summary) or -o name (the resources changed); -o json|yaml|csv print one connector's "
+              "offsets: use 'kubectl offsets list -l ... -o json' for many",
+}
+
+
+def refuse_unhonoured(verb: str) -> None:
+    """Refuse, before the cluster is asked, every flag of this invocation that a fleet run would not carry to each
+    connector (FLEET_FLAGS): exit 2, naming the flag."""
+    from click.core import ParameterSource
+
+    from ..errors import InputError
+
+    ctx = click.get_current_context()
+    carried = FLEET_FLAGS | FLEET_INPUTS[verb]
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in carried or ctx.get_parameter_source(name) in (None, ParameterSource.DEFAULT,
+                                                                 ParameterSource.DEFAULT_MAP):
+            continue
+        if name == "output" and ctx.params.get(name) in FLEET_OUTPUTS:
+            continue
+        flag = "/".join(param.opts)
+        raise InputError(f"{verb} -l/--all/-A: {flag} is not carried to each connector",
+                         advice=_FLEET_ADVICE.get(name, f"run 'kubectl offsets {verb} NAME {param.opts[-1]} ...' "
+                                                        "per connector, or leave it out"))
+
+
 def fleet_requested(selector, all_, all_namespaces) -> bool:
     return bool(selector or all_ or all_namespaces)
 
@@ -41,8 +84,11 @@ def check_target_or_selection(target, connector, selector, all_, all_namespaces,
     from ..errors import InputError
 
     fleet = fleet_requested(selector, all_, all_namespaces)
-    if fleet and (target or connector):
+    if fleet and target:
         raise InputError(f"{verb}: give either a TARGET or -l/--all/-A, not both")
+    if fleet and connector:
+        raise InputError(f"{verb}: --connector names a connector of one kafkamirrormaker2/NAME; it does not "
+                         "combine with -l/--all/-A", advice=f"kubectl offsets {verb} kmm2/NAME --connector ...")
     if not fleet and not target:
         raise InputError(f"{verb}: missing TARGET", advice=f"kubectl offsets {verb} NAME, or -l SELECTOR / --all / -A "
                                                            "for many connectors")
@@ -168,16 +214,18 @@ def _show_summary(report) -> None:
 
 
 def run_fleet_command(verb, plan_for, namespace, context, kubeconfig, timeout, quiet, yes, dry_run, no_resume, force,
-                      selector, all_, all_namespaces, parallel, skip_invalid) -> None:
+                      selector, all_, all_namespaces, parallel, skip_invalid, *, require_check=False) -> None:
     """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress,
-    stop)``), confirm once, run."""
+    stop)``), confirm once, run. The flags it is not given are refused first (refuse_unhonoured)."""
     from ..core.online import fleet
-    from .common import session
+    from .common import mm2_settings, session
 
+    refuse_unhonoured(verb)
     sel = selection(namespace, selector, all_, all_namespaces)
     cluster, _, members = cluster_and_members(namespace, context, kubeconfig, sel)
     _, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
-                                   resume=not no_resume, force=force)
+                                   resume=not no_resume, force=force,
+                                   mm2=mm2_settings({"require_check": require_check}))
     run_plan(lambda stop: plan_for(fleet, cluster, members, options, progress, stop), cluster, options, parallel,
              skip_invalid, verb, progress)
 

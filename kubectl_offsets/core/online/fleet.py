@@ -21,6 +21,7 @@ verified on its own. What the fleet adds:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -41,6 +42,7 @@ from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from . import backups, operations
 from ..inputs import AlterRequest, build_change, check_document_shape, validate_change
+from .mm2_check import require_reachable
 from .steps import Outcome, as_offsets_error
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
@@ -379,6 +381,7 @@ def _current(kube: Kube, live: LiveTarget, options: Options, progress: Progress)
     connector is stopped, which is what it backs up and verifies against). The preflight refuses a journal, so
     there is none to warn about, as a plain list does."""
     preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
+    require_reachable(live, options.mm2)  # --require-check: an unreachable source cluster is a plan problem
     return operations.list_for_preview(kube, live, options, progress)
 
 
@@ -646,7 +649,9 @@ def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: i
     results = {id(item): MemberResult(item) for item in plan.items}
     runnable = plan.runnable
     counter = _Counter(progress, len(runnable))
-    flow_options = Options(yes=True, dry_run=False, resume=options.resume, force=options.force, wait=options.wait)
+    # Every option the run was given, as it was given (a field added to Options travels too: --require-check's
+    # MirrorMaker 2 settings once did not), except the confirmation and dry run the plan has already had.
+    flow_options = dataclasses.replace(options, yes=True, dry_run=False)
 
     def run_one(kube: Kube, item: PlanItem) -> None:
         result = results[id(item)]

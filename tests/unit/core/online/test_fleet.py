@@ -132,7 +132,7 @@ def test_since_takes_an_iso_time_or_a_duration_ago():
     (["reset", "--yes"], "missing TARGET"),  # (list without TARGET lists the namespace's connectors)
     (["list", "--lag"], "--bootstrap-server"),
     (["list", "sink", "--all"], "not both"),
-    (["reset", "-l", "a=b", "--connector", "source", "--yes"], "not both"),
+    (["reset", "-l", "a=b", "--connector", "source", "--yes"], "--connector names a connector of one kafkamirrormaker2"),
     (["undo", "--all", "--yes"], "needs --since"),
     (["undo", "--all", "--backup", "x", "--since", "1h", "--yes"], "--backup names one connector"),
     (["undo", "sink", "--since", "1h", "--yes"], "--since goes with"),
