@@ -54,7 +54,8 @@ CASES = [
      ["a FileStreamSource document (filename/position) given to a sink connector"]),
     ("schema-string-offset", ["-f", "-"],
      '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 0}}, '
-     '"offset": {{"kafka_offset": "ten"}}}}]}}', ExitStatus.USAGE, ["the offsets for a sink connector"]),
+     '"offset": {{"kafka_offset": "ten"}}}}]}}', ExitStatus.USAGE,
+     ["is not valid (offsets-sink)", "'ten' is not of type 'integer'"]),
     ("json-negative", ["-f", "-"], "NEGATIVE", ExitStatus.USAGE, ["-1"]),
     # Connect parses a sink's offset and partition as integers only (issue 28): refused before the stop.
     ("json-float-offset", ["-f", "-"],
