@@ -100,8 +100,14 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     if record_source:
         document.source = fleet.export_source(kube, cluster, sel)
     if out:
-        fleet.write_fleet_file(out, render_fleet(document.to_json(), entry_rows(document), output) + "\n")
-        echo(f"wrote the offsets of {len(document.entries)} connector(s) to {out}", err=True)
+        written = out
+        if errors:  # never replace a complete export with a partial one: the partial goes beside it, marked
+            written = f"{out}.partial"
+            document.source = {**(document.source or {}), "incomplete": [member.where for member, _ in errors]}
+        fleet.write_fleet_file(written, render_fleet(document.to_json(), entry_rows(document), output) + "\n")
+        echo(f"wrote the offsets of {len(document.entries)} connector(s) to {written}"
+             + (f"; {len(errors)} could not be listed (source.incomplete names them), so {out} was left as it was"
+                if errors else ""), err=True)
     else:
         result_printer(output).show(document.to_json, lambda fmt, no_headers: render_fleet(
             document.to_json(), entry_rows(document), fmt, no_headers=no_headers))
