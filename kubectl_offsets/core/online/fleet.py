@@ -526,7 +526,7 @@ def place_entries(document: FleetDocument, mapping: ImportMapping) -> dict[Membe
         placed = mapping.place(entry.member)
         if placed is not None:
             targets.setdefault(placed.identity, []).append((number, entry, placed))
-    collisions = [found for found in targets.values() if len(found) > 1]
+    collisions = [found for found in targets.values() if len(found) > 1] + _named_two_ways(targets)
     if collisions:
         shown = "; ".join(" and ".join(f"#{n} ({e.member.where})" for n, e, _ in found)
                           + f" would all go to {found[0][2].where}" for found in collisions[:3])
@@ -536,6 +536,25 @@ def place_entries(document: FleetDocument, mapping: ImportMapping) -> dict[Membe
     if not targets:
         raise InputError(f"no entry of {where} is selected", advice="check --only")
     return {found[0][2]: found[0][1] for found in targets.values()}
+
+
+def _named_two_ways(targets: Mapping[tuple[str, str, str, str], list[tuple[int, FleetEntry, Member]]]
+                    ) -> list[list[tuple[int, FleetEntry, Member]]]:
+    """Entries that name one MirrorMaker 2 connector once by its short form (``source``) and once by its full name
+    (``east->west.MirrorSourceConnector``). The short form resolves to the only connector of its type, or is
+    ambiguous and refused (strimzi.resolve_mm2_target), so a short form and any full name of that type on the same
+    mirror are one connector, or the import would fail there anyway."""
+    by_type: dict[tuple[str, str, str], list[tuple[int, FleetEntry, Member]]] = {}
+    shorts: set[tuple[str, str, str]] = set()
+    for (namespace, kind, name, connector), found in targets.items():
+        if kind != strimzi.KIND_MM2:
+            continue
+        short = connector in strimzi.MM2_TYPES
+        mm2_type = strimzi.MM2_TYPES[connector][1] if short else connector.rsplit(".", 1)[-1]
+        by_type.setdefault((namespace, name, mm2_type), []).extend(found[:1])
+        if short:
+            shorts.add((namespace, name, mm2_type))
+    return [sorted(found, key=lambda f: f[0]) for key, found in by_type.items() if key in shorts and len(found) > 1]
 
 
 def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: ImportMapping, options: Options, *,

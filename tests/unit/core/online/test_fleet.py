@@ -511,3 +511,22 @@ def test_a_ctrl_c_while_the_summary_prints_does_not_cut_it_short(monkeypatch, ca
     assert exited.value.code == 130
     out, err = capsys.readouterr()
     assert "kafkaconnector/sink" in out and "interrupted: connectors not started are unchanged" in err
+
+
+@pytest.mark.parametrize("short, full", [
+    ("source", "east->west.MirrorSourceConnector"),
+    ("checkpoint", "east->west.MirrorCheckpointConnector"),
+])
+def test_import_entries_naming_one_mirror_connector_two_ways_collide(short, full):
+    """Issue 28: a short name resolves to the only connector of its type (or is ambiguous and refused), so a short
+    and a full name of that type on one mirror are one connector, altered twice (the last entry winning)."""
+    document = _document(("kafka", strimzi.KIND_MM2, "mirror", short), ("kafka", strimzi.KIND_MM2, "mirror", full))
+    with pytest.raises(InputError, match="collide"):
+        fleet.place_entries(document, fleet.ImportMapping())
+
+
+def test_import_entries_of_two_full_names_of_one_type_are_two_connectors():
+    document = _document(("kafka", strimzi.KIND_MM2, "mirror", "east->west.MirrorSourceConnector"),
+                         ("kafka", strimzi.KIND_MM2, "mirror", "south->west.MirrorSourceConnector"),
+                         ("kafka", strimzi.KIND_MM2, "mirror", "checkpoint"))
+    assert len(fleet.place_entries(document, fleet.ImportMapping())) == 3
