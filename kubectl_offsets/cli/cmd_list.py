@@ -78,14 +78,13 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     """The fleet form of list, shared with export (which records where the offsets come from). Ctrl-C/SIGTERM
     while listing: the lists under way finish, nothing is printed or written, exit 130. ``out`` is written whole
     or not at all (a previous file there stays as it was)."""
-    import sys
     import threading
 
     from ..core.online import fleet
-    from ..errors import ExitStatus
     from ..output.fleet import render_fleet
     from .exits import signals_set
-    from .fleet import cluster_and_members, entry_rows, no_resources_found, selection, warn_unlisted
+    from .fleet import (cluster_and_members, entry_rows, exit_if_unlisted, no_resources_found, selection,
+                        warn_unlisted)
 
     sel = selection(namespace, selector, all_, all_namespaces)
     cluster, kube, members = cluster_and_members(namespace, context, kubeconfig, sel, empty_ok=not out)
@@ -112,5 +111,4 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
         result_printer(output).show(document.to_json, lambda fmt, no_headers: render_fleet(
             document.to_json(), entry_rows(document), fmt, no_headers=no_headers))
     warn_unlisted(errors)
-    if errors:
-        sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))
+    exit_if_unlisted(errors)

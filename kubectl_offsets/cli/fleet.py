@@ -134,6 +134,15 @@ def warn_unlisted(errors) -> None:
         echo(f"warning: {member.where}: {error.message}", err=True)
 
 
+def exit_if_unlisted(errors) -> None:
+    """After printing what could be listed: a listing that missed connectors is not a success. The one error's
+    status, or ERROR for several."""
+    from ..errors import ExitStatus
+
+    if errors:
+        sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))
+
+
 # --- mutating fleet operations ------------------------------------------------------------------------------------
 
 
