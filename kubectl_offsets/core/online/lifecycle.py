@@ -27,6 +27,7 @@ from ...model import OffsetEntry, OffsetsDocument, Options
 from ...strimzi import OffsetsAction
 from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
+from .configmaps import check_list_configmap
 from .journal import Step
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
@@ -179,6 +180,7 @@ def plan_create(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any | No
     body["metadata"]["namespace"] = ns
     target = strimzi.connector_target(body)
     _check_absent(kube, target)
+    check_list_configmap(kube, target, body)  # create lists the new connector's leftovers through it
     _check_connect_cluster(kube, body, ns)
     _check_create_permissions(kube, target)
     kind = connector_kind(body["spec"].get("class"), None)

@@ -74,3 +74,31 @@ def test_a_mirror_connector_checks_the_mirrors_configmap():
                          target, resource)
     with pytest.raises(PreconditionError, match="east--west.MirrorSourceConnector.json"):
         check_list_configmap(FakeKube([configmap("mirror-offsets")]), target, resource)
+
+
+def test_create_refuses_it_before_the_connector_is_created(monkeypatch, tmp_path):
+    """create lists the new connector's leftovers right after creating it: the refusal comes first."""
+    import json
+
+    from kubectl_offsets.core.online import lifecycle
+    from kubectl_offsets.errors import NotFoundError
+    from kubectl_offsets.progress import SilentProgress
+
+    class Kube(FakeKube):
+        namespace = "kafka"
+
+        def get(self, kind, name, namespace):
+            raise NotFoundError("absent")
+
+        def create(self, *args):
+            raise AssertionError("created before the refusal")
+
+    path = tmp_path / "sink.json"
+    path.write_text(json.dumps({"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnector",
+                                "metadata": {"name": "orders-sink", "labels": {"strimzi.io/cluster": "c"}},
+                                "spec": {"class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                                         "config": {"topics": "orders"}}}))
+    monkeypatch.setattr(lifecycle, "_check_connect_cluster", lambda *a: None)
+    with pytest.raises(PreconditionError, match="configmap/orders-sink-offsets"):
+        lifecycle.create_connector(Kube([configmap()]), lifecycle.read_manifest(str(path)), from_scratch=True,
+                                   progress=SilentProgress())
