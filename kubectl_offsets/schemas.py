@@ -40,14 +40,29 @@ def _build_validator(name: str):
     resources = [(p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMA_DIR.glob("*.schema.json")]
     registry = Registry().with_resources(resources)
     schema = load(name)
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema, registry=registry, format_checker=cls.FORMAT_CHECKER)
+    base = jsonschema.validators.validator_for(schema)
+    cls = jsonschema.validators.extend(base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_json_integer))
+    return cls(schema, registry=registry, format_checker=base.FORMAT_CHECKER)
+
+
+def _is_json_integer(checker, instance: Any) -> bool:
+    """An integer as JSON and YAML write it (``42``), not a number with a zero fraction (``42.0``, ``4.2e1``),
+    which JSON Schema counts as an integer. Connect parses a sink's partition and offset from the value's text
+    (``Integer.parseInt(String.valueOf(value))``, SinkUtils#parseSinkConnectorOffsets in apache/kafka) and
+    MirrorMaker 2 wants an Integer or Long (MirrorUtils#validateSourceOffset), so both refuse ``1000.0``: after
+    the connector was stopped, or in a pull request that can never apply. A bool is no integer either."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
 
 
 def errors(name: str, document: Any) -> list[str]:
     """Every violation, as ``at <json path>: <message>`` lines, best first."""
+    from jsonschema.exceptions import best_match  # heavy; loaded by _validator already
+
     validator = _validator(name)
-    found = sorted(validator.iter_errors(document), key=lambda e: (len(e.path), list(e.path)))
+    # best_match descends into a oneOf ("null or an offset object") to the branch that nearly matched, so the
+    # message names the value at fault ("1000.0 is not of type 'integer'") instead of the whole object.
+    found = sorted((best_match([e]) for e in validator.iter_errors(document)),
+                   key=lambda e: (len(e.absolute_path), list(e.absolute_path)))
     return [f"at {_path(e)}: {_message(e)}" for e in found]
 
 

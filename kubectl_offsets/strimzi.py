@@ -607,6 +607,14 @@ def observed_generation_behind(resource: Mapping[str, Any]) -> bool:
     return observed is None or (generation is not None and observed < generation)
 
 
+def owned_by(obj: Mapping[str, Any], kind: str, name: str) -> bool:
+    """Whether ``obj`` has an owner reference to the custom resource ``kind``/``name``: the reference the operator
+    puts on the list ConfigMap it creates, and the test it applies itself before adding one (the same name and
+    kind: AbstractConnectOperator#generateListOffsetsConfigMap; ModelUtils#createOwnerReference)."""
+    references = (obj.get("metadata") or {}).get("ownerReferences") or []
+    return any(ref.get("kind") == kind and ref.get("name") == name for ref in references)
+
+
 def replicas_zero(resource: Mapping[str, Any]) -> bool:
     """A KafkaConnect or KafkaMirrorMaker2 scaled to 0: the operator skips (MM2) or fails (KafkaConnector) its
     connectors' reconcile."""

@@ -69,24 +69,51 @@ def parse_datetime(text: str, *, allow_future: bool = False, now: dt.datetime | 
 
 _DURATION = re.compile(r"^P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?$")
 _SHORT_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|w|d|h|m|s)")
+_BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _SHORT_SCALE = {"w": 604800.0, "d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
-def parse_duration(text: str, flag: str = "--by-duration") -> dt.timedelta:
-    """The one duration parser of every flag that takes one (--by-duration, --max-age, --since, --older-than):
-    kubectl's short form (``90s``, ``30m``, ``2h``, ``1h30m``, ``30d``, ``1w2d``) or ISO-8601 ``PnDTnHnMnS`` as kafka-consumer-groups
-    --by-duration takes it (``PT30M``, ``P1DT12H``). ``flag`` names the flag in the error."""
-    short = _short_seconds(text.strip().lower())
-    if short is not None:
-        return dt.timedelta(seconds=short)
-    upper = text.strip().upper()
-    m = _DURATION.match(upper)
-    if not m or not any(m.groupdict().values()) or upper.endswith("T"):
+# The longest duration any flag takes: a century reaches back before every Kafka record (1970) and beyond every
+# wait anyone means, while a timedelta (at most 999999999 days), a datetime (year 1 at the earliest) and a
+# thread's wait (about 292 years) would each overflow somewhere past it.
+MAX_DURATION = dt.timedelta(days=36500)
+# Kafka's record times count from the Unix epoch; before it, the broker's timestamp index has no answer.
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def parse_duration(text: str, flag: str = "--by-duration", *, bare_seconds: bool = False) -> dt.timedelta:
+    """The one duration parser of every flag that takes one (--by-duration, --max-age, --since, --older-than,
+    --timeout): kubectl's short form (``90s``, ``30m``, ``2h``, ``1h30m``, ``30d``, ``1w2d``) or ISO-8601
+    ``PnDTnHnMnS`` as kafka-consumer-groups --by-duration takes it (``PT30M``, ``P1DT12H``), at most MAX_DURATION.
+    ``flag`` names the flag in the error; ``bare_seconds``: a number without a unit is seconds (``--timeout 300``,
+    as kubectl's)."""
+    seconds = float(text) if bare_seconds and _BARE_NUMBER.match(text.strip()) else duration_seconds(text)
+    if seconds is None:
         raise InputError(f"{flag} '{text}' is not a duration",
                          advice="a number and a unit, combined as needed (w d h m s ms): 30m, 2h, 1h30m, 30d, 1w2d, or "
                                 "ISO-8601 PT30M, P1DT12H")
+    if not seconds <= MAX_DURATION.total_seconds():  # also refuses inf and nan from a number of 400 digits
+        raise InputError(f"{flag} '{_shown(text)}' is longer than {MAX_DURATION.days}d (100 years)",
+                         advice="give a shorter duration, or a date-time where the flag takes one")
+    return dt.timedelta(seconds=seconds)
+
+
+def duration_seconds(text: str) -> float | None:
+    """The seconds ``text`` says in either duration syntax, unbounded; None when it is not a duration."""
+    short = _short_seconds(text.strip().lower())
+    if short is not None:
+        return short
+    upper = text.strip().upper()
+    m = _DURATION.match(upper)
+    if not m or not any(m.groupdict().values()) or upper.endswith("T"):
+        return None
     parts = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
-    return dt.timedelta(days=parts["d"], hours=parts["h"], minutes=parts["m"], seconds=parts["s"])
+    return parts["d"] * 86400 + parts["h"] * 3600 + parts["m"] * 60 + parts["s"]
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """A flag's value cut short for a message (a 400-digit number is not worth repeating)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _short_seconds(text: str) -> float | None:
@@ -97,8 +124,13 @@ def _short_seconds(text: str) -> float | None:
 
 
 def at_for_duration(text: str, now: dt.datetime | None = None, flag: str = "--by-duration") -> int:
+    """``now`` minus the duration, in epoch ms; refused before 1970, where no record time can be."""
     now = now or dt.datetime.now(dt.timezone.utc)
-    return int((now - parse_duration(text, flag)).timestamp() * 1000)
+    at = now - parse_duration(text, flag)
+    if at < EPOCH:
+        raise InputError(f"{flag} {_shown(text)} goes back before 1970, where Kafka's record times begin",
+                         advice="use --to-earliest to start at the first record still kept")
+    return int(at.timestamp() * 1000)
 
 
 def iso_ms(ts_ms: int | None) -> str | None:

@@ -85,6 +85,15 @@ class Broker:
                 else sorted(info.partitions)
         return found
 
+    def cluster_id(self) -> str | None:
+        """The id of the Kafka cluster behind the address (its metadata's cluster id; None from a broker too old
+        to say): the same cluster whatever address or port-forward reaches it."""
+        kafka = _library()
+        try:
+            return self._admin.list_topics(timeout=self.timeout).cluster_id
+        except kafka.KafkaException as e:
+            raise self._unreachable(e) from None
+
     def earliest(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         return self._list_offsets(partitions, lambda spec: spec.earliest())
 

@@ -29,6 +29,7 @@ from typing import Any, Iterable, cast
 
 from ..conventions import StrEnum
 from ..errors import InputError
+from ..files import read_bytes
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 
@@ -129,9 +130,9 @@ def load_file(path: Path, where: str | None = None) -> YamlFile:
     """Read and parse every document of ``path`` as bytes (no newline translation, no replacement characters);
     raises YamlParseError naming the line."""
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise YamlParseError(f"cannot read {where or path}: {e.strerror or type(e).__name__}") from None
+        data = read_bytes(path, where)
+    except InputError as e:  # missing, a dangling symlink, a FIFO: never opened for a read that would block
+        raise YamlParseError(e.message, advice=e.advice) from None
     return load_bytes(data, path, where)
 
 
@@ -166,10 +167,95 @@ def _parse(segment: str, where: str, first_line: int) -> Any:
     from ruamel.yaml.error import YAMLError
 
     try:
-        return _yaml().load(segment)
+        return _bounded(_yaml(), where).load(segment)
     except YAMLError as e:
         raise YamlParseError(f"{where} is not valid YAML{yaml_error_position(e, first_line)}: {yaml_problem(e)}",
                              advice="fix the file (nothing was changed), or narrow the search with --path") from None
+
+
+# --- plain data, and the bound every YAML read has ----------------------------------------------------------------
+
+# How many nodes a document's aliases may add once expanded. Anchors are for a few shared blocks (labels, resource
+# limits): a few hundred nodes. A "billion laughs" document of under 500 bytes expands to 9**9 strings, which the
+# loader shares but every walk over the data (a schema check, a comparison, a copy) visits one by one: minutes of
+# CPU, or every byte of memory.
+ALIAS_EXPANSION_LIMIT = 100_000
+
+
+def load_data(text: str, where: str, *, invalid: str = "is not valid YAML", advice: str = "") -> Any:
+    """One YAML document as plain data (the safe loader: no tag builds an object), its alias expansion bounded.
+    Raises YamlParseError "``where`` ``invalid`` at line L column C: the parser's words" (no line of the file is
+    quoted). A RecursionError (nesting deeper than the parser can go) is left to the caller, who knows the
+    document."""
+    return _load_plain(lambda yaml: yaml.load(text), where, invalid, advice)
+
+
+def load_all_data(text: str, where: str, *, invalid: str = "is not valid YAML", advice: str = "") -> list[Any]:
+    """Every document of a YAML stream, as load_data reads one."""
+    return _load_plain(lambda yaml: list(yaml.load_all(text)), where, invalid, advice)
+
+
+def _load_plain(load, where: str, invalid: str, advice: str) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return load(_bounded(YAML(typ="safe", pure=True), where))
+    except YAMLError as e:
+        raise YamlParseError(f"{where} {invalid}{yaml_error_position(e, column=True)}: {yaml_problem(e)}",
+                             advice=advice or "fix the file; nothing was changed") from None
+
+
+def _bounded(yaml: Any, where: str) -> Any:
+    """``yaml`` with a constructor that measures each document's node graph before it builds anything."""
+    base = yaml.Constructor
+
+    class Bounded(base):  # type: ignore[misc, valid-type]
+        def construct_document(self, node: Any) -> Any:
+            check_expansion(node, where)
+            return super().construct_document(node)
+
+    yaml.Constructor = Bounded
+    return yaml
+
+
+def check_expansion(root: Any, where: str) -> None:
+    """Refuse a composed document whose aliases add more than ALIAS_EXPANSION_LIMIT nodes, or that contains
+    itself. One pass over the distinct nodes (each alias is a second reference to the same node object), without
+    recursion, so neither the bomb nor deep nesting costs more than the text itself."""
+    expanded: dict[int, int] = {}  # id(node) -> nodes below and including it, aliases expanded
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            expanded[key] = 1 + sum(expanded[id(child)] for child in _children(node))
+            continue
+        if key in expanded:
+            continue
+        if key in on_path:
+            raise YamlParseError(f"{where}: an alias refers to itself (the document contains itself)",
+                                 advice="write the data out instead of the recursive alias")
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in expanded)
+    added = expanded[id(root)] - len(expanded)
+    if added > ALIAS_EXPANSION_LIMIT:
+        raise YamlParseError(f"{where}: its aliases expand to {added} more nodes than it has, above the limit of "
+                             f"{ALIAS_EXPANSION_LIMIT} (a YAML alias bomb?)",
+                             advice="write the repeated parts out, or share fewer and smaller blocks with aliases")
+
+
+def _children(node: Any) -> list[Any]:
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    return []
 
 
 def yaml_error_position(error: Exception, first_line: int = 1, column: bool = False) -> str:

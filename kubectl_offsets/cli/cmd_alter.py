@@ -91,12 +91,10 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
         request = AlterRequest(file=file, sets=sets, shift_by=shift_by, to_offset=to_offset, topics=topics,
                                skip_records=skip_records)
         request.check_locally()
-        fleet = check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter")
-        # After the input's own checks: a typo is the error to fix first, whether or not there is a terminal.
-        require_confirmation_possible(yes, dry_run, "alter")
-        if fleet:
+        if check_target_or_selection(target, connector, selector, all_, all_namespaces, "alter"):
             if bootstrap_server or kafka_options:
-                raise InputError("--bootstrap-server checks the partitions of one connector",
+                flag = "--bootstrap-server" if bootstrap_server else "--kafka-option"
+                raise InputError(f"{flag} goes with the partitions of one connector, not -l/--all/-A",
                                  advice="run it per connector, or leave it out (KafkaTopics are still checked)")
             from ..core.online.fleet import check_request
             from .fleet import FleetFlags, run_fleet_command
@@ -106,6 +104,8 @@ def alter_command(target, connector, source_cluster, selector, all_, all_namespa
                 cluster, members, request, options, parallel=parallel, progress=progress, stop=stop),
                 FleetFlags.of_command())
             return
+        # After the input's own checks: a typo is the error to fix first, whether or not there is a terminal.
+        require_confirmation_possible(yes, dry_run, "alter")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2)
         result = api.alter(kube, target, request, connector=connector, source_cluster=source_cluster,

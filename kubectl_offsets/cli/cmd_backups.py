@@ -78,7 +78,10 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
         result_printer(output).show(lambda: backups_document(listed), lambda fmt, no_headers: render_backups(
             listed, fmt, all_namespaces=all_namespaces, no_headers=no_headers))
         return
-    doomed = backup_catalog.plan_prune(found, keep=keep, older_than=age)
+    protected = backup_catalog.named_by_journals(kube, scope)
+    doomed = backup_catalog.plan_prune(found, keep=keep, older_than=age, protected=protected)
+    for name in sorted(n for ns, n in protected if any((b.namespace, b.name) == (ns, n) for b in found)):
+        click.echo(f"kept configmap/{name}: an unfinished operation's journal names it (recover needs it)", err=True)
     if not doomed:
         click.echo(f"nothing to prune ({len(found)} backup(s) kept)", err=True)
         return
@@ -92,8 +95,18 @@ def backups_command(target, selector, all_, all_namespaces, prune, keep, older_t
         from .common import confirm_or_cancel
 
         confirm_or_cancel(f"delete {len(doomed)} backup ConfigMap(s)?", "prune cancelled; nothing was deleted")
-    for backup in backup_catalog.delete(kube, doomed):
+    report = backup_catalog.delete(kube, doomed)
+    for backup in report.deleted:
         click.echo(f"configmap/{backup.name} deleted")
+    for backup in report.gone:
+        click.echo(f"configmap/{backup.name} was already gone", err=True)
+    if report.changed:
+        from ..errors import PreconditionError
+
+        names = ", ".join(f"configmap/{b.name}" for b in report.changed)
+        raise PreconditionError(f"{len(report.changed)} backup(s) changed since they were listed and were left alone: "
+                                f"{names} ({len(report.deleted)} deleted)",
+                                advice="list the backups again and prune again if they should still go")
 
 
 def _parse_age(older_than):
@@ -113,8 +126,7 @@ def _scope(kube, target, selector, all_, all_namespaces, namespace):
     if not check_target_or_selection(target, None, selector, all_, all_namespaces, "backups"):
         from .. import strimzi
 
-        _, name = strimzi.parse_target(target)
-        return backup_catalog.Scope(namespace=namespace, resources=frozenset({name}))
+        return backup_catalog.Scope(namespace=namespace, resources=frozenset({strimzi.parse_target(target)}))
     if not selector:
         return backup_catalog.Scope(namespace=namespace, all_namespaces=all_namespaces)
     from ..core.online import fleet

@@ -68,6 +68,7 @@ def create_command(manifest, offsets_file, sets, skip_records, to_offset, topics
                             allow_future=allow_future)
         document = lifecycle.read_manifest(manifest)
         _check_time(to_datetime, allow_future)
+        _check_offsets_locally(offsets_file, sets, skip_records, to_offset, topics)
         require_confirmation_possible(yes, dry_run, "create")  # after the input's checks: fix a typo first
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run)
         request = _offsets_request(kube, document, namespace, progress, **request_args)
@@ -111,6 +112,16 @@ def _offsets_request(kube, document, namespace, progress, *, offsets_file, sets,
             raise InputError("--topic only selects partitions for --to-offset and the time-travel flags")
         return None
     return AlterRequest(file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset, topics=topics)
+
+
+def _check_offsets_locally(offsets_file, sets, skip_records, to_offset, topics) -> None:
+    """The offsets file and flags are checked before the cluster is asked, as alter's are (the time-travel flags
+    have _check_time)."""
+    from ..core.inputs import AlterRequest
+
+    if offsets_file or sets or skip_records or to_offset is not None:
+        AlterRequest(file=offsets_file, sets=sets, skip_records=skip_records, to_offset=to_offset,
+                     topics=topics).check_locally()
 
 
 def _check_time(to_datetime, allow_future: bool) -> None:

@@ -42,6 +42,12 @@ def import_command(file, map_namespace, only, strict, parallel, skip_invalid, no
         from .options import cluster_config
 
         document = fleet.read_fleet_file(file)
+        missing = (document.source or {}).get("incomplete")
+        if missing:
+            from ..output.terminal import echo
+
+            echo(f"warning: {file} is an incomplete export; these connectors are not in it: {', '.join(missing)}",
+                 err=True)
         mapping = fleet.ImportMapping(namespace=namespace, namespaces=fleet.parse_namespace_map(map_namespace),
                                       only=tuple(only))
         fleet.place_entries(document, mapping)  # collisions and mappings that match nothing: before any cluster

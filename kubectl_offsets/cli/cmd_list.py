@@ -75,14 +75,13 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     """The fleet form of list, shared with export (which records where the offsets come from). Ctrl-C/SIGTERM
     while listing: the lists under way finish, nothing is printed or written, exit 130. ``out`` is written whole
     or not at all (a previous file there stays as it was)."""
-    import sys
     import threading
 
     from ..core.online import fleet
-    from ..errors import ExitStatus
     from ..output.fleet import render_fleet
     from .exits import signals_set
-    from .fleet import cluster_and_members, entry_rows, no_resources_found, selection, warn_unlisted
+    from .fleet import (cluster_and_members, entry_rows, exit_if_unlisted, no_resources_found, selection,
+                        warn_unlisted)
 
     sel = selection(namespace, selector, all_, all_namespaces)
     # list answers an empty selection as kubectl get does; export refuses it, to a file or to stdout (docs/fleet.md)
@@ -98,11 +97,16 @@ def _list_fleet(namespace, context, kubeconfig, timeout, quiet, output, selector
     if record_source:
         document.source = fleet.export_source(kube, cluster, sel)
     if out:
-        fleet.write_fleet_file(out, render_fleet(document.to_json(), entry_rows(document), output) + "\n")
-        echo(f"wrote the offsets of {len(document.entries)} connector(s) to {out}", err=True)
+        written = out
+        if errors:  # never replace a complete export with a partial one: the partial goes beside it, marked
+            written = f"{out}.partial"
+            document.source = {**(document.source or {}), "incomplete": [member.where for member, _ in errors]}
+        fleet.write_fleet_file(written, render_fleet(document.to_json(), entry_rows(document), output) + "\n")
+        echo(f"wrote the offsets of {len(document.entries)} connector(s) to {written}"
+             + (f"; {len(errors)} could not be listed (source.incomplete names them), so {out} was left as it was"
+                if errors else ""), err=True)
     else:
         result_printer(output).show(document.to_json, lambda fmt, no_headers: render_fleet(
             document.to_json(), entry_rows(document), fmt, no_headers=no_headers))
     warn_unlisted(errors)
-    if errors:
-        sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))
+    exit_if_unlisted(errors)

@@ -67,7 +67,6 @@ def reset_command(target, connector, source_cluster, selector, all_, all_namespa
                                  "--with-offset-syncs")
             from .fleet import FleetFlags, run_fleet_command
 
-            require_confirmation_possible(yes, dry_run, "reset")  # after the input's checks: fix a typo first
             run_fleet_command("reset", lambda fleet, cluster, members, options, progress, stop: fleet.plan_reset(
                 cluster, members, options, parallel=parallel, progress=progress, stop=stop),
                 FleetFlags.of_command())

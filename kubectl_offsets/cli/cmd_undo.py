@@ -62,13 +62,16 @@ def undo_command(target, connector, source_cluster, backup, from_file, selector,
             from .fleet import FleetFlags, parse_since, run_fleet_command
 
             start = parse_since(since)
-            require_confirmation_possible(yes, dry_run, "undo")  # after the input's checks: fix a typo first
             run_fleet_command("undo", lambda fleet, cluster, members, options, progress, stop: fleet.plan_undo(
                 cluster, members, start, options, parallel=parallel, progress=progress, stop=stop),
                 FleetFlags.of_command())
             return
         if since:
             raise InputError("--since goes with -l/--all/-A; for one connector use --backup NAME")
+        if from_file and from_file != "-":  # standard input can be read once only: undo reads it
+            from ..core.inputs import check_offsets_file
+
+            check_offsets_file(from_file)  # before the cluster is asked, as alter -f
         require_confirmation_possible(yes, dry_run, "undo")
         kube, options, progress = session(namespace, context, kubeconfig, timeout, quiet, yes=yes, dry_run=dry_run,
                                           resume=not no_resume, force=force, mm2=mm2_settings(broker_flags))

@@ -22,6 +22,7 @@ def list_connectors(namespace, context, kubeconfig, timeout, quiet, output, *, l
     from ..core.online import connectors, fleet, operations
     from ..errors import InputError
     from ..output.connectors import connectors_document, render_connectors
+    from .fleet import exit_if_unlisted
     from .kubectl_output import result_printer
     from .options import cluster_config
 
@@ -40,13 +41,15 @@ def list_connectors(namespace, context, kubeconfig, timeout, quiet, output, *, l
             result_printer(output).show(lambda: connectors_document([], None),
                                         lambda fmt, no_headers: render_connectors([], fmt, lag=None))
         return
-    partitions = None
+    partitions, unlisted = None, []
     if lag:
-        partitions = [p.to_json() for p in _lag(namespace, context, kubeconfig, timeout, quiet, rows,
-                                                bootstrap_server, kafka_options)]
+        lagging, unlisted = _lag(namespace, context, kubeconfig, timeout, quiet, rows, bootstrap_server,
+                                 kafka_options)
+        partitions = [p.to_json() for p in lagging]
     found = [r.to_json() for r in rows]
     result_printer(output).show(lambda: connectors_document(found, partitions), lambda fmt, no_headers: render_connectors(
         found, fmt, lag=partitions, no_headers=no_headers))
+    exit_if_unlisted(unlisted)  # warned about before the table; the table is not the whole answer
 
 
 def _lag(namespace, context, kubeconfig, timeout, quiet, rows, bootstrap_server, kafka_options):
@@ -62,4 +65,4 @@ def _lag(namespace, context, kubeconfig, timeout, quiet, rows, bootstrap_server,
     warn_unlisted(errors)
     found = connectors_lag.lag_rows(document, bootstrap_server, tuple(kafka_options or ()), progress=progress)
     progress.done()
-    return found
+    return found, errors

@@ -31,6 +31,49 @@ parallel_options = group(
 )
 
 
+# What a fleet run (-l/--all/-A) does with the flags of alter, reset and undo: these it carries to every connector
+# (the inputs, --no-resume, --force, --require-check, --timeout) or uses itself (the selection, the cluster, the
+# confirmation, the summary). Any other flag given with -l/--all/-A is refused by refuse_unhonoured, naming it, so
+# that a flag added later is refused until someone carries it, never silently dropped
+# (tests/unit/cli/test_fleet_flags.py tries every flag of the three commands).
+FLEET_FLAGS = frozenset({"selector", "all_", "all_namespaces", "parallel", "skip_invalid", "no_resume", "force",
+                         "require_check", "namespace", "context", "kubeconfig", "timeout", "yes", "dry_run", "quiet",
+                         "no_headers"})
+FLEET_INPUTS = {"alter": frozenset({"file", "sets", "skip_records", "to_offset", "shift_by", "topics"}),
+                "reset": frozenset(), "undo": frozenset({"since"})}
+FLEET_OUTPUTS = ("table", "name")  # the summary table, and the resources changed
+_FLEET_ADVICE = {
+    "source_bootstrap_server": "each mirror has its own source cluster: run it per mirror (kmm2/NAME --connector "
+                               "source), or leave it out and each mirror's bootstrapServers is used",
+    "kafka_options": "they go with one source cluster: run it per mirror (kmm2/NAME --connector source), or leave "
+                     "them out",
+    "output": "-o table (the summary) or -o name (the resources changed); -o json|yaml|csv print one connector's "
+              "offsets: use 'kubectl offsets list -l ... -o json' for many",
+}
+
+
+def refuse_unhonoured(verb: str) -> None:
+    """Refuse, before the cluster is asked, every flag of this invocation that a fleet run would not carry to each
+    connector (FLEET_FLAGS): exit 2, naming the flag."""
+    from click.core import ParameterSource
+
+    from ..errors import InputError
+
+    ctx = click.get_current_context()
+    carried = FLEET_FLAGS | FLEET_INPUTS[verb]
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in carried or ctx.get_parameter_source(name) in (None, ParameterSource.DEFAULT,
+                                                                 ParameterSource.DEFAULT_MAP):
+            continue
+        if name == "output" and ctx.params.get(name) in FLEET_OUTPUTS:
+            continue
+        flag = "/".join(param.opts)
+        raise InputError(f"{verb} -l/--all/-A: {flag} is not carried to each connector",
+                         advice=_FLEET_ADVICE.get(name, f"run 'kubectl offsets {verb} NAME {param.opts[-1]} ...' "
+                                                        "per connector, or leave it out"))
+
+
 def fleet_requested(selector, all_, all_namespaces) -> bool:
     return bool(selector or all_ or all_namespaces)
 
@@ -40,8 +83,11 @@ def check_target_or_selection(target, connector, selector, all_, all_namespaces,
     from ..errors import InputError
 
     fleet = fleet_requested(selector, all_, all_namespaces)
-    if fleet and (target or connector):
+    if fleet and target:
         raise InputError(f"{verb}: give either a TARGET or -l/--all/-A, not both")
+    if fleet and connector:
+        raise InputError(f"{verb}: --connector names a connector of one kafkamirrormaker2/NAME; it does not "
+                         "combine with -l/--all/-A", advice=f"kubectl offsets {verb} kmm2/NAME --connector ...")
     if not fleet and not target:
         raise InputError(f"{verb}: missing TARGET", advice=f"kubectl offsets {verb} NAME, or -l SELECTOR / --all / -A "
                                                            "for many connectors")
@@ -85,6 +131,15 @@ def entry_rows(document):
 def warn_unlisted(errors) -> None:
     for member, error in errors:
         echo(f"warning: {member.where}: {error.message}", err=True)
+
+
+def exit_if_unlisted(errors) -> None:
+    """After printing what could be listed: a listing that missed connectors is not a success. The one error's
+    status, or ERROR for several."""
+    from ..errors import ExitStatus
+
+    if errors:
+        sys.exit(int(ExitStatus.ERROR) if len(errors) > 1 else int(errors[0][1].exit_status))
 
 
 # --- mutating fleet operations ------------------------------------------------------------------------------------
@@ -187,6 +242,7 @@ class FleetFlags:
     all_namespaces: bool
     parallel: int
     skip_invalid: bool
+    require_check: bool  # MirrorMaker 2's pre-flight, asked of every mirror member
 
     @classmethod
     def of_command(cls) -> "FleetFlags":
@@ -197,14 +253,17 @@ class FleetFlags:
 
 def run_fleet_command(verb: str, plan_for, flags: FleetFlags) -> None:
     """reset/alter/undo with -l/--all/-A: select, plan (``plan_for(fleet, cluster, members, options, progress,
-    stop)``), confirm once, run."""
+    stop)``), confirm once, run. The flags it is not given are refused first (refuse_unhonoured)."""
     from ..core.online import fleet
-    from .common import session
+    from .common import mm2_settings, require_confirmation_possible, session
 
+    refuse_unhonoured(verb)
+    require_confirmation_possible(flags.yes, flags.dry_run, verb)  # after the input's checks: fix a typo first
     sel = selection(flags.namespace, flags.selector, flags.all_, flags.all_namespaces)
     cluster, _, members = cluster_and_members(flags.namespace, flags.context, flags.kubeconfig, sel)
     _, options, progress = session(flags.namespace, flags.context, flags.kubeconfig, flags.timeout, flags.quiet,
-                                   yes=flags.yes, dry_run=flags.dry_run, resume=not flags.no_resume, force=flags.force)
+                                   yes=flags.yes, dry_run=flags.dry_run, resume=not flags.no_resume, force=flags.force,
+                                   mm2=mm2_settings({"require_check": flags.require_check}))
     run_plan(lambda stop: plan_for(fleet, cluster, members, options, progress, stop), cluster, options,
              flags.parallel, flags.skip_invalid, verb, progress)
 
@@ -214,17 +273,13 @@ def parse_since(text: str):
     import datetime as dt
 
     from ..errors import InputError
-    from ..times import parse_duration
-
-    from ..times import parse_instant
+    from ..times import duration_seconds, parse_duration, parse_instant
 
     try:
         return parse_instant(text)
     except ValueError:
         pass
-    try:
-        ago = parse_duration(text, "--since")
-    except InputError:
+    if duration_seconds(text) is None:
         raise InputError(f"--since '{text}' is neither an ISO 8601 time nor a duration",
-                         advice="e.g. --since 2026-11-23T10:00:00Z, --since 2h or --since PT2H") from None
-    return dt.datetime.now(dt.timezone.utc) - ago
+                         advice="e.g. --since 2026-11-23T10:00:00Z, --since 2h or --since PT2H")
+    return dt.datetime.now(dt.timezone.utc) - parse_duration(text, "--since")  # bounded: no overflow

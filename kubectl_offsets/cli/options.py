@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Callable
 
 import click
@@ -17,22 +16,22 @@ OUTPUT_FORMATS = ("table", "json", "yaml", "csv")
 
 
 class Duration(click.ParamType):
-    """``300``, ``30s``, ``5m``, ``1h``, ``1h30m`` -> seconds, as kubectl's --timeout accepts."""
+    """``--timeout``: seconds (``300``) or a duration as every other flag takes one (times.parse_duration: ``30s``,
+    ``5m``, ``1h30m``, ``1d``, ``PT2H``), at most times.MAX_DURATION -> seconds."""
 
     name = "duration"
-    _PART = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms)")
 
     def convert(self, value: Any, param, ctx) -> float:
+        from ..errors import InputError
+        from ..times import parse_duration
+
         if isinstance(value, (int, float)):
             return float(value)
-        text = str(value).strip()
-        if re.fullmatch(r"\d+(\.\d+)?", text):
-            return float(text)
-        parts = self._PART.findall(text)
-        if not parts or "".join(n + u for n, u in parts) != text:
-            self.fail(f"'{value}' is not a duration (examples: 30s, 5m, 1h30m)", param, ctx)
-        scale = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
-        return sum(float(n) * scale[u] for n, u in parts)
+        flag = f"--{param.name}" if param is not None and param.name else "--timeout"
+        try:
+            return parse_duration(str(value), flag, bare_seconds=True).total_seconds()
+        except InputError as error:
+            self.fail(error.message, param, ctx)
 
 
 def group(*decorators: Callable) -> Callable:

@@ -20,10 +20,9 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .. import schemas
+from .. import files, schemas
 from ..connect import (MAX_OFFSET, MAX_PARTITION, ConnectorKind, entry_for, position_of, stored_offset_to_resume_at,
                        topic_name_problem, topic_partition_of)
 from ..errors import InputError
@@ -180,7 +179,7 @@ def read_offsets_file(path: str, facts: ConnectorFacts, *, stdin: io.TextIOBase 
     if _looks_like_csv(stripped):
         return _from_csv(stripped, facts, where)
     document = _parse_json_or_yaml(stripped, where)
-    schemas.validate("offsets", document, what=f"the offsets document in {where}")
+    check_document_shape(document, where)
     _refuse_duplicates([(f"{where} entry {i}", OffsetEntry(e["partition"], e.get("offset")))
                         for i, e in enumerate(document["offsets"], start=1)])
     return OffsetsDocument.from_json(document)
@@ -193,18 +192,33 @@ def check_offsets_file(path: str) -> None:
     if not text:
         raise InputError(f"{path} is empty")
     if not _looks_like_csv(text):
-        schemas.validate("offsets", _parse_json_or_yaml(text, path), what=f"the offsets document in {path}")
+        check_document_shape(_parse_json_or_yaml(text, path), path)
+
+
+def check_document_shape(document: Any, where: str) -> None:
+    """An ``{"offsets": [...]}`` document, checked as far as it can be without the connector: the generic schema,
+    then the schema of the connector kind its partition keys name (a sink's ``kafka_topic``/``kafka_partition``,
+    a MirrorMaker 2 connector's), so that a partition or offset that is no integer is refused before the cluster
+    is asked. A third-party source connector's maps (any primitive: OffsetUtils#validateFormat) and a
+    ``filename`` key, which any source connector may use, wait for the connector's own kind (validate_change)."""
+    schemas.validate("offsets", document, what=f"the offsets document in {where}")
+    kind = _claimed_kind(document["offsets"])
+    if kind is not None:
+        schemas.validate(kind.schema_name, document, what=f"the offsets document in {where}")
+
+
+def _claimed_kind(entries: list[Any]) -> ConnectorKind | None:
+    for keys, kind, _ in _DOCUMENT_KINDS:
+        if kind is not ConnectorKind.FILE_SOURCE and entries and all(keys <= set(e["partition"]) for e in entries):
+            return kind
+    return None
 
 
 def _read_text(path: str, stdin: io.TextIOBase | None) -> str:
     if path == "-":
         return (stdin or sys.stdin).read()
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except (IsADirectoryError, PermissionError) as e:
-        raise InputError(f"cannot read {path}: {e.strerror}") from None
+        return files.read_bytes(path).decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"{path} is not UTF-8 text (byte {e.start})",
                          advice="give a JSON, YAML or CSV offsets file saved as UTF-8") from None
@@ -245,19 +259,11 @@ def _parse_json_or_yaml(text: str, where: str) -> Any:
         _check_depth(document, where)
         _refuse_fleet_document(document, where)
         return document
-    from ruamel.yaml import YAML  # heavy; only for YAML input
-    from ruamel.yaml.error import YAMLError
+    from ..adapters.yamlfiles import load_data  # heavy (ruamel.yaml); only for YAML input
 
     try:
-        document = YAML(typ="safe", pure=True).load(text)
-    except YAMLError as e:
-        # Only the position and the parser's words: the snippet ruamel adds would echo the file's lines.
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or type(e).__name__
-        raise InputError(f"{where} is neither valid JSON nor valid YAML{at}: {problem}",
-                         advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines'
-                         ) from None
+        document = load_data(text, where, invalid="is neither valid JSON nor valid YAML",
+                             advice='expected {"offsets": [...]} (JSON or YAML) or topic,partition,offset CSV lines')
     except RecursionError:
         raise _too_deep(where) from None
     _check_depth(document, where)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from typing import Any, Iterable, Mapping, Sequence
@@ -45,12 +46,35 @@ def _represent_name(representer, name: StrEnum):
     return representer.represent_str(str(name))
 
 
+def _represent_text(representer, text: str):
+    """A string with a control or invisible format character (a bidi override, a zero-width space) is written
+    double-quoted: the terminal guard (terminal.printable) then shows the character as an escape (``\u202e``),
+    which a double-quoted YAML scalar reads back as the character itself. In a plain or single-quoted scalar the
+    escape would be six characters of text, and ``-o yaml | alter -f -`` would name another topic."""
+    style = '"' if not text.isprintable() else None
+    return representer.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+@functools.lru_cache(maxsize=None)
+def _representer() -> type:
+    """ruamel's round-trip representer with our two rules, as a class of its own: add_representer changes the
+    class it is called on, and the GitOps edits (adapters/yamlfiles.py) use ruamel's own."""
+    from ruamel.yaml.representer import RoundTripRepresenter  # heavy; only for -o yaml
+
+    class Representer(RoundTripRepresenter):
+        pass
+
+    Representer.add_representer(str, _represent_text)
+    Representer.add_multi_representer(StrEnum, _represent_name)
+    return Representer
+
+
 def to_yaml(data: Any) -> str:
     from ruamel.yaml import YAML  # heavy; only for -o yaml
 
     yaml = YAML()
+    yaml.Representer = _representer()
     yaml.default_flow_style = False
-    yaml.representer.add_multi_representer(StrEnum, _represent_name)
     stream = io.StringIO()
     yaml.dump(data, stream)
     return stream.getvalue().rstrip("\n")

@@ -22,6 +22,7 @@ class Topic:
 class Kafka:
     topics: dict[str, Topic] = field(default_factory=dict)
     down: bool = False  # no answers (the recorded address is a port-forward that is gone)
+    cluster_id: str = "in-memory-kafka"  # what every address of this cluster answers (recover --bootstrap-server)
 
     def broker(self):
         """A class standing in for ``adapters.kafka.Broker`` (monkeypatch it there)."""
@@ -34,6 +35,10 @@ class Kafka:
             def _check(self) -> None:
                 if kafka.down:
                     raise OffsetsError(f"no answer from the Kafka cluster at {self.bootstrap_servers}")
+
+            def cluster_id(self):
+                self._check()
+                return kafka.cluster_id
 
             def existing_partitions(self, topics):
                 self._check()

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from ...adapters.spark.jobs import PoisonCriteria
 from ...adapters.spark.sources import Archive, LiveTopics, Source
-from ... import strimzi
+from ... import files, strimzi
 from ...connect import ConnectorKind, topic_partition_of
 from ...errors import CheckFailedError, InputError
 from ...model import ClusterConfig, OffsetsDocument
@@ -185,11 +185,8 @@ class ComputeFlags:
 
 def _read_schema(path: str) -> dict[str, Any]:
     try:
-        with open(path) as f:
-            schema = json.load(f)
-    except OSError as e:
-        raise InputError(f"--invalid-against {path}: {e.strerror}") from None
-    except ValueError as e:
+        schema = json.loads(files.read_text(path, f"--invalid-against {path}"))
+    except (ValueError, RecursionError) as e:
         raise InputError(f"--invalid-against {path} is not JSON: {e}") from None
     from ...schemas import check_user_schema
 

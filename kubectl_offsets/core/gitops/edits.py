@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -11,6 +12,7 @@ from ...adapters import yamlfiles
 from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_GITOPS, ANNOTATION_OPERATION, LABEL_MANAGED_BY, LABEL_ROLE,
                            LABEL_TARGET, MANAGED_BY, Role, Trigger, gitops_configmap_name)
 from ...errors import PreconditionError
+from ...files import read_bytes
 from ...model import OffsetsDocument
 from . import locate as manifests
 from . import trigger_job
@@ -311,7 +313,7 @@ class Editor:
             if after != loaded.original_bytes:
                 changes.append(FileChange(self.repo.rel(path), loaded.original_bytes, after))
         for path, text in sorted(self.new_files.items()):
-            before = path.read_bytes() if path.exists() else None
+            before = read_bytes(path, self.repo.rel(path)) if os.path.lexists(path) else None
             after = None if text is None else text.encode("utf-8")
             if before != after:
                 changes.append(FileChange(self.repo.rel(path), before, after))

@@ -25,6 +25,7 @@ from typing import Any, Iterable
 from ... import strimzi
 from ...adapters import yamlfiles
 from ...errors import InputError, NotFoundError
+from ...files import read_bytes
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -142,6 +143,7 @@ class Repository:
     templated: dict[Path, str] = field(default_factory=dict)  # file -> why it is not editable
     json_declared: dict[Path, list[tuple[str, str]]] = field(default_factory=dict)  # .json file -> (kind, name)
     broken: dict[Path, yamlfiles.YamlParseError] = field(default_factory=dict)
+    unreadable: set[Path] = field(default_factory=set)  # in broken: not read at all (a FIFO, a dangling symlink)
 
     def rel(self, path: Path) -> str:
         return os.path.relpath(path, self.root)
@@ -175,11 +177,11 @@ def _yaml_files(scope: Path) -> Iterable[Path]:
 def _load(repo: Repository, path: Path) -> None:
     chart = _helm_chart_of(path, repo.scope)
     try:
-        data = path.read_bytes()
-    except OSError as error:  # a dangling symlink, a file we may not read
-        why = "a symlink to nothing" if path.is_symlink() and not path.exists() else error.strerror
-        repo.broken[path] = yamlfiles.YamlParseError(f"cannot read {repo.rel(path)}: {why}",
+        data = read_bytes(path, repo.rel(path))
+    except InputError as error:  # a dangling symlink, a FIFO (never opened for reading), a file we may not read
+        repo.broken[path] = yamlfiles.YamlParseError(error.message,
                                                      advice="fix or remove it, or narrow the search with --path")
+        repo.unreadable.add(path)
         return
     text, _ = yamlfiles.decode(data)
     if path.suffix == ".json":
@@ -399,7 +401,8 @@ def _not_found(repo: Repository, kind: str, name: str, namespace: str | None, ca
                                 ".json files are not edited (nothing was written)",
                                 advice="convert that file to YAML (kustomize reads both), or change offsets "
                                        "online (kubectl offsets alter/reset)")
-    mentions = [p for p in list(repo.templated) + list(repo.broken) if name in p.read_text(errors="replace")]
+    mentions = [p for p in list(repo.templated) + list(repo.broken) if p not in repo.unreadable
+                and name in read_bytes(p).decode("utf-8", errors="replace")]
     broken = [p for p in mentions if p in repo.broken]
     if broken:
         return repo.broken[broken[0]]
@@ -412,8 +415,9 @@ def _not_found(repo: Repository, kind: str, name: str, namespace: str | None, ca
     known = ", ".join(sorted({f"{c.cluster_name}" + (f" (-n {c.namespace})" if c.namespace else "")
                               for c in candidates})) or "none"
     where = f" in namespace {namespace}" if namespace else ""
+    unread = "; ".join(repo.broken[p].message.removeprefix("cannot read ") for p in sorted(repo.unreadable))
     return NotFoundError(f"no {kind} named '{name}'{where} below {repo.rel(repo.scope)}",
-                         advice=f"{kind} resources found: {known}")
+                         advice=f"{kind} resources found: {known}" + (f" (not read: {unread})" if unread else ""))
 
 
 def merge_patch(base: Any, patch: Any) -> Any:

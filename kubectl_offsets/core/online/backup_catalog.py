@@ -10,14 +10,17 @@ the newest backup of every connector unless ``keep=0`` is asked for explicitly, 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, LABEL_MANAGED_BY,
-                            LABEL_ROLE, LABEL_TARGET, MANAGED_BY, Role, label_value)
-from ...errors import InputError
+from ...adapters.kube import ConflictError
+from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_JOURNAL, ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT,
+                            LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, Role, label_value)
+from ...errors import ApiNotServedError, InputError, NotFoundError, OffsetsError
+from ...strimzi import KIND_CONNECTOR, KIND_MM2
 from ...times import parse_instant
 from .backups import newest_first_key as _order
+from .journal import Journal
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
@@ -34,7 +37,7 @@ class Scope:
 
     namespace: str | None = None
     all_namespaces: bool = False
-    resources: frozenset[str] | None = None
+    resources: frozenset[tuple[str, str]] | None = None  # (kind, name): kafkaconnector/app is not kmm2/app
     members: frozenset[tuple[str, str, str]] | None = None
 
 
@@ -71,6 +74,13 @@ class Backup:
     def connector_key(self) -> tuple[str, str, str]:
         return (self.namespace, self.resource, self.connector)
 
+    @property
+    def kind(self) -> str:
+        """The backed-up resource's kind, which the labels do not say: a KafkaConnector's connector has the
+        resource's name (Strimzi names it after metadata.name), a mirror's connectors have generated names
+        (source->target.MirrorSourceConnector), which are never a resource name."""
+        return KIND_CONNECTOR if label_value(self.connector) == self.resource else KIND_MM2
+
     def to_json(self) -> dict[str, Any]:
         return {"namespace": self.namespace, "name": self.name, "resource": self.resource,
                 "connector": self.connector, "operation": self.operation, "takenAt": self.taken_at,
@@ -99,7 +109,8 @@ def find(kube: Kube, scope: Scope, now: dt.datetime | None = None) -> list[Backu
 
 
 def _in_scope(backup: Backup, scope: Scope) -> bool:
-    if scope.resources is not None and backup.resource not in {label_value(r) for r in scope.resources}:
+    if scope.resources is not None and (backup.kind, backup.resource) not in {
+            (kind, label_value(name)) for kind, name in scope.resources}:
         return False
     if scope.members is not None:
         return (backup.namespace, backup.resource, backup.connector) in {
@@ -107,10 +118,33 @@ def _in_scope(backup: Backup, scope: Scope) -> bool:
     return True
 
 
-def plan_prune(backups: Iterable[Backup], *, keep: int | None, older_than: dt.timedelta | None) -> list[Backup]:
+def named_by_journals(kube: Kube, scope: Scope) -> set[tuple[str, str]]:
+    """(namespace, name) of every backup that an operation's journal names: an interrupted alter, reset or undo
+    that ``recover`` may still need to roll back from it. The journals are on the custom resources."""
+    namespace = None if scope.all_namespaces else (scope.namespace or kube.namespace)
+    named: set[tuple[str, str]] = set()
+    for kind in (KIND_CONNECTOR, KIND_MM2):
+        try:
+            resources = kube.list_selected(kind, namespace)
+        except ApiNotServedError:
+            continue  # no resource of that kind, so no journal
+        for resource in resources:
+            metadata = resource.get("metadata") or {}
+            text = (metadata.get("annotations") or {}).get(ANNOTATION_JOURNAL)
+            if text is None:
+                continue
+            try:
+                named.add((metadata.get("namespace", ""), Journal.from_annotation(text).backup))
+            except OffsetsError:
+                continue  # a journal nobody can read names no backup we could recognise
+    return named
+
+
+def plan_prune(backups: Iterable[Backup], *, keep: int | None, older_than: dt.timedelta | None,
+               protected: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset()) -> list[Backup]:
     """What a prune deletes, per connector: the backups past the newest ``keep`` (default 1 when only
     ``older_than`` is given) and, with ``older_than``, only those older than it. ``keep=0`` is the one way to let
-    the newest backup of a connector go."""
+    the newest backup of a connector go. ``protected`` (named_by_journals) are never deleted."""
     if keep is None and older_than is None:
         raise InputError("--prune needs --keep N or --older-than DURATION (or both)",
                          advice="for example --prune --keep 3, or --prune --older-than 30d")
@@ -127,17 +161,37 @@ def plan_prune(backups: Iterable[Backup], *, keep: int | None, older_than: dt.ti
             continue
         if older_than is not None and (backup.age is None or backup.age <= older_than):
             continue
+        if (backup.namespace, backup.name) in protected:
+            continue
         doomed.append(backup)
     return sorted(doomed, key=lambda b: (b.connector_key, b.order))
 
 
-def delete(kube: Kube, doomed: Iterable[Backup]) -> list[Backup]:
-    """Delete each backup as it was listed (its resourceVersion), after checking again that it is ours."""
+@dataclass
+class PruneReport:
+    """What a prune did with each backup it meant to delete."""
+
+    deleted: list[Backup] = field(default_factory=list)
+    gone: list[Backup] = field(default_factory=list)  # deleted by someone else meanwhile (404)
+    changed: list[Backup] = field(default_factory=list)  # changed since it was listed (409): left alone
+
+
+def delete(kube: Kube, doomed: Iterable[Backup]) -> PruneReport:
+    """Delete each backup as it was listed (its resourceVersion), after checking again that it is ours. A backup
+    already gone or changed meanwhile is reported and the others are still deleted."""
     doomed = list(doomed)
     foreign = [b.name for b in doomed if not b.owned]
     if foreign:
         raise InputError(f"refusing to delete ConfigMaps kubectl-offsets does not own: {', '.join(foreign)}",
                          advice=f"only ConfigMaps labelled {OWNED_BACKUPS} are pruned")
+    report = PruneReport()
     for backup in doomed:
-        kube.delete_configmap(backup.name, backup.namespace, resource_version=backup.resource_version)
-    return doomed
+        try:
+            kube.delete_configmap(backup.name, backup.namespace, resource_version=backup.resource_version)
+        except NotFoundError:
+            report.gone.append(backup)
+        except ConflictError:
+            report.changed.append(backup)
+        else:
+            report.deleted.append(backup)
+    return report

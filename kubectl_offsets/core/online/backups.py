@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ... import strimzi
+from ... import files, strimzi
 from ...conventions import (ANNOTATION_CONNECTOR, ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, BACKUP_CHANGED_KEY,
                            BACKUP_KEY, LABEL_ROLE, LABEL_TARGET, NAME_MAX, Role, backup_configmap_name, derived_name,
                            label_value)
@@ -131,20 +131,19 @@ def local_header(path: str) -> dict[str, str]:
     """The provenance comment lines of a local backup file; {} for any other offsets file."""
     found: dict[str, str] = {}
     try:
-        with open(path, encoding="utf-8") as file:
-            first = file.readline()
-            if not first.startswith(f"# {LOCAL_MARK}:"):
-                return {}
-            for line in file:
-                match = _HEADER_LINE.match(line.rstrip("\n"))
-                if not match:
-                    break
-                try:
-                    found[match.group(1)] = str(json.loads(match.group(2)))
-                except ValueError:
-                    found[match.group(1)] = match.group(2)
-    except (OSError, UnicodeDecodeError):
+        lines = files.read_text(path).splitlines()
+    except InputError:
         return {}  # reading it as offsets reports the problem properly
+    if not lines or not lines[0].startswith(f"# {LOCAL_MARK}:"):
+        return {}
+    for line in lines[1:]:
+        match = _HEADER_LINE.match(line)
+        if not match:
+            break
+        try:
+            found[match.group(1)] = str(json.loads(match.group(2)))
+        except ValueError:
+            found[match.group(1)] = match.group(2)
     return found
 
 
@@ -176,13 +175,12 @@ def load_local_changed(path: str) -> list[dict[str, Any]] | None:
     """``load_changed`` for a local backup file (its ``changed`` header line); None for any other offsets file."""
     if not local_header(path):
         return None
-    with open(path, encoding="utf-8") as file:
-        for line in file:
-            match = _HEADER_LINE.match(line.rstrip("\n"))
-            if match and match.group(1) == "changed":
-                return _changed_partitions(match.group(2))
-            if not line.startswith("#"):
-                break
+    for line in files.read_text(path).splitlines():
+        match = _HEADER_LINE.match(line)
+        if match and match.group(1) == "changed":
+            return _changed_partitions(match.group(2))
+        if not line.startswith("#"):
+            break
     return None
 
 

@@ -7,10 +7,11 @@ MirrorMaker 2 connectors can share one ConfigMap); other keys are always preserv
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ... import schemas, strimzi
-from ...conventions import ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, label_value
+from ...conventions import (ANNOTATION_CONNECTOR, LABEL_MANAGED_BY, LABEL_ROLE, LABEL_TARGET, MANAGED_BY, label_value,
+                             offsets_configmap_name)
 from ...errors import ClusterError, NotFoundError, OperatorError, PreconditionError
 from ...model import OffsetsDocument
 
@@ -70,6 +71,33 @@ def check_ours(configmap: dict[str, Any], target: strimzi.ConnectorTarget) -> No
         f"{LABEL_TARGET}={label_value(target.resource_name)}); it is left alone and nothing was changed",
         advice=f"if nothing uses it, delete it (kubectl delete configmap {name} -n {target.namespace}) and retry; "
         "if it is a leftover of kubectl-offsets, add those labels; otherwise rename it")
+
+
+def check_list_configmap(kube: Kube, target: strimzi.ConnectorTarget, resource: Mapping[str, Any]) -> None:
+    """Before anything changes: the ConfigMap a list will make the operator write to, when we add the listOffsets
+    stanza (``<name>-offsets``), is free or the one the operator wrote for this resource.
+
+    Strimzi writes into an existing ConfigMap of that name whoever made it (AbstractConnectOperator#
+    generateListOffsetsConfigMap, 0.45.2 to 1.2.0): the other data keys stay, but the connector's key is
+    overwritten, Strimzi's labels are put on it and an owner reference to the resource is added (0.45/0.51 only when
+    it has none), so a ConfigMap without other owners is deleted with the resource. The operator's own ConfigMap
+    carries that owner reference from its creation; anything else is not ours to hand over. A stanza the resource
+    already has names the user's choice, used as it is."""
+    stanza = target.stanza(resource).get(strimzi.FIELD_LIST_OFFSETS) or {}
+    if (stanza.get(strimzi.FIELD_TO_CONFIGMAP) or {}).get("name"):
+        return
+    name = offsets_configmap_name(target.resource_name)
+    found = kube.find_configmap(name, target.namespace)
+    if found is None or strimzi.owned_by(found, target.kind, target.resource_name):
+        return
+    raise PreconditionError(
+        f"configmap/{name} exists in namespace {target.namespace} but the operator did not write it for "
+        f"{target.display} (no owner reference to {target.kind.lower()}/{target.resource_name}): a list would make "
+        f"Strimzi overwrite its key {target.configmap_key}, put its labels on it and add an owner reference (then "
+        f"it is deleted with the {target.kind}); it is left alone and nothing was changed",
+        advice=f"rename or delete it if nothing uses it (kubectl delete configmap {name} -n {target.namespace}), or "
+               f"set the connector's listOffsets.toConfigMap.name to a free name in the {target.kind} (kubectl-"
+               "offsets lists through the ConfigMap it names)")
 
 
 def get_document(kube: Kube, target: strimzi.ConnectorTarget, name: str, *, written_by: str = "kubectl-offsets"

@@ -21,6 +21,7 @@ verified on its own. What the fleet adds:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -33,15 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 
-from ... import schemas, strimzi
+from ... import files, schemas, strimzi
 from ...connect import ConnectorKind
 from ...conventions import ANNOTATION_OPERATION, ANNOTATION_TAKEN_AT, Operation
 from ...errors import ApiNotServedError, ExitStatus, InputError, InterruptedOperationError, NotFoundError, OffsetsError
 from ...model import ClusterConfig, OffsetsDocument, Options
 from ...progress import Progress, SilentProgress
 from . import backups, operations
-from ..inputs import AlterRequest, build_change, validate_change
+from ..inputs import AlterRequest, build_change, check_document_shape, validate_change
 from .engine import Outcome, as_offsets_error
+from .mm2_check import require_reachable
 from .targets import LiveTarget, TargetSpec, preflight, resolve
 
 if TYPE_CHECKING:
@@ -171,6 +173,8 @@ class FleetDocument:
     @classmethod
     def from_json(cls, document: Any, where: str) -> "FleetDocument":
         schemas.validate(FLEET_SCHEMA, document, what=f"the fleet document in {where}")
+        for number, entry in enumerate(document["connectors"], start=1):
+            check_document_shape({"offsets": entry["offsets"]}, f"{where} entry {number} ({entry['connector']})")
         entries = [FleetEntry(Member(e["namespace"], e["kind"], e["name"], e["connector"]),
                               OffsetsDocument.from_json({"offsets": e["offsets"]})) for e in document["connectors"]]
         return cls(entries, document.get("source"), where)
@@ -178,25 +182,20 @@ class FleetDocument:
 
 def read_fleet_file(path: str) -> FleetDocument:
     """A fleet document in JSON or YAML, as ``export`` writes it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read {path}: {e.__class__.__name__}") from None
-    if text.lstrip().startswith("{"):
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path} is not valid JSON: {e.msg} at line {e.lineno}") from None
-    else:
-        from ruamel.yaml import YAML  # heavy; only for YAML input
-        from ruamel.yaml.error import YAMLError
+    from ...adapters.yamlfiles import load_data  # heavy (ruamel.yaml); only here
 
-        try:
-            document = YAML(typ="safe", pure=True).load(text)
-        except YAMLError as e:
-            raise InputError(f"{path} is neither valid JSON nor valid YAML: {e.__class__.__name__}") from None
+    text = files.read_text(path)
+    try:
+        if text.lstrip().startswith("{"):
+            try:
+                document = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        else:
+            document = load_data(text, path, invalid="is neither valid JSON nor valid YAML",
+                                 advice='expected {"connectors": [...]} as kubectl offsets export writes it')
+    except RecursionError:
+        raise InputError(f"{path} is nested too deeply to be a fleet document") from None
     if not isinstance(document, dict) or "connectors" not in document:
         raise InputError(f"{path} is not a fleet document",
                          advice='expected {"connectors": [...]} as kubectl offsets export writes it')
@@ -382,6 +381,7 @@ def _current(kube: Kube, live: LiveTarget, options: Options, progress: Progress)
     connector is stopped, which is what it backs up and verifies against). The preflight refuses a journal, so
     there is none to warn about, as a plain list does."""
     preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
+    require_reachable(live, options.mm2)  # --require-check: an unreachable source cluster is a plan problem
     return operations.list_for_preview(kube, live, options, progress)
 
 
@@ -526,7 +526,7 @@ def place_entries(document: FleetDocument, mapping: ImportMapping) -> dict[Membe
         placed = mapping.place(entry.member)
         if placed is not None:
             targets.setdefault(placed.identity, []).append((number, entry, placed))
-    collisions = [found for found in targets.values() if len(found) > 1]
+    collisions = [found for found in targets.values() if len(found) > 1] + _named_two_ways(targets)
     if collisions:
         shown = "; ".join(" and ".join(f"#{n} ({e.member.where})" for n, e, _ in found)
                           + f" would all go to {found[0][2].where}" for found in collisions[:3])
@@ -536,6 +536,25 @@ def place_entries(document: FleetDocument, mapping: ImportMapping) -> dict[Membe
     if not targets:
         raise InputError(f"no entry of {where} is selected", advice="check --only")
     return {found[0][2]: found[0][1] for found in targets.values()}
+
+
+def _named_two_ways(targets: Mapping[tuple[str, str, str, str], list[tuple[int, FleetEntry, Member]]]
+                    ) -> list[list[tuple[int, FleetEntry, Member]]]:
+    """Entries that name one MirrorMaker 2 connector once by its short form (``source``) and once by its full name
+    (``east->west.MirrorSourceConnector``). The short form resolves to the only connector of its type, or is
+    ambiguous and refused (strimzi.resolve_mm2_target), so a short form and any full name of that type on the same
+    mirror are one connector, or the import would fail there anyway."""
+    by_type: dict[tuple[str, str, str], list[tuple[int, FleetEntry, Member]]] = {}
+    shorts: set[tuple[str, str, str]] = set()
+    for (namespace, kind, name, connector), found in targets.items():
+        if kind != strimzi.KIND_MM2:
+            continue
+        short = connector in strimzi.MM2_TYPES
+        mm2_type = strimzi.MM2_TYPES[connector][1] if short else connector.rsplit(".", 1)[-1]
+        by_type.setdefault((namespace, name, mm2_type), []).extend(found[:1])
+        if short:
+            shorts.add((namespace, name, mm2_type))
+    return [sorted(found, key=lambda f: f[0]) for key, found in by_type.items() if key in shorts and len(found) > 1]
 
 
 def plan_import(cluster: ClusterConfig, document: FleetDocument, mapping: ImportMapping, options: Options, *,
@@ -649,7 +668,9 @@ def execute(cluster: ClusterConfig, plan: Plan, options: Options, *, parallel: i
     results = {id(item): MemberResult(item) for item in plan.items}
     runnable = plan.runnable
     counter = _Counter(progress, len(runnable))
-    flow_options = Options(yes=True, dry_run=False, resume=options.resume, force=options.force, wait=options.wait)
+    # Every option the run was given, as it was given (a field added to Options travels too: --require-check's
+    # MirrorMaker 2 settings once did not), except the confirmation and dry run the plan has already had.
+    flow_options = dataclasses.replace(options, yes=True, dry_run=False)
 
     def run_one(kube: Kube, item: PlanItem) -> None:
         result = results[id(item)]

@@ -18,10 +18,9 @@ import copy
 import dataclasses
 import json
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from ... import strimzi
+from ... import files, strimzi
 from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL, Operation
 from ...errors import ConflictError, InputError, NotFoundError, OffsetsError, PreconditionError
@@ -31,6 +30,7 @@ from ...progress import Progress, SilentProgress
 from ..inputs import AlterRequest, ConnectorFacts, build_change
 from . import steps
 from .engine import Declaration, Run, SimulatedCrash, StepSpec, as_offsets_error
+from .configmaps import check_list_configmap
 from .journal import Step
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
@@ -73,33 +73,17 @@ def read_manifest(path: str) -> Manifest:
     would otherwise only report later as NotReady."""
     import sys
 
-    text = sys.stdin.read() if path == "-" else _read(path)
+    from ...adapters.yamlfiles import load_all_data  # heavy (ruamel.yaml); only here
+
+    text = sys.stdin.read() if path == "-" else files.read_text(path)
     where = "standard input" if path == "-" else path
-    from ruamel.yaml import YAML  # heavy; only here
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        documents = [d for d in YAML(typ="safe", pure=True).load_all(text) if d is not None]
-    except YAMLError as error:  # one line with file:line, as gitops prints it
-        from ...adapters.yamlfiles import yaml_error_position, yaml_problem
-
-        raise InputError(f"{where} is not valid YAML{yaml_error_position(error, column=True)}: "
-                         f"{yaml_problem(error)}", advice="fix the file; nothing was changed") from None
+    documents = [d for d in load_all_data(text, where) if d is not None]
     if len(documents) != 1 or not isinstance(documents[0], dict):
         raise InputError(f"{where} must hold exactly one KafkaConnector (found {len(documents)} documents)",
                          advice="one resource per file; kubectl offsets create creates one connector")
     body = documents[0]
     _check_manifest(body, where)
     return Manifest(body, where)
-
-
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read {path}: {error}") from None
 
 
 def _check_manifest(body: dict[str, Any], where: str) -> None:
@@ -199,6 +183,7 @@ def plan_create(kube: Kube, manifest: Manifest, offsets: AlterRequest | Any | No
     body["metadata"]["namespace"] = ns
     target = strimzi.connector_target(body)
     _check_absent(kube, target)
+    check_list_configmap(kube, target, body)  # create lists the new connector's leftovers through it
     _check_connect_cluster(kube, body, ns)
     _check_create_permissions(kube, target)
     kind = connector_kind(body["spec"].get("class"), None)

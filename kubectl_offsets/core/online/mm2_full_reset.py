@@ -62,6 +62,7 @@ class FullResetPlan:
     ends: dict[int, int] = field(default_factory=dict)
     sharing: list[str] = field(default_factory=list)  # the other pairs that use the same topic
     policy: str | None = None  # the topic's cleanup.policy now
+    cluster_id: str | None = None  # of the cluster at ``bootstrap``: recover --bootstrap-server must reach it
 
     @property
     def records(self) -> int:
@@ -90,7 +91,7 @@ class FullResetPlan:
         # truncate_to is decided at the truncation step, when both connectors are stopped: until then the running
         # source task keeps adding syncs.
         return {"topic": self.syncs.name, "location": self.syncs.location, "bootstrap": self.bootstrap,
-                "truncate_to": None,
+                "cluster_id": self.cluster_id, "truncate_to": None,
                 "checkpoint": self.checkpoint.connector_name if self.checkpoint else None,
                 "checkpoint_previous_state": None, "checkpoint_backup": None,
                 "cleanup_policy": None, "truncated": False}
@@ -132,6 +133,7 @@ def plan(kube: Kube, live, settings: Mm2Settings, *, allow_shared: bool = False,
                                 "offsets are reset")
     client = (broker or _broker)(bootstrap, settings)
     try:
+        result.cluster_id = client.cluster_id()
         partitions = client.existing_partitions([syncs.name]).get(syncs.name)
         if partitions:
             tps = [(syncs.name, p) for p in partitions]
@@ -487,9 +489,30 @@ def for_recover(kube: Kube, live, journal, options, progress) -> Run | None:
             raise PreconditionError(f"the checkpoint connector '{syncs['checkpoint']}' of the interrupted full reset "
                                     "is no longer in the resource", advice="put the mirror back as it was, or "
                                     "remove the journal annotation by hand once the connectors are as you want")
+    settings = options.mm2 or Mm2Settings()
+    if settings.offset_syncs_bootstrap:
+        _check_same_cluster(settings, syncs, progress)
     stub = FullResetPlan(live.target, checkpoint, mirrormaker.OffsetSyncsTopic(
         syncs["topic"], syncs["location"], live.target.source_alias, live.target.target_alias), syncs["bootstrap"])
     return _run(kube, live, stub, options, progress)
+
+
+def _check_same_cluster(settings: Mm2Settings, syncs: dict[str, Any], progress: Progress | None) -> None:
+    """recover --bootstrap-server: the address must reach the cluster the full reset truncates (the id it recorded),
+    not another one with a topic of the same name (a port-forward to the wrong cluster), before anything changes."""
+    recorded = syncs.get("cluster_id")
+    address = settings.offset_syncs_bootstrap
+    if recorded is None:
+        if progress is not None:
+            progress.warn(f"the journal records no cluster id (an older kubectl-offsets wrote it): make sure {address} "
+                          f"reaches the cluster at {syncs['bootstrap']}")
+        return
+    assert address is not None  # the caller checked it
+    found = _broker(address, settings).cluster_id()
+    if found != recorded:
+        raise InputError(f"--bootstrap-server {address} reaches Kafka cluster {found}, but the interrupted full reset "
+                         f"worked on cluster {recorded} (at {syncs['bootstrap']}); nothing was changed",
+                         advice=f"give an address of cluster {recorded}, the one holding {syncs['topic']}")
 
 
 def run(kube: Kube, live, the_plan: FullResetPlan, options, progress) -> Outcome:

@@ -14,6 +14,7 @@ from ...conventions import ANNOTATION_JOURNAL
 from ...errors import (ApiNotServedError, ForbiddenError, InputError, NotFoundError, OperationTimeoutError,
                       PreconditionError)
 from ..inputs import ConnectorFacts
+from .configmaps import check_list_configmap
 
 if TYPE_CHECKING:
     from ...adapters.kube import Kube
@@ -142,6 +143,7 @@ def preflight(kube: Kube, live: LiveTarget, *, mutating: bool, wait: WaitSetting
         resource = live.resource
     check_generated_names(target)
     check_not_busy(live, journal_ok=not mutating)
+    check_list_configmap(kube, target, resource)
     if mutating and target.live_state(resource) == "FAILED":
         raise PreconditionError(f"connector '{target.connector_name}' is FAILED in Connect",
                                 advice="fix or restart it first (status.connectorStatus has the trace); "

@@ -260,6 +260,19 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
     _assert_both_stopped(s)
     assert _policy_becomes(kafka_admin, s.syncs_topic, "compact,delete") == "compact,delete"
 
+    # Issue 28: the journal names the cluster it truncates; an address that reaches another is refused, unchanged.
+    current = _journal(s)
+    recorded = current["offset_syncs"]["cluster_id"]
+    assert recorded == Broker(env.bootstrap_servers).cluster_id()
+    elsewhere = dict(current, offset_syncs=dict(current["offset_syncs"], cluster_id="another-cluster"))
+    s.m.merge_patch({"metadata": {"annotations": {JOURNAL: json.dumps(elsewhere)}}})
+    wrong = cli(*s.recover_args("--rollback", "--bootstrap-server", env.bootstrap_servers))
+    wrong.refused(f"reaches Kafka cluster {recorded}, but the interrupted full reset worked on cluster another-cluster")
+    assert wrong.code == 2, wrong.err
+    assert _journal(s) == elsewhere, "the refused recover wrote to the journal"
+    _assert_both_stopped(s)
+    s.m.merge_patch({"metadata": {"annotations": {JOURNAL: json.dumps(current)}}})
+
     done = cli(*s.recover_args("--rollback", "--bootstrap-server", env.bootstrap_servers)).ok()
     assert f"cleanup.policy of {s.syncs_topic} put back to 'compact'" in done.out, done.out
     assert "offset-syncs NOT truncated" in done.out

@@ -54,8 +54,24 @@ CASES = [
      ["a FileStreamSource document (filename/position) given to a sink connector"]),
     ("schema-string-offset", ["-f", "-"],
      '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 0}}, '
-     '"offset": {{"kafka_offset": "ten"}}}}]}}', ExitStatus.USAGE, ["the offsets for a sink connector"]),
+     '"offset": {{"kafka_offset": "ten"}}}}]}}', ExitStatus.USAGE,
+     ["is not valid (offsets-sink)", "'ten' is not of type 'integer'"]),
     ("json-negative", ["-f", "-"], "NEGATIVE", ExitStatus.USAGE, ["-1"]),
+    # Connect parses a sink's offset and partition as integers only (issue 28): refused before the stop.
+    ("json-float-offset", ["-f", "-"],
+     '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 0}}, '
+     '"offset": {{"kafka_offset": 1000.0}}}}]}}', ExitStatus.USAGE,
+     ["at $.offsets[0].offset.kafka_offset: 1000.0 is not of type 'integer'"]),
+    ("json-exponent-offset", ["-f", "-"],
+     '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 0}}, '
+     '"offset": {{"kafka_offset": 1e3}}}}]}}', ExitStatus.USAGE, ["1000.0 is not of type 'integer'"]),
+    ("json-float-partition", ["-f", "-"],
+     '{{"offsets": [{{"partition": {{"kafka_topic": "{topic}", "kafka_partition": 1.0}}, '
+     '"offset": {{"kafka_offset": 1}}}}]}}', ExitStatus.USAGE,
+     ["at $.offsets[0].partition.kafka_partition: 1.0 is not of type 'integer'"]),
+    ("yaml-float-offset", ["-f", "-"],
+     "offsets:\n- partition: {{kafka_topic: {topic}, kafka_partition: 0}}\n  offset: {{kafka_offset: 2.0}}\n",
+     ExitStatus.USAGE, ["2.0 is not of type 'integer'"]),
     ("empty-document", ["-f", "-"], '{"offsets": []}', ExitStatus.USAGE, ["the offsets document is empty"]),
     ("set-negative", ["--set", "{topic}:0=-1"], None, ExitStatus.USAGE, ["must not be negative (got -1)"]),
     ("set-malformed", ["--set", "{topic}=5"], None, ExitStatus.USAGE, ["is not of the form TOPIC:PARTITION=OFFSET"]),

@@ -22,6 +22,7 @@ from kubectl_offsets.core.inputs import AlterRequest
 from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
 from kubectl_offsets.core.online.targets import TargetSpec
+from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
 
 from tests.env.clients import create_topic, unique_name
@@ -358,6 +359,36 @@ def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
     assert f"configmap/{foreign}" in result.stderr and "not created by kubectl-offsets" in result.stderr, str(result)
     assert_unchanged(lab.cluster, conn, before)
     assert sink_offsets(cli, conn) == {0: 3}
+
+
+def test_a_foreign_configmap_of_the_list_name_is_refused_and_left_alone(lab, cli):
+    """Issue 28: the <name>-offsets ConfigMap a list makes the operator write to. A ConfigMap of that name the
+    operator did not write for this connector is refused by every command before anything changes; the end of the
+    test shows, with the real operator, what the refusal spares it."""
+    conn = lab.sink("foreign-list", records=3, live=False)
+    name = f"{conn.name}-offsets"
+    lab.cluster.put_configmap(conn.ns, name, {"offsets.json": "my own notes", "other": "keep"})
+    before = snapshot(lab.cluster, conn)
+
+    for argv in (["list", conn.name], ["alter", conn.name, "--set", f"{conn.topic}:0=1", "--yes"],
+                 ["alter", conn.name, "--set", f"{conn.topic}:0=1", "--dry-run"], ["reset", conn.name, "--yes"]):
+        result = cli(*argv, "-n", conn.ns, "--timeout", "60s")
+        assert result.exit_code == ExitStatus.PRECONDITION, str(result)
+        assert f"configmap/{name}" in result.stderr and "the operator did not write it" in result.stderr, str(result)
+        assert "listOffsets.toConfigMap.name" in result.stderr, str(result)
+        assert_unchanged(lab.cluster, conn, before)
+
+    # What Strimzi does with it (AbstractConnectOperator#generateListOffsetsConfigMap): the connector's key is
+    # overwritten, the other keys kept, and an owner reference added (so it would be deleted with the connector).
+    lab.cluster.merge(conn.ns, conn.name, {"spec": {"listOffsets": {"toConfigMap": {"name": name}}},
+                                           "metadata": {"annotations": {"strimzi.io/connector-offsets": "list"}}})
+    lab.cluster.watch_until(conn.ns, conn.name, lambda obj: "strimzi.io/connector-offsets" not in annotations(obj),
+                            "the operator to list into the foreign ConfigMap")
+    written = lab.cluster.configmap(conn.ns, name)
+    assert written["data"]["other"] == "keep"
+    assert "offsets" in json.loads(written["data"]["offsets.json"]), written["data"]  # "my own notes" is gone
+    assert any(ref["kind"] == "KafkaConnector" and ref["name"] == conn.name
+               for ref in written["metadata"].get("ownerReferences") or []), written["metadata"]
 
 
 # ---- defect 7: a partition that does not exist ------------------------------------------------------------------

@@ -99,3 +99,40 @@ def test_bad_prune_flags_are_usage_errors_that_delete_nothing(kube, args, says):
     assert result.exit_code == 2, result.output
     assert says in result.stderr
     assert kube.deleted == []
+
+
+# --- issue 28 ---------------------------------------------------------------------------------------------------------
+
+def test_pruning_a_kafkaconnector_leaves_the_mirror_of_the_same_name_alone(monkeypatch):
+    from tests.unit.core.online.test_backup_catalog import APP_MIRROR, APP_SINK
+
+    fake = FakeKube([recent(APP_SINK, 24 * 40), recent(APP_MIRROR, 24 * 40)])
+    monkeypatch.setattr(operations, "connect", lambda cluster: fake)
+    result = run("kafkaconnector/app", "--prune", "--keep", "0", "--yes")
+    assert result.exit_code == 0, result.output
+    assert [name for _, name, _ in fake.deleted] == [APP_SINK["metadata"]["name"]]
+
+
+def test_a_prune_that_meets_a_conflict_reports_what_it_deleted_and_fails(monkeypatch):
+    from kubectl_offsets.adapters.kube import ConflictError
+
+    changed = SINK_MID["metadata"]["name"]
+    fake = FakeKube([recent(SINK_OLD, 24 * 40), recent(SINK_MID, 24 * 6), recent(SINK_NEW, 1)],
+                    fail={changed: ConflictError("changed")})
+    monkeypatch.setattr(operations, "connect", lambda cluster: fake)
+    result = run("--all", "--prune", "--keep", "1", "--yes")
+    assert result.exit_code == 5, result.output
+    assert result.stdout == f"configmap/{SINK_OLD['metadata']['name']} deleted\n"
+    assert f"configmap/{changed}" in result.stderr and "1 deleted" in result.stderr
+
+
+def test_a_prune_keeps_the_backup_of_an_unfinished_operation(monkeypatch):
+    from tests.unit.core.online.test_backup_catalog import sink_resource
+
+    old = SINK_OLD["metadata"]["name"]
+    fake = FakeKube([recent(SINK_OLD, 24 * 40), recent(SINK_NEW, 1)], resources=[sink_resource(old)])
+    monkeypatch.setattr(operations, "connect", lambda cluster: fake)
+    result = run("--all", "--prune", "--keep", "0", "--yes")
+    assert result.exit_code == 0, result.output
+    assert [name for _, name, _ in fake.deleted] == [SINK_NEW["metadata"]["name"]]
+    assert f"kept configmap/{old}: an unfinished operation's journal names it" in result.stderr

@@ -27,17 +27,27 @@ def backup(name, resource, connector, taken_at, *, namespace="kafka", operation=
 
 
 class FakeKube:
+    """ConfigMaps to list and delete; ``resources``: the custom resources (for their journals); ``fail``: the
+    answer (an exception) the API server gives to deleting a ConfigMap of that name."""
+
     namespace = "kafka"
 
-    def __init__(self, configmaps):
+    def __init__(self, configmaps, resources=(), fail=None):
         self.configmaps, self.deleted, self.asked = list(configmaps), [], []
+        self.resources, self.fail = list(resources), dict(fail or {})
 
     def list_configmaps(self, namespace, selector):
         self.asked.append((namespace, selector))
         return [cm for cm in self.configmaps if namespace is None or cm["metadata"]["namespace"] == namespace]
 
     def delete_configmap(self, name, namespace, *, resource_version=None):
+        if name in self.fail:
+            raise self.fail[name]
         self.deleted.append((namespace, name, resource_version))
+
+    def list_selected(self, kind, namespace, selector=None):
+        return [r for r in self.resources if r["kind"] == kind
+                and (namespace is None or r["metadata"]["namespace"] == namespace)]
 
 
 SINK_OLD = backup("sink-offsets-backup-20261001t000000z", "sink", "sink", "2026-10-01T00:00:00Z")
@@ -64,7 +74,8 @@ def test_find_lists_our_backups_newest_first_with_age_and_size():
 
 def test_find_for_a_target_keeps_only_that_resources_backups():
     kube = FakeKube([SINK_NEW, MM2_SRC, MM2_CKP])
-    found = catalog.find(kube, catalog.Scope(namespace="kafka", resources=frozenset({"mirror"})), now=NOW)
+    found = catalog.find(kube, catalog.Scope(namespace="kafka", resources=frozenset({("KafkaMirrorMaker2", "mirror")})),
+                         now=NOW)
     assert sorted(b.connector for b in found) == ["east->west.MirrorCheckpointConnector",
                                                   "east->west.MirrorSourceConnector"]
 
@@ -119,3 +130,57 @@ def test_delete_refuses_a_configmap_that_is_not_ours():
     foreign = catalog.Backup.from_configmap(FOREIGN, NOW)
     with pytest.raises(InputError):
         catalog.delete(FakeKube([]), [foreign])
+
+
+# --- issue 28 ---------------------------------------------------------------------------------------------------------
+
+APP_SINK = backup("app-offsets-backup-20261001t000000z", "app", "app", "2026-10-01T00:00:00Z")
+APP_MIRROR = backup("app-offsets-backup-20261002t000000z", "app", "east->west.MirrorSourceConnector",
+                    "2026-10-02T00:00:00Z")
+
+
+def test_a_target_names_one_kind_not_every_resource_of_that_name():
+    """kafkaconnector/app and kafkamirrormaker2/app both label their backups 'app': the kind tells them apart (a
+    KafkaConnector's connector has the resource's name; a mirror's connectors have generated names)."""
+    kube = FakeKube([APP_SINK, APP_MIRROR])
+    sink = catalog.find(kube, catalog.Scope(namespace="kafka", resources=frozenset({("KafkaConnector", "app")})),
+                        now=NOW)
+    assert [b.name for b in sink] == [APP_SINK["metadata"]["name"]]
+    mirror = catalog.find(kube, catalog.Scope(namespace="kafka", resources=frozenset({("KafkaMirrorMaker2", "app")})),
+                          now=NOW)
+    assert [b.name for b in mirror] == [APP_MIRROR["metadata"]["name"]]
+
+
+def test_a_prune_that_meets_404_or_409_deletes_the_rest_and_reports_each():
+    from kubectl_offsets.adapters.kube import ConflictError
+    from kubectl_offsets.errors import NotFoundError
+
+    gone, changed = SINK_OLD["metadata"]["name"], SINK_MID["metadata"]["name"]
+    kube = FakeKube([SINK_OLD, SINK_MID, MM2_SRC, MM2_CKP],
+                    fail={gone: NotFoundError("gone"), changed: ConflictError("changed")})
+    found = catalog.find(kube, catalog.Scope(namespace="kafka"), now=NOW)
+    report = catalog.delete(kube, catalog.plan_prune(found, keep=0, older_than=None))
+    assert [b.name for b in report.deleted] == [b for _, b, _ in kube.deleted]
+    assert {b.name for b in report.deleted} == {MM2_SRC["metadata"]["name"], MM2_CKP["metadata"]["name"]}
+    assert [b.name for b in report.gone] == [gone] and [b.name for b in report.changed] == [changed]
+
+
+def sink_resource(backup_name: str) -> dict:
+    from kubectl_offsets.core.online.journal import Journal
+
+    journal = Journal(operation="alter", id="abcd1234", started="2026-10-01T00:00:00Z", kind="KafkaConnector",
+                      resource="sink", connector="sink", previous_state=None, previous_alter_offsets=None,
+                      backup=backup_name, offsets_configmap="sink-offsets-alter")
+    return {"kind": "KafkaConnector", "metadata": {"name": "sink", "namespace": "kafka",
+                                                   "annotations": {"kubectl-offsets.io/journal":
+                                                                   journal.to_annotation()}}}
+
+
+def test_a_backup_an_open_journal_names_is_never_pruned():
+    """recover restores from it: an interrupted operation's backup outlives any --keep or --older-than."""
+    kube = FakeKube([SINK_OLD, SINK_MID, SINK_NEW], resources=[sink_resource(SINK_OLD["metadata"]["name"])])
+    found = catalog.find(kube, catalog.Scope(namespace="kafka"), now=NOW)
+    kept = catalog.named_by_journals(kube, catalog.Scope(namespace="kafka"))
+    assert kept == {("kafka", SINK_OLD["metadata"]["name"])}
+    doomed = catalog.plan_prune(found, keep=0, older_than=None, protected=kept)
+    assert SINK_OLD["metadata"]["name"] not in [b.name for b in doomed] and len(doomed) == 2

@@ -132,7 +132,7 @@ def test_since_takes_an_iso_time_or_a_duration_ago():
     (["reset", "--yes"], "missing TARGET"),  # (list without TARGET lists the namespace's connectors)
     (["list", "--lag"], "--bootstrap-server"),
     (["list", "sink", "--all"], "not both"),
-    (["reset", "-l", "a=b", "--connector", "source", "--yes"], "not both"),
+    (["reset", "-l", "a=b", "--connector", "source", "--yes"], "--connector names a connector of one kafkamirrormaker2"),
     (["undo", "--all", "--yes"], "needs --since"),
     (["undo", "--all", "--backup", "x", "--since", "1h", "--yes"], "--backup names one connector"),
     (["undo", "sink", "--since", "1h", "--yes"], "--since goes with"),
@@ -511,3 +511,22 @@ def test_a_ctrl_c_while_the_summary_prints_does_not_cut_it_short(monkeypatch, ca
     assert exited.value.code == 130
     out, err = capsys.readouterr()
     assert "kafkaconnector/sink" in out and "interrupted: connectors not started are unchanged" in err
+
+
+@pytest.mark.parametrize("short, full", [
+    ("source", "east->west.MirrorSourceConnector"),
+    ("checkpoint", "east->west.MirrorCheckpointConnector"),
+])
+def test_import_entries_naming_one_mirror_connector_two_ways_collide(short, full):
+    """Issue 28: a short name resolves to the only connector of its type (or is ambiguous and refused), so a short
+    and a full name of that type on one mirror are one connector, altered twice (the last entry winning)."""
+    document = _document(("kafka", strimzi.KIND_MM2, "mirror", short), ("kafka", strimzi.KIND_MM2, "mirror", full))
+    with pytest.raises(InputError, match="collide"):
+        fleet.place_entries(document, fleet.ImportMapping())
+
+
+def test_import_entries_of_two_full_names_of_one_type_are_two_connectors():
+    document = _document(("kafka", strimzi.KIND_MM2, "mirror", "east->west.MirrorSourceConnector"),
+                         ("kafka", strimzi.KIND_MM2, "mirror", "south->west.MirrorSourceConnector"),
+                         ("kafka", strimzi.KIND_MM2, "mirror", "checkpoint"))
+    assert len(fleet.place_entries(document, fleet.ImportMapping())) == 3
