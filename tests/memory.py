@@ -7,7 +7,8 @@ pytest workers are the suite's children. So the sum over the suite process's des
 nothing of another user's environment on the same machine is counted.
 
     from tests import memory
-    sys.exit(memory.sampled(main))     # runs main() with a sampler beside it and prints the peak at the end
+    sys.exit(memory.sampled(main))     # runs main() with a sampler beside it, prints the peak at the end, and
+                                       # fails (exit 1 if main's was 0) when the peak is over the bound
 
 The figure is the sum of each process's RSS (``/proc/PID/statm``), which counts the pages processes share (the JVMs'
 shared libraries, the Python interpreter) once per process: an upper bound of what they need. ``/proc/meminfo``'s
@@ -22,13 +23,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MB = 1024 * 1024
 # The bound of issue 24: the whole suite under 16 GB of resident memory on the 24 GB machine.
 LIMIT_BYTES = 16 * 1024 ** 3
-T = TypeVar("T")
 
 
 def rss_bytes(pid: int) -> int:
@@ -182,12 +181,18 @@ class Sampler:
         self.stop()
 
 
-def sampled(function: Callable[[], T], interval: float = 2.0) -> T:
-    """Run ``function()`` with a sampler of this process's tree beside it; print the peak when it ends (also on an
-    exception or Ctrl-C) and return what it returned."""
+def sampled(function: Callable[[], int], interval: float = 2.0, limit: int = LIMIT_BYTES) -> int:
+    """Run ``function()`` (it returns an exit status) with a sampler of this process's tree beside it; print the peak
+    when it ends (also on an exception or Ctrl-C) and return the status, or 1 in place of a 0 when the peak passed
+    ``limit``: a bound that is only reported is not a bound."""
     sampler = Sampler(interval=interval).start()
+    status = 1
     try:
-        return function()
+        status = function()
     finally:
         peak = sampler.stop()
         print(f"[tests.memory] {peak.summary(time.monotonic() - sampler.started)}", flush=True)
+    if peak.rss >= limit:
+        print(f"[tests.memory] the peak is over the {limit / 1024 ** 3:.0f} GB bound: the run fails", flush=True)
+        return status or 1
+    return status

@@ -28,8 +28,11 @@ DEFAULT_CADENCE = os.environ.get("KO_EMULATOR_CADENCE", "realistic")
 CADENCES = ("realistic", "fast")
 
 
+MAIN = REPO_ROOT / "tests" / "env" / "emulator" / "__main__.py"
+
+
 def available() -> bool:
-    return (REPO_ROOT / "tests" / "env" / "emulator" / "__main__.py").exists()
+    return MAIN.exists()
 
 
 def write_faults(path: str | Path, faults: dict) -> None:

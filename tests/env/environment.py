@@ -450,9 +450,13 @@ def _start_emulator(env: Env, wanted: bool, timer: _Timer) -> None:
         say("strimzi-emulator not started (disabled)")
         return
     if not emulator_process.available():
-        # Not an error while tests/env/emulator is being written; tests that need it fail on their own.
-        say(f"WARNING: {emulator_process.MODULE} does not exist yet; the operator emulator is NOT running")
-        return
+        # An environment asked for the emulator and started without it would pass as up, and only the tests that
+        # need it would say so, one by one: a component that cannot start fails the start-up.
+        env.stop()
+        raise ComponentError("strimzi-emulator", f"{emulator_process.MODULE} is missing (no "
+                             f"{emulator_process.MAIN.relative_to(emulator_process.REPO_ROOT)}): the operator "
+                             "emulator cannot start; restore it from git, or start the environment with "
+                             "--operator strimzi")
     try:
         env.start_emulator()
     except BaseException:
