@@ -13,8 +13,11 @@ DEMO_ARGS ?=
 demo: setup provision  ## set everything up and run the demo on real components (DEMO_ARGS=--keep leaves it running)
 	$(PY) examples/demo.py $(DEMO_ARGS)
 
+# A rerun of any test fails the run. For a local run only, SUITE_ARGS=--forgive-reruns lists reruns without failing
+# (.ci/run clears SUITE_ARGS: CI never forgives one).
+SUITE_ARGS ?=
 test: setup provision  ## lint, then the whole suite on real components (parallel, one environment), and the Strimzi era matrix
-	$(PY) -m tests.suite
+	$(PY) -m tests.suite $(SUITE_ARGS)
 
 ERAS ?= 0.45 0.51 1.2
 test-eras: setup provision  ## the black-box online, MirrorMaker 2 and GitOps-trigger scenarios on every Strimzi profile

@@ -59,29 +59,34 @@ def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from tests.env.emulator import profiles
-    from tests.suite import DEFAULT_WORKERS
+    from tests.suite import DEFAULT_WORKERS, Tally, print_reruns
 
     parser = argparse.ArgumentParser(prog="python -m tests.run_eras", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eras", nargs="+", default=list(profiles.PROFILES), choices=list(profiles.PROFILES))
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
+    parser.add_argument("--forgive-reruns", dest="strict_reruns", action="store_false",
+                        help="local runs only: a test that passed on its rerun does not fail the run")
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
     args = parser.parse_args(argv)
     if os.environ.get("KO_ENV_JSON"):
         parser.error("KO_ENV_JSON is set: every profile needs its own environment; unset it")
     signal.signal(signal.SIGTERM, _interrupt)
     results: dict[str, tuple[int, float]] = {}
+    tally = Tally()
     try:
         with tempfile.TemporaryDirectory(prefix="ko-eras-") as reports:
             for era in args.eras:
                 results[era] = run_era(era, args.workers, args.pytest_args, Path(reports))
+                tally.add_junit(Path(reports) / f"era-{era}.xml", where=f"Strimzi {era}")
     except KeyboardInterrupt as e:
         print(f"[tests.run_eras] interrupted ({e or 'Ctrl-C'})", flush=True)
         return 130
     print("\n[tests.run_eras] era matrix (wall time includes the environment's start-up)")
     for era, (code, seconds) in results.items():
         print(f"  Strimzi {era:5} {'passed' if code == 0 else f'FAILED (exit {code})':18} {seconds:7.1f}s")
-    return 0 if all(code == 0 for code, _ in results.values()) else 1
+    failed = not all(code == 0 for code, _ in results.values())
+    return 1 if print_reruns(tally.reruns, args.strict_reruns) or failed else 0
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ its reconcile interval) and would disturb their neighbours, one at a time.
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
     python -m tests.suite -- -k mm2        # extra arguments after -- go to every pytest run
-    python -m tests.suite --strict-reruns  # a test of the plugin that passed only on its rerun fails the run
+    python -m tests.suite --forgive-reruns # local runs only: a test that passed on its rerun does not fail the run
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
 real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make
@@ -20,11 +20,16 @@ phases, whose tests mostly wait on the operator, so the machine's idle time pays
 printed when they end.
 
 Every environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
-A component that does not start fails the run: nothing is skipped. A failed test is run once more; before the
-closing tally, every rerun is listed under "RERUNS (each is a defect to fix)" with its test id and the first line of
-its first failure (tests/reruns.py logs them), split into tests of the plugin and of the harness (tests/*/env/).
-With --strict-reruns a rerun of a test of the plugin fails the run. The last line is the plain tally
-"N passed, N failed" over every phase.
+A component that does not start fails the run: nothing is skipped. Nothing passes quietly either: a phase that
+selects no test fails the run (unless extra pytest arguments chose the selection), and so does a peak resident
+memory over the 16 GB bound (tests/memory.py).
+
+A failed test is run once more, so that its second outcome tells a flaky test from a broken one, and the run fails
+either way: a rerun of any test, of the plugin or of the harness, is a defect (CI, `.ci/run`, runs exactly so).
+Before the closing tally every rerun is listed under "RERUNS (each is a defect to fix)" with its test id and the
+first lines of its first failure (tests/reruns.py logs them), tests of the plugin apart from tests of the harness
+(tests/*/env/). --forgive-reruns, for a local run only, lists them without failing the run. The closing tally
+counts the tests of the plugin apart from the harness's own.
 """
 from __future__ import annotations
 
@@ -50,10 +55,9 @@ DEFAULT_WORKERS = 4
 # operator, for a new Connect worker. Twelve columns of 5-15 minutes each, on workers of their own beside the
 # parallel phase, finish within it.
 DEFAULT_FAULT_WORKERS = 6
-# One rerun of a failed test, so that CI keeps landing while the known causes of reruns are removed. A rerun is a
-# defect to fix, never a pass to forget: pytest marks it ("R", -rR), tests/reruns.py logs each one, and the closing
-# summary lists them all under "RERUNS"; --strict-reruns fails the run on a rerun of a test of the plugin. A test that
-# fails twice fails the run.
+# One rerun of a failed test: its second outcome tells a flaky test from a broken one. A rerun is a defect to fix,
+# never a pass: pytest marks it ("R", -rR), tests/reruns.py logs each one, the closing summary lists them all under
+# "RERUNS", and the run fails (unless --forgive-reruns, for local runs).
 PYTEST_COMMON = ["-p", "no:cacheprovider", "-p", "tests.reruns", "-q", "-raR", "--durations=15", "--reruns", "1",
                  "--reruns-delay", "5"]
 # The harness's own tests (the test environment, the operator emulator, the suite's scheduler): a rerun there is a
@@ -93,26 +97,55 @@ class Rerun:
 
 
 @dataclass
-class Tally:
+class Counts:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+
+    def line(self) -> str:
+        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+
+
+@dataclass
+class Tally:
+    """Every phase's tests, those of the plugin apart from the harness's own (tests/*/env/), and every rerun."""
+    plugin: Counts = field(default_factory=Counts)
+    harness: Counts = field(default_factory=Counts)
     reruns: list[Rerun] = field(default_factory=list)
 
+    @property
+    def failed(self) -> int:
+        return self.plugin.failed + self.harness.failed
+
     def add_junit(self, report: Path, where: str = "") -> None:
-        """The counts of a phase's junit report, and the reruns its sibling log (reruns_log(report)) names."""
+        """The outcomes of a phase's junit report, and the reruns its sibling log (reruns_log(report)) names."""
         from tests import reruns
 
         self.reruns += [Rerun(where or report.stem, e["nodeid"], e["when"], e["reason"], e.get("detail") or [])
                         for e in reruns.read(reruns_log(report))]
         if not report.exists():
             return
-        for suite in ET.parse(report).getroot().iter("testsuite"):
-            tests, skipped = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
-            failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            self.passed += tests - skipped - failed
-            self.failed += failed
-            self.skipped += skipped
+        for case in ET.parse(report).getroot().iter("testcase"):
+            counts = self.harness if _of_harness(case.get("classname", "")) else self.plugin
+            outcomes = {child.tag for child in case}
+            if outcomes & {"failure", "error"}:
+                counts.failed += 1
+            elif "skipped" in outcomes:
+                counts.skipped += 1
+            else:
+                counts.passed += 1
+
+    def lines(self) -> list[str]:
+        """The closing tally: the plugin's tests, the harness's, then (the last line) every test."""
+        every = Counts(*(getattr(self.plugin, name) + getattr(self.harness, name)
+                         for name in ("passed", "failed", "skipped")))
+        return [f"tests of the plugin: {self.plugin.line()}", f"tests of the harness: {self.harness.line()}",
+                every.line()]
+
+
+def _of_harness(classname: str) -> bool:
+    """A junit classname ("tests.integration.env.test_emulator", "...test_x.TestClass") of a test of the harness."""
+    return (classname.replace(".", "/") + "/").startswith(HARNESS_TESTS)
 
 
 def phases(workers: int, fault_workers: int) -> list[Phase]:
@@ -135,8 +168,8 @@ def reruns_log(report: Path) -> Path:
 
 
 def print_reruns(reruns: list[Rerun], strict: bool) -> bool:
-    """The closing list of reruns, each a defect to fix. True when ``strict`` and a test of the plugin (not of the
-    harness) needed its rerun: that fails the run."""
+    """The closing list of reruns, each a defect to fix. True when ``strict`` and any test, of the plugin or of the
+    harness, needed its rerun: that fails the run."""
     if not reruns:
         return False
     print(f"\n[tests.suite] RERUNS (each is a defect to fix): {len(reruns)} test(s) failed once and were run again",
@@ -148,11 +181,10 @@ def print_reruns(reruns: list[Rerun], strict: bool) -> bool:
             print(f"[tests.suite] {title}:", flush=True)
             for rerun in group:
                 print(rerun.line(), flush=True)
-    if plugin and strict:
-        print(f"[tests.suite] --strict-reruns: {len(plugin)} rerun(s) of tests of the plugin fail the run", flush=True)
+    if strict:
+        print(f"[tests.suite] {len(reruns)} rerun(s) fail the run", flush=True)
         return True
-    if plugin:
-        print("[tests.suite] (not failing the run: --strict-reruns would)", flush=True)
+    print("[tests.suite] --forgive-reruns: not failing the run (CI would)", flush=True)
     return False
 
 
@@ -170,15 +202,26 @@ def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=N
     status = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "KO_ENV_JSON": env_json}, stdout=log,
                              stderr=subprocess.STDOUT if log else None)
     print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", file=out, flush=True)
-    # 5 = no test selected: the emulator's phases, or an era's scenarios, may legitimately be empty under a -k filter.
-    return 0 if status == 5 and (phase.operator == "emulator" or extra) else status
+    return _empty_is_a_failure(status, phase.title, extra, out)
+
+
+def _empty_is_a_failure(status: int, title: str, extra: list[str], out) -> int:
+    """pytest's 5 (no test selected): a failure, since a phase that lost its tests would otherwise pass quietly;
+    only the user's own pytest arguments (a -k filter) may empty a phase."""
+    if status != 5:
+        return status
+    if extra:
+        print(f"[tests.suite] {title}: no test selected by {' '.join(extra)}", file=out, flush=True)
+        return 0
+    print(f"[tests.suite] {title}: no test selected: an empty phase fails the run", file=out, flush=True)
+    return 1
 
 
 def _interrupt(signum, _frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.suite", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
@@ -186,11 +229,15 @@ def main(argv: list[str] | None = None) -> int:
                         default=int(os.environ.get("KO_FAULT_WORKERS", DEFAULT_FAULT_WORKERS)))
     parser.add_argument("--no-eras", dest="eras", action="store_false",
                         help="skip the other Strimzi profiles' scenarios (the default profile only)")
-    parser.add_argument("--strict-reruns", action="store_true",
-                        help="fail the run when a test of the plugin passed only on its rerun (reruns are listed "
-                             "at the end either way)")
+    parser.add_argument("--forgive-reruns", dest="strict_reruns", action="store_false",
+                        help="local runs only (never in .ci/run): a test that passed on its rerun does not fail the "
+                             "run (reruns are listed at the end either way)")
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
 
     sys.path.insert(0, str(ROOT))
@@ -216,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[tests.suite] Strimzi {era}: {seconds:.0f}s", flush=True)
     if print_reruns(tally.reruns, args.strict_reruns):
         status = status or 1
-    print(f"\n{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped", flush=True)
+    *split, every = tally.lines()
+    print("", *(f"[tests.suite] {line}" for line in split), every, sep="\n", flush=True)
     return status
 
 
