@@ -75,6 +75,7 @@ class Phase:
     operator: str = "strimzi"  # what the phase's environment runs: Strimzi's real operator, or the emulator
     beside: bool = False  # runs at the same time as the next phase, in the background, its output printed after it
     deselect: list[str] = field(default_factory=list)  # test ids this phase leaves out
+    private: bool = False  # the environment is the phase's alone: the private_strimzi_env fixture reuses it
 
 
 @dataclass
@@ -152,7 +153,7 @@ def phases(workers: int, fault_workers: int) -> list[Phase]:
     return [
         Phase("fault matrices: each column on a worker of its own, beside the parallel phase, against Strimzi's real "
               "operator (the operator-fault columns each start an environment of their own)",
-              "fault_matrix and not exclusive and not emulator_only", fault_workers, beside=True),
+              "fault_matrix and not era_slice and not exclusive and not emulator_only", fault_workers, beside=True),
         Phase("parallel: every other test not marked exclusive or emulator_only, against Strimzi's real operator",
               "not exclusive and not emulator_only and not fault_matrix", workers),
         Phase("emulator_only: tests that need the operator emulator, in parallel, against the emulator",
@@ -160,6 +161,11 @@ def phases(workers: int, fault_workers: int) -> list[Phase]:
         Phase("exclusive: tests that turn the emulator's global knobs, one at a time, against the emulator",
               "exclusive", 0, operator="emulator"),
     ]
+
+
+def era_reports(reports: Path, era: str) -> tuple[Path, Path]:
+    """An era's junit reports: its black-box scenarios', then its fault slice's (tests/run_eras.py)."""
+    return reports / f"era-{era}.xml", reports / f"era-{era}-faults.xml"
 
 
 def reruns_log(report: Path) -> Path:
@@ -199,8 +205,8 @@ def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=N
     out = log or sys.stdout
     print(f"\n[tests.suite] {phase.title}\n[tests.suite] $ {' '.join(cmd)}", file=out, flush=True)
     started = time.monotonic()
-    status = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "KO_ENV_JSON": env_json}, stdout=log,
-                             stderr=subprocess.STDOUT if log else None)
+    environ = {**os.environ, "KO_ENV_JSON": env_json, **({"KO_PRIVATE_ENV_JSON": env_json} if phase.private else {})}
+    status = subprocess.call(cmd, cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT if log else None)
     print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", file=out, flush=True)
     return _empty_is_a_failure(status, phase.title, extra, out)
 
@@ -312,7 +318,8 @@ class EraMatrix:
             print(self.log_path(era).read_text(), end="", flush=True)
             code, seconds = self.results.get(era, (1, 0.0))
             timings[era] = seconds
-            tally.add_junit(self.reports / f"era-{era}.xml", where=f"Strimzi {era}")
+            for report in era_reports(self.reports, era):
+                tally.add_junit(report, where=f"Strimzi {era}")
             status = status or code
         return status
 

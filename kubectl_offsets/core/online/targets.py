@@ -167,7 +167,8 @@ def await_connector_status(kube: Kube, live: LiveTarget, wait: WaitSettings, pro
         progress.step(f"the operator reports no status for connector '{target.connector_name}'"
                       + (f" (its last pass failed: {cause})" if cause else "") + ": waiting for its next pass")
     operator = OperatorClient(kube, target, wait, progress or SilentProgress())
-    deadline, latest = time.monotonic() + wait.timeout, live.resource
+    deadline = time.monotonic() + wait.timeout
+    latest: dict[str, Any] | None = live.resource
     try:
         while True:
             try:

@@ -1,9 +1,9 @@
-"""The fault matrix (issue 10): SIGKILL of a real kubectl-offsets process at every step of alter, reset and undo,
-and the API connection cut during every wait, for a KafkaConnector and a MirrorMaker 2 source connector, every step
-on a running and on a paused connector. After the recover command the plugin printed (or a user's plain
-``kubectl offsets recover TARGET``, then whatever recover command it prints), the invariant must hold in every cell,
-as Connect's REST API and the kubernetes client see it. The engine is tests/faultmatrix.py; benchmarks/fault_matrix.py
-prints the same matrix as a report.
+"""The fault matrix (issues 10 and 32): SIGKILL of a real kubectl-offsets process at every step of alter, reset,
+undo and (a KafkaConnector's) delete --reset-offsets, and the API connection cut during every wait, for a
+KafkaConnector and a MirrorMaker 2 source connector, every step on a running and on a paused connector. After the
+recover command the plugin printed (or a user's plain ``kubectl offsets recover TARGET``, then whatever recover
+command it prints), the invariant must hold in every cell, as Connect's REST API and the kubernetes client see it.
+The engine is tests/faultmatrix.py; benchmarks/fault_matrix.py prints the same matrix as a report.
 
 One test per column (subject and operation), each with its own namespaces: the suite's scheduler
 (tests/conftest.py, ``pytest_xdist_make_scheduler``) hands the columns to different workers first, so the longest
@@ -15,12 +15,12 @@ import time
 
 import pytest
 
-from tests.faultmatrix import KILL_POINTS, OPERATIONS, STATES, render, run_column
+from tests.faultmatrix import STATES, kill_points, operations_of, render, run_column
 
 pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
 
 # The MirrorMaker 2 columns first: they are the longest (two connectors to stop and resume per cell).
-COLUMNS = [(subject, operation) for subject in ("mirror", "connector") for operation in OPERATIONS]
+COLUMNS = [(subject, operation) for subject in ("mirror", "connector") for operation in operations_of(subject)]
 
 
 @pytest.mark.parametrize(("subject", "operation"), COLUMNS, ids=[f"{s}-{o}" for s, o in COLUMNS])
@@ -31,7 +31,7 @@ def test_every_injected_fault_leaves_the_connector_safe(env, tmp_path, subject, 
     print("\n" + report)
 
     kills = [c for c in cells if c.fault.startswith("SIGKILL")]
-    steps = len(KILL_POINTS) - (operation == "reset")  # a reset has no write-configmap step
+    steps = len(kill_points(operation))  # a reset writes no ConfigMap; a delete does not resume
     # every step of the operation, on a running and on a paused connector
     assert sorted((c.fault, c.state) for c in kills) == sorted({(c.fault, s) for c in kills for s in STATES})
     assert len(kills) == steps * len(STATES)
