@@ -28,6 +28,11 @@ def _fail_a_pass_while_the_pod_is_gone(lab, conn) -> None:
     env = lab.env
     for _attempt in range(3):  # the new worker may win the race, or the periodic pass may heal the status first
         gone = operator_faults.delete_connect_pod(env, lab.ns, CONNECT)
+        # The old worker ends (SIGTERM, as a kubelet does) while the operator creates the pod again; once the new
+        # pod is there and not Ready, no worker answers at the Connect cluster's address.
+        eventually("the Connect pod created again, not Ready yet", lambda: any(
+            pod["metadata"]["uid"] not in gone and not operator_faults.pod_ready(pod)
+            for pod in operator_faults.connect_pods(env, lab.ns, CONNECT)), timeout=60, interval=0.2)
         lab.cluster.merge(lab.ns, conn.name, {"metadata": {"annotations": {NUDGE: str(time.time())}}})
         eventually("the operator's pass to fail", lambda: _failed_pass(lab.cr(conn)), timeout=60, interval=0.5)
         operator_faults.wait_connect_pods_ready(env, lab.ns, CONNECT, not_uids=tuple(gone))
