@@ -124,9 +124,30 @@ class Peak:
                 f"({self.samples} samples{span}).")
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine since boot (/proc/stat), every CPU together."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+@dataclass
+class Minute:
+    """One minute of the run: the machine's CPU use, the suite's largest RSS sum and Connect workers."""
+    busy: int = 0
+    total: int = 0
+    rss: int = 0
+    workers: int = 0
+
+    def line(self, index: int) -> str:
+        cpu = f"{100 * self.busy / self.total:3.0f}%" if self.total else "  ?"
+        return f"  min {index:3d}: CPU {cpu} (machine)  RSS {self.rss / 1024 ** 3:5.2f} GB  Connect workers {self.workers}"
+
+
 class Sampler:
     """Samples the RSS of ``root``'s process tree (``root`` included) every ``interval`` seconds in a daemon
-    thread; ``stop()`` returns the peak."""
+    thread, and the machine's CPU use per minute (where a run has idle cores to fill, and where it has none);
+    ``stop()`` returns the peak."""
 
     def __init__(self, root: int | None = None, interval: float = 2.0):
         self.root, self.interval = root or os.getpid(), interval
@@ -134,6 +155,8 @@ class Sampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
         self.started = 0.0
+        self.minutes: list[Minute] = []
+        self._ticks: tuple[int, int] | None = None
 
     def start(self) -> Sampler:
         self.started = time.monotonic()
@@ -153,12 +176,25 @@ class Sampler:
             by_kind[kind] = by_kind.get(kind, 0) + size
             counts[kind] = counts.get(kind, 0) + 1
             total += size
+        self._timeline(total, counts.get("connect worker", 0))
         peak = self.peak
         peak.samples += 1
         peak.connect_workers = max(peak.connect_workers, counts.get("connect worker", 0))
         if total > peak.rss:
             peak.rss, peak.processes, peak.by_kind, peak.count_by_kind = total, sum(counts.values()), by_kind, counts
             peak.machine_used, peak.at = used_machine_bytes(), time.time()
+
+    def _timeline(self, rss: int, workers: int) -> None:
+        ticks = cpu_ticks()
+        index = int((time.monotonic() - self.started) // 60)
+        while len(self.minutes) <= index:
+            self.minutes.append(Minute())
+        minute = self.minutes[index]
+        if self._ticks is not None:
+            minute.busy += ticks[0] - self._ticks[0]
+            minute.total += ticks[1] - self._ticks[1]
+        self._ticks = ticks
+        minute.rss, minute.workers = max(minute.rss, rss), max(minute.workers, workers)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -192,6 +228,8 @@ def sampled(function: Callable[[], int], interval: float = 2.0, limit: int = LIM
     finally:
         peak = sampler.stop()
         print(f"[tests.memory] {peak.summary(time.monotonic() - sampler.started)}", flush=True)
+        print("[tests.memory] per minute:", *(m.line(i) for i, m in enumerate(sampler.minutes)), sep="\n",
+              flush=True)
     if peak.rss >= limit:
         print(f"[tests.memory] the peak is over the {limit / 1024 ** 3:.0f} GB bound: the run fails", flush=True)
         return status or 1
