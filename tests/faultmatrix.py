@@ -99,6 +99,7 @@ class Cell:
     detail: str = ""
     recovery: str = ""  # the commands the user ran after the kill, " -> " between them
     seconds: float = 0.0
+    completed: bool = False  # the operation itself ended well (exit 0): nothing for the user to recover
 
     @property
     def forced(self) -> bool:
@@ -503,6 +504,7 @@ def run_drop_cell(bench: Bench, subject: Subject, operation: str, state: str, va
     run = bench.run(bench.operation_args(subject, operation, value), on_wait=lambda: cuts.append(proxy.cut(1.0)),
                     kubeconfig=proxy.kubeconfig_for(bench.env.kubeconfig, bench.workdir))
     cell.injected = bool(cuts)
+    cell.completed = run.returncode == 0
     outcome = "completed" if run.returncode == 0 else f"failed (exit {run.returncode}): {run.text.strip()[-200:]}"
     problem = judge(bench, subject, operation, state, requested if run.returncode == 0 else old, requested)
     cell.survived = run.returncode == 0 and not problem
@@ -594,6 +596,7 @@ def run_operator_fault_cell(bench: "Bench", subject: Subject, operation: str, st
     finally:
         injected.settle()
     cell.injected = injected.injected
+    cell.completed = run.returncode == 0
     if run.returncode == 0:
         problem = judge(bench, subject, operation, state, requested, requested)
         outcome = "completed"
@@ -776,8 +779,7 @@ def render(cells: list[Cell], seconds: float) -> str:
     rows: dict[tuple[str, str, str, str], list] = {}
     for cell in cells:
         row = rows.setdefault((cell.subject, cell.operation, cell.state, fault_kind(cell)), [0, 0, 0, 0, 0.0])
-        completed = cell.detail.startswith("completed")
-        for index, value in enumerate((cell.injected, cell.injected and cell.survived, completed, cell.forced,
+        for index, value in enumerate((cell.injected, cell.injected and cell.survived, cell.completed, cell.forced,
                                        cell.seconds)):
             row[index] += value
     lines = ["| subject | operation | state | fault | injected | survived | completed without recovery "
@@ -787,7 +789,7 @@ def render(cells: list[Cell], seconds: float) -> str:
                      f"| {forced} | {spent:.0f} s |")
     total = sum(c.injected for c in cells)
     ok = sum(c.injected and c.survived for c in cells)
-    lines.append(f"| **all** | | | | **{total}** | **{ok}** | **{sum(c.detail.startswith('completed') for c in cells)}** "
+    lines.append(f"| **all** | | | | **{total}** | **{ok}** | **{sum(c.completed for c in cells)}** "
                  f"| **{sum(c.forced for c in cells)}** | |")
     lines.append(f"\n{total} faults injected, {ok} survived, in {seconds:.0f} s "
                  f"({sum(not c.injected for c in cells)} cells whose step the operation never reached)")

@@ -30,7 +30,7 @@ def _fail_a_pass_while_the_pod_is_gone(lab, conn) -> None:
         gone = operator_faults.delete_connect_pod(env, lab.ns, CONNECT)
         # The old worker ends (SIGTERM, as a kubelet does) while the operator creates the pod again; once the new
         # pod is there and not Ready, no worker answers at the Connect cluster's address.
-        eventually("the Connect pod created again, not Ready yet", lambda: any(
+        eventually("the Connect pod created again, not Ready yet", lambda gone=gone: any(
             pod["metadata"]["uid"] not in gone and not operator_faults.pod_ready(pod)
             for pod in operator_faults.connect_pods(env, lab.ns, CONNECT)), timeout=60, interval=0.2)
         lab.cluster.merge(lab.ns, conn.name, {"metadata": {"annotations": {NUDGE: str(time.time())}}})
