@@ -21,9 +21,9 @@ The judges never ask the plugin: Connect's REST API (``GET /connectors/NAME/stat
 resource as the kubernetes client fetches it.
 
 Subjects whose offsets move only when we move them, so "old or requested" can be checked exactly: an idle
-FileStreamSource (its file does not exist) and a MirrorSourceConnector replicating an empty topic. Each column (a
-subject and an operation) runs two lanes side by side, running and paused, each with its own subject in its own
-namespace (so its own KafkaConnect lock): nearly all the time is spent waiting on the operator and Connect.
+FileStreamSource (its file does not exist) and a MirrorSourceConnector replicating an empty topic. A lane is one
+subject in one state (running or paused) in a namespace of its own, every operation in turn on it; lanes run side
+by side: nearly all the time is spent waiting on the operator and Connect.
 """
 from __future__ import annotations
 
@@ -714,27 +714,22 @@ ERA_SLICE = (Lane("connector", "running", (("alter", ("await-operator",)),)),
 
 # --- columns and lanes ----------------------------------------------------------------------------------------------
 
-def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS,
+def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS, states=STATES,
                log=print) -> list[Cell]:
-    """Every column side by side (each has its own benches, in their own namespaces)."""
-    columns = [(subject, operation) for subject in subjects for operation in operations
-               if operation in operations_of(subject)]
-    with ThreadPoolExecutor(max_workers=len(columns)) as pool:
-        cells = list(pool.map(lambda column: run_column(env, workdir / "-".join(column), *column, log=log), columns))
-    return [cell for column in cells for cell in column]
+    """Every lane (a subject in a state) side by side, each on its own connector in its own namespace."""
+    lanes = [(subject, state) for subject in subjects for state in states]
+    with ThreadPoolExecutor(max_workers=len(lanes)) as pool:
+        cells = list(pool.map(lambda lane: run_lane(env, workdir / "-".join(lane), lane[0], operations, lane[1],
+                                                    log=log), lanes))
+    return [cell for lane in cells for cell in lane]
 
 
-def run_column(env, workdir: Path, subject_name: str, operation: str, *, log=print) -> list[Cell]:
-    """One subject and one operation: a SIGKILL at each of its steps and an API connection cut at every wait, on
-    a running and on a paused connector: two lanes side by side. A column runs alone (one test of
-    test_fault_matrix.py) or beside the others."""
-    with ThreadPoolExecutor(max_workers=len(STATES)) as pool:
-        lanes = list(pool.map(lambda state: run_lane(env, workdir / state, subject_name, operation, state, log=log),
-                              STATES))
-    return [cell for lane in lanes for cell in lane]
-
-
-def run_lane(env, workdir: Path, subject_name: str, operation: str, state: str, *, log=print) -> list[Cell]:
+def run_lane(env, workdir: Path, subject_name: str, operations: tuple[str, ...], state: str, *,
+             log=print) -> list[Cell]:
+    """One subject in one state, every operation in turn: a SIGKILL at each of its steps, then an API connection
+    cut at every wait. One connector serves the lane's every cell: a subject (its Connect cluster, or a
+    MirrorMaker 2 and its connectors) is the costliest thing the matrix makes, and the cells run one at a time on
+    it anyway. A lane runs alone (a test of test_fault_matrix.py) or beside the others."""
     from tests.env.tcpproxy import TcpProxy
 
     bench = Bench(env, workdir)
@@ -744,17 +739,18 @@ def run_lane(env, workdir: Path, subject_name: str, operation: str, state: str, 
         value = 100
         bench.setup_alter(subject, value)  # a known starting offset (and a first backup, which undo needs)
         bench.set_state(subject, state)
-        for point in kill_points(operation):
-            value += 1
-            cell = run_cell(bench, subject, operation, state, point, value)
-            cells.append(cell)
-            log(_line(cell))
         api = env.api_server.rstrip("/").rsplit(":", 1)
-        with TcpProxy("127.0.0.1", int(api[1])) as proxy:
-            value += 1
-            cell = run_drop_cell(bench, subject, operation, state, value, proxy)
-            cells.append(cell)
-            log(_line(cell))
+        for operation in (op for op in operations if op in operations_of(subject_name)):
+            for point in kill_points(operation):
+                value += 1
+                cell = run_cell(bench, subject, operation, state, point, value)
+                cells.append(cell)
+                log(_line(cell))
+            with TcpProxy("127.0.0.1", int(api[1])) as proxy:
+                value += 1
+                cell = run_drop_cell(bench, subject, operation, state, value, proxy)
+                cells.append(cell)
+                log(_line(cell))
     finally:
         bench.close()
     return cells
