@@ -3,10 +3,14 @@
 Most integration tests spend their time waiting on the Strimzi operator and Connect, not on the CPU, so they run in
 parallel (pytest-xdist) against ONE environment started here, running Strimzi's real cluster operator (built from
 source; its Connect pods are real Connect workers), each test isolated by its own namespace, topics and connector
-names. Two kinds of tests need the operator emulator instead, and run afterwards against a second environment that
-runs it: tests marked `emulator_only` (the emulator's own tests, and behaviour only it produces on demand; each says
-why), in parallel, and tests marked `exclusive`, which turn the emulator's global knobs (its faults file, stopping it,
-its reconcile interval) and would disturb their neighbours, one at a time.
+names. Two chains run side by side:
+
+- the parallel phase: every test but those below, KO_TEST_WORKERS workers (default 4);
+- beside it, the fault matrices (marker fault_matrix; their operator-fault columns start environments of their
+  own), then, once they are done, the era matrix and the emulator's phase: tests marked `emulator_only` (the
+  emulator's own tests, and behaviour only it produces on demand; each says why) and `exclusive` (they turn the
+  emulator's global knobs: its faults file, stopping it, its reconcile interval), on KO_EMULATOR_WORKERS workers
+  (default 2) that each start an emulator environment of their own and run its tests one at a time.
 
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
@@ -14,10 +18,9 @@ its reconcile interval) and would disturb their neighbours, one at a time.
     python -m tests.suite --forgive-reruns # local runs only: a test that passed on its rerun does not fail the run
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
-real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make
-test-eras` runs the matrix alone). The eras run at once, the workers split between them, beside the emulator's
-phases, whose tests mostly wait on the operator, so the machine's idle time pays for them; their pytest output is
-printed when they end.
+real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios, then a slice of the real
+faults (tests/run_eras.py; `make test-eras` runs the matrix alone). The eras run at once, the workers split between
+them; their pytest output is printed when they end.
 
 Every environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. Nothing passes quietly either: a phase that
@@ -55,6 +58,9 @@ DEFAULT_WORKERS = 4
 # operator, for a new Connect worker. Twelve columns of 5-15 minutes each, on workers of their own beside the
 # parallel phase, finish within it.
 DEFAULT_FAULT_WORKERS = 6
+# The emulator's phase: tests that turn its global knobs run one at a time per emulator, and mostly wait (on its
+# reconcile interval, a stopped emulator): two workers with an emulator each halve the phase for one environment more.
+DEFAULT_EMULATOR_WORKERS = 2
 # One rerun of a failed test: its second outcome tells a flaky test from a broken one. A rerun is a defect to fix,
 # never a pass: pytest marks it ("R", -rR), tests/reruns.py logs each one, the closing summary lists them all under
 # "RERUNS", and the run fails (unless --forgive-reruns, for local runs).
@@ -73,9 +79,11 @@ class Phase:
     workers: int
     paths: list[str] = field(default_factory=lambda: ["tests"])
     operator: str = "strimzi"  # what the phase's environment runs: Strimzi's real operator, or the emulator
-    beside: bool = False  # runs at the same time as the next phase, in the background, its output printed after it
     deselect: list[str] = field(default_factory=list)  # test ids this phase leaves out
     private: bool = False  # the environment is the phase's alone: the private_strimzi_env fixture reuses it
+    # Each pytest worker starts an environment of its own (the env fixture, KO_OPERATOR=operator): tests that turn
+    # the emulator's global knobs run one at a time per environment, so N environments run N of them at once.
+    own_environments: bool = False
 
 
 @dataclass
@@ -149,18 +157,19 @@ def _of_harness(classname: str) -> bool:
     return (classname.replace(".", "/") + "/").startswith(HARNESS_TESTS)
 
 
-def phases(workers: int, fault_workers: int) -> list[Phase]:
-    return [
+def phases(workers: int, fault_workers: int, emulator_workers: int) -> tuple[Phase, Phase, Phase]:
+    """The fault matrices, the parallel phase, the emulator's phase (run_default_profile says when each runs)."""
+    return (
         Phase("fault matrices: each column on a worker of its own, beside the parallel phase, against Strimzi's real "
               "operator (the operator-fault columns each start an environment of their own)",
-              "fault_matrix and not era_slice and not exclusive and not emulator_only", fault_workers, beside=True),
+              "fault_matrix and not era_slice and not exclusive and not emulator_only", fault_workers),
         Phase("parallel: every other test not marked exclusive or emulator_only, against Strimzi's real operator",
               "not exclusive and not emulator_only and not fault_matrix", workers),
-        Phase("emulator_only: tests that need the operator emulator, in parallel, against the emulator",
-              "emulator_only and not exclusive", workers, operator="emulator"),
-        Phase("exclusive: tests that turn the emulator's global knobs, one at a time, against the emulator",
-              "exclusive", 0, operator="emulator"),
-    ]
+        Phase(f"emulator: tests that need the operator emulator (emulator_only) or turn its global knobs "
+              f"(exclusive), on {emulator_workers} workers each with an emulator environment of its own, one test "
+              "at a time on each", "emulator_only or exclusive", emulator_workers, operator="emulator",
+              own_environments=True),
+    )
 
 
 def era_reports(reports: Path, era: str) -> tuple[Path, Path]:
@@ -206,6 +215,9 @@ def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=N
     print(f"\n[tests.suite] {phase.title}\n[tests.suite] $ {' '.join(cmd)}", file=out, flush=True)
     started = time.monotonic()
     environ = {**os.environ, "KO_ENV_JSON": env_json, **({"KO_PRIVATE_ENV_JSON": env_json} if phase.private else {})}
+    if phase.own_environments and not env_json:
+        environ.pop("KO_ENV_JSON")
+        environ["KO_OPERATOR"] = phase.operator
     status = subprocess.call(cmd, cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT if log else None)
     print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", file=out, flush=True)
     return _empty_is_a_failure(status, phase.title, extra, out)
@@ -233,6 +245,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
     parser.add_argument("--fault-workers", type=int,
                         default=int(os.environ.get("KO_FAULT_WORKERS", DEFAULT_FAULT_WORKERS)))
+    parser.add_argument("--emulator-workers", type=int,
+                        default=int(os.environ.get("KO_EMULATOR_WORKERS", DEFAULT_EMULATOR_WORKERS)))
     parser.add_argument("--no-eras", dest="eras", action="store_false",
                         help="skip the other Strimzi profiles' scenarios (the default profile only)")
     parser.add_argument("--forgive-reruns", dest="strict_reruns", action="store_false",
@@ -276,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
 
 class EraMatrix:
     """The other eras, each its own environment, all at once in background threads (splitting the workers between
-    them), started when the default profile's parallel phase is done: their tests mostly wait on the operator."""
+    them), started when the fault matrices are done, beside the rest of the parallel phase and the emulator's
+    phase: their tests mostly wait on the operator."""
 
     def __init__(self, workers: int, extra: list[str], reports: Path):
         from tests.env.emulator import profiles
@@ -291,8 +306,8 @@ class EraMatrix:
         return self.reports / f"era-{era}.log"
 
     def start(self) -> None:
-        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts beside the "
-              "exclusive phase; its output follows when it ends", flush=True)
+        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts; its output "
+              "follows when it ends", flush=True)
         for era in self.eras:
             thread = threading.Thread(target=self._run, args=(era,), name=f"era-{era}", daemon=True)
             thread.start()
@@ -339,9 +354,11 @@ def lint() -> int:
 
 
 def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:
-    """Every test on the default profile: the parallel phase against the real operator, then the exclusive one
-    against the emulator (beside the era matrix). A reused environment (KO_ENV_JSON) serves the phases whose
-    operator it runs; the others get an environment of their own."""
+    """Every test on the default profile, in two chains side by side: the parallel phase against Strimzi's real
+    operator; beside it the fault matrices against the same environment, and once they are done (their private
+    environments stopped) the era matrix and the emulator's phase, beside what is left of the parallel phase. A
+    reused environment (KO_ENV_JSON) serves the phases whose operator it runs (the emulator's then one test at a
+    time); the others get environments of their own."""
     from tests.env import Env
 
     environments: dict[str, Env] = {}
@@ -349,55 +366,43 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
     if reused:
         loaded = Env.load(reused)
         environments[loaded.operator] = loaded
-    status = 0
-    background: list[tuple[threading.Thread, Path, Path, str]] = []
+    faults, parallel, emulator = phases(args.workers, args.fault_workers, args.emulator_workers)
+    if "emulator" in environments:
+        emulator.workers = 0
     try:
-        for index, phase in enumerate(phases(args.workers, args.fault_workers)):
-            if phase.operator == "emulator" and eras and not eras.threads:
-                eras.start()
-            environment = environments.get(phase.operator) or _start(phase.operator, environments)
-            report = reports / f"phase-{index}.xml"
-            where = f"Strimzi {environment.strimzi} ({phase.operator}), {phase.marker}"
-            if phase.beside:
-                background.append((*_run_beside(phase, environment, args.pytest_args, report, results), where))
-                continue
-            status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
-            tally.add_junit(report, where=where)
-            status = _join(background, tally, results) or status
+        strimzi = environments.get("strimzi") or _start("strimzi", environments)
+        def where(phase: Phase) -> str:
+            return f"Strimzi {strimzi.strimzi} ({phase.operator}), {phase.marker}"
+
+        background = [(faults, reports / "phase-0.xml"), (emulator, reports / "phase-2.xml")]
+
+        def beside() -> None:
+            for phase, report in background:
+                if phase is emulator and eras:
+                    eras.start()
+                env_json = str(strimzi.env_json) if phase is faults else (
+                    str(environments["emulator"].env_json) if "emulator" in environments else "")
+                with open(report.with_suffix(".log"), "w", buffering=1) as log:
+                    results[report] = run_phase(phase, env_json, args.pytest_args, report, log=log)
+
+        print(f"\n[tests.suite] {faults.title}, then the era matrix and {emulator.title.split(':')[0]}: in the "
+              "background; their output follows the parallel phase's", flush=True)
+        thread = threading.Thread(target=beside, name="beside the parallel phase", daemon=True)
+        thread.start()
+        status = run_phase(parallel, str(strimzi.env_json), args.pytest_args, reports / "phase-1.xml")
+        tally.add_junit(reports / "phase-1.xml", where=where(parallel))
+        thread.join()
+        for phase, report in background:
+            print(report.with_suffix(".log").read_text() if report.with_suffix(".log").exists() else "", end="",
+                  flush=True)
+            tally.add_junit(report, where=where(phase))
+            status = status or results.get(report, 1)
     finally:
         for operator, environment in environments.items():
             if str(environment.env_json) != reused:
                 environment.stop()
                 print(f"[tests.suite] environment ({operator}) stopped; logs kept in {environment.run_dir}/logs",
                       flush=True)
-    return status
-
-
-def _run_beside(phase: Phase, environment, extra: list[str], report: Path,
-                results: dict[Path, int]) -> tuple[threading.Thread, Path, Path]:
-    """Start ``phase`` in a background thread, its output in a log beside its report."""
-    log_path = report.with_suffix(".log")
-    print(f"\n[tests.suite] {phase.title}: started in the background; its output follows the next phase's",
-          flush=True)
-
-    def run() -> None:
-        with open(log_path, "w", buffering=1) as log:
-            results[report] = run_phase(phase, str(environment.env_json), extra, report, log=log)
-
-    thread = threading.Thread(target=run, name=phase.title, daemon=True)
-    thread.start()
-    return thread, report, log_path
-
-
-def _join(background: list, tally: Tally, results: dict[Path, int]) -> int:
-    """Wait for the background phases, print their output, count their tests; their worst exit status."""
-    status = 0
-    while background:
-        thread, report, log_path, where = background.pop(0)
-        thread.join()
-        print(log_path.read_text(), end="", flush=True)
-        tally.add_junit(report, where=where)
-        status = status or results.get(report, 1)
     return status
 
 
