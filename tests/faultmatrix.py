@@ -763,6 +763,16 @@ def _line(cell: Cell) -> str:
             f"{cell.seconds:5.1f}s  {cell.detail[:110]}")
 
 
+def publish(title: str, report: str) -> None:
+    """Keep a column's report where the suite collects them (KO_FAULT_REPORTS, a directory; tests/suite.py prints
+    them at the end): pytest shows a passing test's output nowhere."""
+    folder = os.environ.get("KO_FAULT_REPORTS")
+    if folder:
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", title).strip("-")
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"{safe}.md").write_text(f"### {title}\n\n{report}\n")
+
+
 def fault_kind(cell: Cell) -> str:
     if cell.fault.startswith("SIGKILL"):
         return "SIGKILL"

@@ -177,6 +177,15 @@ def era_reports(reports: Path, era: str) -> tuple[Path, Path]:
     return reports / f"era-{era}.xml", reports / f"era-{era}-faults.xml"
 
 
+def print_fault_tables(folder: Path) -> None:
+    """Every fault-matrix column's table (tests/faultmatrix.publish), as measured in this run."""
+    tables = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    if tables:
+        print("\n[tests.suite] the fault matrices' tables (docs/fault-matrix.md):", flush=True)
+        for table in tables:
+            print(table.read_text(), flush=True)
+
+
 def reruns_log(report: Path) -> Path:
     """Where a phase's reruns are logged (tests/reruns.py), beside its junit report."""
     return report.with_suffix(".reruns.jsonl")
@@ -269,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     reused = os.environ.get("KO_ENV_JSON")
     status, tally, timings = 0, Tally(), {}
     with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
+        os.environ["KO_FAULT_REPORTS"] = str(Path(reports) / "fault-tables")  # tests/faultmatrix.publish
         eras = EraMatrix(args.workers, args.pytest_args, Path(reports)) if args.eras and not reused else None
         try:
             started = time.monotonic()
@@ -279,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as e:
             print(f"[tests.suite] interrupted ({e or 'Ctrl-C'})", flush=True)
             status = 130
+        print_fault_tables(Path(reports) / "fault-tables")
     for era, seconds in timings.items():
         print(f"[tests.suite] Strimzi {era}: {seconds:.0f}s", flush=True)
     if print_reruns(tally.reruns, args.strict_reruns):

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.faultmatrix import STATES, kill_points, operations_of, render, run_lane
+from tests.faultmatrix import STATES, kill_points, operations_of, publish, render, run_lane
 
 pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the lanes beside the parallel phase
 
@@ -30,6 +30,7 @@ def test_every_injected_fault_leaves_the_connector_safe(env, tmp_path, subject, 
     cells = run_lane(env, tmp_path, subject, operations_of(subject), state)
     report = render(cells, time.monotonic() - started)
     print("\n" + report)
+    publish(f"SIGKILL and connection cut, {subject}, {state}, Strimzi {env.operator_info.get('version')}", report)
 
     for operation in operations_of(subject):
         ran = [c for c in cells if c.operation == operation]

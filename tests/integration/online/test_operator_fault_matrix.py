@@ -28,8 +28,8 @@ import time
 
 import pytest
 
-from tests.faultmatrix import (ERA_SLICE, OPERATOR_FAULTS, STATES, Lane, kill_points, render, run_operator_fault_lanes,
-                               suite_slice)
+from tests.faultmatrix import (ERA_SLICE, OPERATOR_FAULTS, STATES, Lane, kill_points, publish, render,
+                               run_operator_fault_lanes, suite_slice)
 
 pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
 
@@ -56,6 +56,8 @@ def check_lanes(env, tmp_path, fault: str, lanes: tuple[Lane, ...]) -> None:
     cells = run_operator_fault_lanes(env, tmp_path, fault, lanes)
     report = render(cells, time.monotonic() - started)
     print("\n" + report)
+    publish(f"{fault}, {', '.join(sorted({lane.state for lane in lanes}))}, Strimzi {env.operator_info.get('version')}",
+            report)
 
     planned = [(operation, f"{fault} at {step}") for lane in lanes for operation, steps in lane.operations
                for step, _ in kill_points(operation) if steps is None or step in steps]

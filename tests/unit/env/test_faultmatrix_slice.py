@@ -51,3 +51,16 @@ def test_the_era_slice_and_the_whole_product():
     make_test = sum(lane.cells for f in OPERATOR_FAULTS for st in STATES for lane in suite_slice(f, st))
     assert whole == 2 * (10 + 9 + 10 + 8) + 2 * (10 + 9 + 10)  # per fault
     assert make_test == 93 and make_test < len(OPERATOR_FAULTS) * whole
+
+
+def test_a_column_s_table_reaches_the_suite_s_closing_output(tmp_path, monkeypatch, capsys):
+    from tests import suite
+    from tests.faultmatrix import publish
+
+    monkeypatch.delenv("KO_FAULT_REPORTS", raising=False)
+    publish("nowhere", "| a |")  # no folder: nothing written, nothing fails
+    monkeypatch.setenv("KO_FAULT_REPORTS", str(tmp_path / "tables"))
+    publish("operator crash, running, Strimzi 1.2.0", "| subject | ... |")
+    suite.print_fault_tables(tmp_path / "tables")
+    out = capsys.readouterr().out
+    assert "### operator crash, running, Strimzi 1.2.0\n\n| subject | ... |" in out
