@@ -21,9 +21,9 @@ The judges never ask the plugin: Connect's REST API (``GET /connectors/NAME/stat
 resource as the kubernetes client fetches it.
 
 Subjects whose offsets move only when we move them, so "old or requested" can be checked exactly: an idle
-FileStreamSource (its file does not exist) and a MirrorSourceConnector replicating an empty topic. Each column (a
-subject and an operation) runs two lanes side by side, running and paused, each with its own subject in its own
-namespace (so its own KafkaConnect lock): nearly all the time is spent waiting on the operator and Connect.
+FileStreamSource (its file does not exist) and a MirrorSourceConnector replicating an empty topic. A lane is one
+subject in one state (running or paused) in a namespace of its own, every operation in turn on it; lanes run side
+by side: nearly all the time is spent waiting on the operator and Connect.
 """
 from __future__ import annotations
 
@@ -67,7 +67,25 @@ KILL_POINTS = (
     ("cleanup", "removing the journal"),
 )
 OPERATIONS = ("alter", "reset", "undo")
+# `delete --reset-offsets`: the reset, the connector kept stopped, then the resource deleted (one journal).
+DELETE = "delete"
 STATES = ("running", "paused")
+
+
+def kill_points(operation: str) -> tuple[tuple[str, str], ...]:
+    """The steps of ``operation`` as its progress shows them: a reset writes no ConfigMap; a delete lists under its
+    own words, keeps the connector stopped (no resume line) and deletes the resource as its clean-up."""
+    if operation == DELETE:
+        words = {"list (preview)": "listing the offsets of '", "cleanup": "deleting kafkaconnector/"}
+        return tuple((step, words.get(step, prefix)) for step, prefix in KILL_POINTS
+                     if step not in ("write-configmap", "resume"))
+    return tuple(point for point in KILL_POINTS if not (operation == "reset" and point[0] == "write-configmap"))
+
+
+def operations_of(subject: str) -> tuple[str, ...]:
+    """What the matrix runs on a subject: delete works on KafkaConnectors only (a MirrorMaker 2 connector comes
+    and goes with its mirror)."""
+    return (*OPERATIONS, DELETE) if subject == "connector" else OPERATIONS
 
 
 @dataclass
@@ -81,6 +99,7 @@ class Cell:
     detail: str = ""
     recovery: str = ""  # the commands the user ran after the kill, " -> " between them
     seconds: float = 0.0
+    completed: bool = False  # the operation itself ended well (exit 0): nothing for the user to recover
 
     @property
     def forced(self) -> bool:
@@ -175,16 +194,41 @@ class Bench:
             "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
             "metadata": {"name": "connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
             "spec": connect_spec_for(self.env, self.core, self.ns, "connect")})
-        self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnectors", {
-            "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
-            "metadata": {"name": name, "labels": {"strimzi.io/cluster": "connect"}},
-            "spec": {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasksMax": 1,
-                     "config": {"file": str(path), "topic": self.unique("idle-topic"), "key.converter": STRING,
-                                "value.converter": STRING}}})
         subject = Subject("KafkaConnector", "KafkaConnector", "kafkaconnectors", name, self.ns, name,
                           {"filename": str(path)}, "position", ("spec",))
-        self.wait_state(subject, "running", 120)
+        self._idle_topic = self.unique("idle-topic")
+        self.create_connector(subject, "running", timeout=120)
         return subject
+
+    def create_connector(self, subject: Subject, state: str, timeout: float = 60.0) -> None:
+        """The subject's KafkaConnector, as a user creates it (again, after a delete: same name, same config), in
+        ``state``; returns once Connect reports that state."""
+        spec = {"class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasksMax": 1,
+                "config": {"file": subject.partition["filename"], "topic": self._idle_topic,
+                           "key.converter": STRING, "value.converter": STRING}}
+        if state == "paused":
+            spec["state"] = "paused"
+        self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnectors", {
+            "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
+            "metadata": {"name": subject.name, "labels": {"strimzi.io/cluster": "connect"}}, "spec": spec})
+        self.wait_state(subject, state, timeout)
+
+    def exists(self, subject: Subject) -> bool:
+        """Whether the kubernetes client finds the subject's resource."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            self.resource(subject)
+            return True
+        except ApiException as error:
+            if error.status == 404:
+                return False
+            raise
+
+    def connect_knows(self, subject: Subject) -> bool:
+        """Whether Connect still has the connector: GET /connectors/NAME/status is not 404."""
+        status, _ = self.rest.get(self.rest.connector_path(subject.connector, "/status"))
+        return status != 404
 
     def mirror_subject(self) -> Subject:
         from confluent_kafka.admin import AdminClient
@@ -278,6 +322,8 @@ class Bench:
 
     def operation_args(self, subject: Subject, operation: str, value: int) -> list[str]:
         args = [operation, *subject.target, "-n", subject.ns, "--yes", "--timeout", TIMEOUT]
+        if operation == DELETE:
+            args.append("--reset-offsets")
         if operation == "alter":
             path = self.workdir / f"{subject.name}-{value}.json"
             path.write_text(json.dumps(subject.document(value)))
@@ -356,6 +402,8 @@ class Bench:
                 return "recovered", ran
             if "no interrupted kubectl-offsets operation" in result.text:
                 return "nothing to recover", ran
+            if " not found" in result.text and not self.exists(subject):  # a delete killed after its last step
+                return "nothing to recover (deleted)", ran
             following = result.printed_command("recover")
             if not following or following in ran or len(ran) >= 3:
                 return f"recover failed (exit {result.returncode}): {result.text.strip()[-300:]}", ran
@@ -390,6 +438,27 @@ def invariant(bench: Bench, subject: Subject, state: str, old: int | None, reque
     return ""
 
 
+def delete_invariant(bench: Bench, subject: Subject, state: str, old: int | None) -> str:
+    """After ``delete --reset-offsets`` (and the user's recovery): either the connector is gone, from the cluster
+    and from Connect, with its offsets reset, or it is still there as it was (the ordinary invariant, the old
+    offsets). Connect cannot show a gone connector's offsets, so the judge creates it again as a user would (same
+    name and config, in ``state``) and reads Connect's: none. The new one is the lane's subject from then on."""
+    if bench.exists(subject):
+        return invariant(bench, subject, state, old, old)
+    try:
+        bench.wait("Connect to forget the deleted connector", lambda: not bench.connect_knows(subject))
+    except AssertionError as error:
+        return f"the resource is deleted but Connect still has the connector: {error}"
+    bench.create_connector(subject, state)
+    found = bench.stored_offset(subject)
+    return "" if found is None else f"deleted, but created again it resumes from offset {found}: not reset"
+
+
+def judge(bench: Bench, subject: Subject, operation: str, state: str, old: int | None, requested: int | None) -> str:
+    return delete_invariant(bench, subject, state, old) if operation == DELETE \
+        else invariant(bench, subject, state, old, requested)
+
+
 # --- one cell -------------------------------------------------------------------------------------------------------
 
 def _prepare(bench: Bench, subject: Subject, operation: str, value: int) -> tuple[int | None, int | None]:
@@ -398,13 +467,15 @@ def _prepare(bench: Bench, subject: Subject, operation: str, value: int) -> tupl
         before = bench.stored_offset(subject)
         bench.setup_alter(subject, value)
         return bench.stored_offset(subject), before
-    return bench.stored_offset(subject), {"alter": value, "reset": None}[operation]
+    if operation == DELETE:  # offsets to lose: a connector created again after a delete has none
+        bench.setup_alter(subject, value)
+    return bench.stored_offset(subject), {"alter": value, "reset": None, DELETE: None}[operation]
 
 
 def run_cell(bench: Bench, subject: Subject, operation: str, state: str, point: tuple[str, str],
              value: int) -> Cell:
     step, prefix = point
-    request = "reset" if operation == "reset" else "alter"
+    request = "reset" if operation in ("reset", DELETE) else "alter"
     cell = Cell(subject.label, operation, state, f"SIGKILL at {step}")
     started = time.monotonic()
     old, requested = _prepare(bench, subject, operation, value)
@@ -412,11 +483,11 @@ def run_cell(bench: Bench, subject: Subject, operation: str, state: str, point: 
     cell.injected = run.killed
     if not run.killed:
         cell.detail = f"step not reached (exit {run.returncode}: {run.lines[-1] if run.lines else 'no output'})"
-        cell.survived = run.returncode == 0 and not invariant(bench, subject, state, requested, requested)
+        cell.survived = run.returncode == 0 and not judge(bench, subject, operation, state, requested, requested)
     else:
         outcome, ran = bench.recover_as_a_user(subject, run)
         cell.recovery = " -> ".join(ran)
-        problem = invariant(bench, subject, state, old, requested)
+        problem = judge(bench, subject, operation, state, old, requested)
         cell.survived = not problem and not outcome.startswith("recover failed")
         cell.detail = "; ".join(filter(None, [outcome if outcome.startswith("recover failed") else "", problem])) \
             or outcome + (" (--force: the lease ran)" if cell.forced else "")
@@ -433,8 +504,9 @@ def run_drop_cell(bench: Bench, subject: Subject, operation: str, state: str, va
     run = bench.run(bench.operation_args(subject, operation, value), on_wait=lambda: cuts.append(proxy.cut(1.0)),
                     kubeconfig=proxy.kubeconfig_for(bench.env.kubeconfig, bench.workdir))
     cell.injected = bool(cuts)
+    cell.completed = run.returncode == 0
     outcome = "completed" if run.returncode == 0 else f"failed (exit {run.returncode}): {run.text.strip()[-200:]}"
-    problem = invariant(bench, subject, state, requested if run.returncode == 0 else old, requested)
+    problem = judge(bench, subject, operation, state, requested if run.returncode == 0 else old, requested)
     cell.survived = run.returncode == 0 and not problem
     cell.detail = f"{len(cuts)} cuts; {outcome}" + (f"; {problem}" if problem else "")
     cell.seconds = time.monotonic() - started
@@ -513,7 +585,7 @@ def run_operator_fault_cell(bench: "Bench", subject: Subject, operation: str, st
     offsets stored, the previous state back), or failed with a recover command that, run as printed once the
     fault is over, leaves the old or the requested offsets and the previous state."""
     step, prefix = point
-    request = "reset" if operation == "reset" else "alter"
+    request = "reset" if operation in ("reset", DELETE) else "alter"
     cell = Cell(subject.label, operation, state, f"{fault} at {step}")
     started = time.monotonic()
     old, requested = _prepare(bench, subject, operation, value)
@@ -524,13 +596,14 @@ def run_operator_fault_cell(bench: "Bench", subject: Subject, operation: str, st
     finally:
         injected.settle()
     cell.injected = injected.injected
+    cell.completed = run.returncode == 0
     if run.returncode == 0:
-        problem = invariant(bench, subject, state, requested, requested)
+        problem = judge(bench, subject, operation, state, requested, requested)
         outcome = "completed"
     else:
         outcome, ran = bench.recover_as_a_user(subject, run)
         cell.recovery = " -> ".join(ran)
-        problem = invariant(bench, subject, state, old, requested)
+        problem = judge(bench, subject, operation, state, old, requested)
         outcome = f"exit {run.returncode} ({_last_error(run)}); {outcome}"
     cell.survived = not problem and "recover failed" not in outcome
     cell.detail = "; ".join(filter(None, [outcome, problem]))
@@ -543,52 +616,120 @@ def _last_error(run: Run) -> str:
     return (errors[-1] if errors else (run.lines[-1] if run.lines else "no output"))[:160]
 
 
+@dataclass(frozen=True)
+class Lane:
+    """One subject in one state and the operations run on it in turn, each at the steps named (None: every step).
+    The subject is made once per lane: a subject is the matrix's costliest set-up (a Connect cluster, or a
+    MirrorMaker 2 and its connectors)."""
+
+    subject: str  # connector | mirror
+    state: str  # running | paused
+    operations: tuple[tuple[str, tuple[str, ...] | None], ...]
+
+    @property
+    def cells(self) -> int:
+        return sum(len([p for p in kill_points(op) if steps is None or p[0] in steps]) for op, steps in self.operations)
+
+
+def every_step(subject: str, state: str) -> Lane:
+    return Lane(subject, state, tuple((operation, None) for operation in operations_of(subject)))
+
+
+def run_operator_fault_lanes(env, workdir: Path, fault: str, lanes: tuple[Lane, ...], *, log=print) -> list[Cell]:
+    """``fault`` at the lanes' steps, one cell at a time: a fault of the operator hits every operation it runs, so
+    only one may be under way."""
+    cells: list[Cell] = []
+    for index, lane in enumerate(lanes):
+        bench = Bench(env, workdir / f"{index}-{lane.subject}-{lane.state}", prefix="opfaults")
+        try:
+            subject = {"connector": bench.connector_subject, "mirror": bench.mirror_subject}[lane.subject]()
+            value = 100
+            bench.setup_alter(subject, value)
+            bench.set_state(subject, lane.state)
+            for operation, steps in lane.operations:
+                for point in kill_points(operation):
+                    if steps is not None and point[0] not in steps:
+                        continue
+                    value += 1
+                    cell = run_operator_fault_cell(bench, subject, operation, lane.state, point, fault, value)
+                    cells.append(cell)
+                    log(_line(cell))
+        finally:
+            bench.close()
+    return cells
+
+
 def run_operator_fault_lane(env, workdir: Path, subject_name: str, operation: str, state: str,
                             faults: tuple[str, ...] = OPERATOR_FAULTS, *, log=print) -> list[Cell]:
-    """Every fault at every step of one operation on one connector, one cell at a time: a fault of the operator
-    hits every operation it runs, so only one may be under way."""
-    bench = Bench(env, workdir, prefix="opfaults")
-    cells: list[Cell] = []
-    try:
-        subject = {"connector": bench.connector_subject, "mirror": bench.mirror_subject}[subject_name]()
-        value = 100
-        bench.setup_alter(subject, value)
-        bench.set_state(subject, state)
-        for fault in faults:
-            for point in KILL_POINTS:
-                if operation == "reset" and point[0] == "write-configmap":
-                    continue
-                value += 1
-                cell = run_operator_fault_cell(bench, subject, operation, state, point, fault, value)
-                cells.append(cell)
-                log(_line(cell))
-    finally:
-        bench.close()
-    return cells
+    """Every fault at every step of one operation on one connector."""
+    lane = Lane(subject_name, state, ((operation, None),))
+    return [cell for fault in faults for cell in run_operator_fault_lanes(env, workdir / fault.replace(" ", "-"),
+                                                                            fault, (lane,), log=log)]
+
+
+# --- which cells run where --------------------------------------------------------------------------------------------
+
+def suite_slice(fault: str, state: str) -> tuple[Lane, ...]:
+    """The real-fault cells `make test` runs for ``fault`` on connectors in ``state`` (a column each; the whole
+    product is `make fault-matrix`): every step of one operation on a KafkaConnector (alter on a running one, reset
+    on a paused one, as before), and every other operation of both subjects at one step each. The step rotates
+    over the columns (_ROTATION), so each operation meets the faults at 5 or 6 different steps."""
+    anchor = "alter" if state == "running" else "reset"
+    lanes = []
+    for subject in ("connector", "mirror"):
+        operations = [(operation, None if (subject, operation) == ("connector", anchor)
+                       else (_ROTATION[(fault, state, subject, operation)],)) for operation in operations_of(subject)]
+        operations.sort(key=lambda entry: entry[1] is not None)  # the anchor first: its cells find a fresh subject
+        lanes.append(Lane(subject, state, tuple(operations)))
+    return tuple(lanes)
+
+
+def _rotation() -> dict[tuple[str, str, str, str], str]:
+    """(fault, state, subject, operation) -> the one step of a non-anchor operation in `make test`: each (subject,
+    operation) takes its steps in turn over the columns, the preview's list left out (nothing is claimed yet: the
+    anchors cover it)."""
+    turns: dict[tuple[str, str], int] = {}
+    table = {}
+    for fault in OPERATOR_FAULTS:
+        for state in STATES:
+            for subject in ("connector", "mirror"):
+                for operation in operations_of(subject):
+                    steps = [step for step, _ in kill_points(operation) if step != "list (preview)"]
+                    turn = turns.get((subject, operation), 0)
+                    turns[(subject, operation)] = turn + 1
+                    # a stride of 5, prime to the 7 to 9 steps, visits a new step each turn
+                    table[(fault, state, subject, operation)] = steps[(turn * 5 + (subject == "mirror")) % len(steps)]
+    return table
+
+
+_ROTATION = _rotation()
+
+
+# The slice each older release runs (tests/run_eras.py), after its black-box scenarios, in its own environment:
+# each real fault on a running KafkaConnector's alter as the operator hands the offsets over, and on a paused
+# MirrorMaker 2 connector's reset as it resumes.
+ERA_SLICE = (Lane("connector", "running", (("alter", ("await-operator",)),)),
+             Lane("mirror", "paused", (("reset", ("resume",)),)))
 
 
 # --- columns and lanes ----------------------------------------------------------------------------------------------
 
-def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS,
+def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operations=OPERATIONS, states=STATES,
                log=print) -> list[Cell]:
-    """Every column side by side (each has its own benches, in their own namespaces)."""
-    columns = [(subject, operation) for subject in subjects for operation in operations]
-    with ThreadPoolExecutor(max_workers=len(columns)) as pool:
-        cells = list(pool.map(lambda column: run_column(env, workdir / "-".join(column), *column, log=log), columns))
-    return [cell for column in cells for cell in column]
+    """Every lane (a subject in a state) side by side, each on its own connector in its own namespace."""
+    lanes = [(subject, state) for subject in subjects for state in states]
+    with ThreadPoolExecutor(max_workers=len(lanes)) as pool:
+        cells = list(pool.map(lambda lane: run_lane(env, workdir / "-".join(lane), lane[0], operations, lane[1],
+                                                    log=log), lanes))
+    return [cell for lane in cells for cell in lane]
 
 
-def run_column(env, workdir: Path, subject_name: str, operation: str, *, log=print) -> list[Cell]:
-    """One subject and one operation: a SIGKILL at each of its steps and an API connection cut at every wait, on
-    a running and on a paused connector: two lanes side by side. A column runs alone (one test of
-    test_fault_matrix.py) or beside the others."""
-    with ThreadPoolExecutor(max_workers=len(STATES)) as pool:
-        lanes = list(pool.map(lambda state: run_lane(env, workdir / state, subject_name, operation, state, log=log),
-                              STATES))
-    return [cell for lane in lanes for cell in lane]
-
-
-def run_lane(env, workdir: Path, subject_name: str, operation: str, state: str, *, log=print) -> list[Cell]:
+def run_lane(env, workdir: Path, subject_name: str, operations: tuple[str, ...], state: str, *,
+             log=print) -> list[Cell]:
+    """One subject in one state, every operation in turn: a SIGKILL at each of its steps, then an API connection
+    cut at every wait. One connector serves the lane's every cell: a subject (its Connect cluster, or a
+    MirrorMaker 2 and its connectors) is the costliest thing the matrix makes, and the cells run one at a time on
+    it anyway. A lane runs alone (a test of test_fault_matrix.py) or beside the others."""
     from tests.env.tcpproxy import TcpProxy
 
     bench = Bench(env, workdir)
@@ -598,19 +739,18 @@ def run_lane(env, workdir: Path, subject_name: str, operation: str, state: str, 
         value = 100
         bench.setup_alter(subject, value)  # a known starting offset (and a first backup, which undo needs)
         bench.set_state(subject, state)
-        for point in KILL_POINTS:
-            if operation == "reset" and point[0] == "write-configmap":
-                continue  # a reset writes no ConfigMap
-            value += 1
-            cell = run_cell(bench, subject, operation, state, point, value)
-            cells.append(cell)
-            log(_line(cell))
         api = env.api_server.rstrip("/").rsplit(":", 1)
-        with TcpProxy("127.0.0.1", int(api[1])) as proxy:
-            value += 1
-            cell = run_drop_cell(bench, subject, operation, state, value, proxy)
-            cells.append(cell)
-            log(_line(cell))
+        for operation in (op for op in operations if op in operations_of(subject_name)):
+            for point in kill_points(operation):
+                value += 1
+                cell = run_cell(bench, subject, operation, state, point, value)
+                cells.append(cell)
+                log(_line(cell))
+            with TcpProxy("127.0.0.1", int(api[1])) as proxy:
+                value += 1
+                cell = run_drop_cell(bench, subject, operation, state, value, proxy)
+                cells.append(cell)
+                log(_line(cell))
     finally:
         bench.close()
     return cells
@@ -623,6 +763,16 @@ def _line(cell: Cell) -> str:
             f"{cell.seconds:5.1f}s  {cell.detail[:110]}")
 
 
+def publish(title: str, report: str) -> None:
+    """Keep a column's report where the suite collects them (KO_FAULT_REPORTS, a directory; tests/suite.py prints
+    them at the end): pytest shows a passing test's output nowhere."""
+    folder = os.environ.get("KO_FAULT_REPORTS")
+    if folder:
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", title).strip("-")
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"{safe}.md").write_text(f"### {title}\n\n{report}\n")
+
+
 def fault_kind(cell: Cell) -> str:
     if cell.fault.startswith("SIGKILL"):
         return "SIGKILL"
@@ -630,21 +780,25 @@ def fault_kind(cell: Cell) -> str:
 
 
 def render(cells: list[Cell], seconds: float) -> str:
-    """The report: per subject and operation, faults injected / survived (and recoveries that needed --force);
-    then the broken cells."""
-    rows: dict[tuple[str, str, str], tuple[int, int, int]] = {}
+    """The report: per subject, operation, state and fault, the faults injected, survived, completed without any
+    recovery, recoveries that needed --force, and the cells' time; then the broken cells."""
+    rows: dict[tuple[str, str, str, str], list] = {}
     for cell in cells:
-        key = (cell.subject, cell.operation, fault_kind(cell))
-        injected, survived, forced = rows.get(key, (0, 0, 0))
-        rows[key] = (injected + cell.injected, survived + (cell.injected and cell.survived), forced + cell.forced)
-    lines = ["| subject | operation | fault | injected | survived | recover needed --force |", "|---|---|---|---|---|---|"]
-    for (subject, operation, fault), (injected, survived, forced) in rows.items():
-        lines.append(f"| {subject} | {operation} | {fault} | {injected} | {survived} | {forced} |")
+        row = rows.setdefault((cell.subject, cell.operation, cell.state, fault_kind(cell)), [0, 0, 0, 0, 0.0])
+        for index, value in enumerate((cell.injected, cell.injected and cell.survived, cell.completed, cell.forced,
+                                       cell.seconds)):
+            row[index] += value
+    lines = ["| subject | operation | state | fault | injected | survived | completed without recovery "
+             "| recover needed --force | time |", "|---|---|---|---|---|---|---|---|---|"]
+    for (subject, operation, state, fault), (injected, survived, completed, forced, spent) in rows.items():
+        lines.append(f"| {subject} | {operation} | {state} | {fault} | {injected} | {survived} | {completed} "
+                     f"| {forced} | {spent:.0f} s |")
     total = sum(c.injected for c in cells)
     ok = sum(c.injected and c.survived for c in cells)
-    lines.append(f"| **all** | | | **{total}** | **{ok}** | **{sum(c.forced for c in cells)}** |")
+    lines.append(f"| **all** | | | | **{total}** | **{ok}** | **{sum(c.completed for c in cells)}** "
+                 f"| **{sum(c.forced for c in cells)}** | |")
     lines.append(f"\n{total} faults injected, {ok} survived, in {seconds:.0f} s "
-                 f"({sum(not c.injected for c in cells)} cells whose step the operation does not have)")
+                 f"({sum(not c.injected for c in cells)} cells whose step the operation never reached)")
     broken = [c for c in cells if c.injected and not c.survived]
     lines += [f"BROKEN: {_line(c)}\n        recovery: {c.recovery or '(none)'}" for c in broken]
     return "\n".join(lines)

@@ -7,7 +7,8 @@ pytest workers are the suite's children. So the sum over the suite process's des
 nothing of another user's environment on the same machine is counted.
 
     from tests import memory
-    sys.exit(memory.sampled(main))     # runs main() with a sampler beside it and prints the peak at the end
+    sys.exit(memory.sampled(main))     # runs main() with a sampler beside it, prints the peak at the end, and
+                                       # fails (exit 1 if main's was 0) when the peak is over the bound
 
 The figure is the sum of each process's RSS (``/proc/PID/statm``), which counts the pages processes share (the JVMs'
 shared libraries, the Python interpreter) once per process: an upper bound of what they need. ``/proc/meminfo``'s
@@ -22,13 +23,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MB = 1024 * 1024
 # The bound of issue 24: the whole suite under 16 GB of resident memory on the 24 GB machine.
 LIMIT_BYTES = 16 * 1024 ** 3
-T = TypeVar("T")
 
 
 def rss_bytes(pid: int) -> int:
@@ -125,9 +124,30 @@ class Peak:
                 f"({self.samples} samples{span}).")
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine since boot (/proc/stat), every CPU together."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+@dataclass
+class Minute:
+    """One minute of the run: the machine's CPU use, the suite's largest RSS sum and Connect workers."""
+    busy: int = 0
+    total: int = 0
+    rss: int = 0
+    workers: int = 0
+
+    def line(self, index: int) -> str:
+        cpu = f"{100 * self.busy / self.total:3.0f}%" if self.total else "  ?"
+        return f"  min {index:3d}: CPU {cpu} (machine)  RSS {self.rss / 1024 ** 3:5.2f} GB  Connect workers {self.workers}"
+
+
 class Sampler:
     """Samples the RSS of ``root``'s process tree (``root`` included) every ``interval`` seconds in a daemon
-    thread; ``stop()`` returns the peak."""
+    thread, and the machine's CPU use per minute (where a run has idle cores to fill, and where it has none);
+    ``stop()`` returns the peak."""
 
     def __init__(self, root: int | None = None, interval: float = 2.0):
         self.root, self.interval = root or os.getpid(), interval
@@ -135,6 +155,8 @@ class Sampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
         self.started = 0.0
+        self.minutes: list[Minute] = []
+        self._ticks: tuple[int, int] | None = None
 
     def start(self) -> Sampler:
         self.started = time.monotonic()
@@ -154,12 +176,25 @@ class Sampler:
             by_kind[kind] = by_kind.get(kind, 0) + size
             counts[kind] = counts.get(kind, 0) + 1
             total += size
+        self._timeline(total, counts.get("connect worker", 0))
         peak = self.peak
         peak.samples += 1
         peak.connect_workers = max(peak.connect_workers, counts.get("connect worker", 0))
         if total > peak.rss:
             peak.rss, peak.processes, peak.by_kind, peak.count_by_kind = total, sum(counts.values()), by_kind, counts
             peak.machine_used, peak.at = used_machine_bytes(), time.time()
+
+    def _timeline(self, rss: int, workers: int) -> None:
+        ticks = cpu_ticks()
+        index = int((time.monotonic() - self.started) // 60)
+        while len(self.minutes) <= index:
+            self.minutes.append(Minute())
+        minute = self.minutes[index]
+        if self._ticks is not None:
+            minute.busy += ticks[0] - self._ticks[0]
+            minute.total += ticks[1] - self._ticks[1]
+        self._ticks = ticks
+        minute.rss, minute.workers = max(minute.rss, rss), max(minute.workers, workers)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -182,12 +217,20 @@ class Sampler:
         self.stop()
 
 
-def sampled(function: Callable[[], T], interval: float = 2.0) -> T:
-    """Run ``function()`` with a sampler of this process's tree beside it; print the peak when it ends (also on an
-    exception or Ctrl-C) and return what it returned."""
+def sampled(function: Callable[[], int], interval: float = 2.0, limit: int = LIMIT_BYTES) -> int:
+    """Run ``function()`` (it returns an exit status) with a sampler of this process's tree beside it; print the peak
+    when it ends (also on an exception or Ctrl-C) and return the status, or 1 in place of a 0 when the peak passed
+    ``limit``: a bound that is only reported is not a bound."""
     sampler = Sampler(interval=interval).start()
+    status = 1
     try:
-        return function()
+        status = function()
     finally:
         peak = sampler.stop()
         print(f"[tests.memory] {peak.summary(time.monotonic() - sampler.started)}", flush=True)
+        print("[tests.memory] per minute:", *(m.line(i) for i, m in enumerate(sampler.minutes)), sep="\n",
+              flush=True)
+    if peak.rss >= limit:
+        print(f"[tests.memory] the peak is over the {limit / 1024 ** 3:.0f} GB bound: the run fails", flush=True)
+        return status or 1
+    return status

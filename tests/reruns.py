@@ -3,8 +3,8 @@ the phase that failed (setup, call, teardown) and the first line of that failure
 
 pytest-rerunfailures reports a rerun as the outcome "rerun" and keeps it out of the junit XML, so the suite
 (tests/suite.py) could only find reruns by reading pytest's terminal output. With this file it names every rerun in
-its closing summary, and ``--strict-reruns`` fails the run on one. Under xdist only the controller writes: the
-workers' reports reach it through ``pytest_runtest_logreport``.
+its closing summary, and fails the run on one (unless ``--forgive-reruns``). Under xdist only the controller writes:
+the workers' reports reach it through ``pytest_runtest_logreport``.
 """
 from __future__ import annotations
 

@@ -16,8 +16,9 @@ SPREAD_FILES = frozenset({"tests/integration/online/test_fault_matrix.py",
                           "tests/integration/online/test_operator_fault_matrix.py",
                           "tests/integration/online/test_pod_gone_fault_matrix.py",
                           "tests/integration/demo/test_make_demo.py"})  # a demo per Strimzi release
-# Long files that stay whole on one worker (a module fixture they share), sent out first all the same.
-FIRST_FILES: frozenset[str] = frozenset()
+# Long files that stay whole on one worker (a module fixture they share), sent out first all the same: the krew
+# tests build the release archive first (PyInstaller, minutes of CPU), which must not be the phase's tail.
+FIRST_FILES: frozenset[str] = frozenset({"tests/integration/krew/test_krew_install.py"})
 
 
 class SpreadLongTestsFirst(LoadFileScheduling):

@@ -3,28 +3,36 @@
 Most integration tests spend their time waiting on the Strimzi operator and Connect, not on the CPU, so they run in
 parallel (pytest-xdist) against ONE environment started here, running Strimzi's real cluster operator (built from
 source; its Connect pods are real Connect workers), each test isolated by its own namespace, topics and connector
-names. Two kinds of tests need the operator emulator instead, and run afterwards against a second environment that
-runs it: tests marked `emulator_only` (the emulator's own tests, and behaviour only it produces on demand; each says
-why), in parallel, and tests marked `exclusive`, which turn the emulator's global knobs (its faults file, stopping it,
-its reconcile interval) and would disturb their neighbours, one at a time.
+names. Two chains run side by side:
+
+- the parallel phase: every test but those below, KO_TEST_WORKERS workers (default 4);
+- beside it, the fault matrices (marker fault_matrix; their operator-fault columns start environments of their
+  own), then, once they are done, the era matrix and the emulator's phase: tests marked `emulator_only` (the
+  emulator's own tests, and behaviour only it produces on demand; each says why) and `exclusive` (they turn the
+  emulator's global knobs: its faults file, stopping it, its reconcile interval), on KO_EMULATOR_WORKERS workers
+  (default 2) that each start an emulator environment of their own and run its tests one at a time.
 
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
     python -m tests.suite -- -k mm2        # extra arguments after -- go to every pytest run
-    python -m tests.suite --strict-reruns  # a test of the plugin that passed only on its rerun fails the run
+    python -m tests.suite --forgive-reruns # local runs only: a test that passed on its rerun does not fail the run
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
-real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios (tests/run_eras.py; `make
-test-eras` runs the matrix alone). The eras run at once, the workers split between them, beside the emulator's
-phases, whose tests mostly wait on the operator, so the machine's idle time pays for them; their pytest output is
-printed when they end.
+real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios, then a slice of the real
+faults (tests/run_eras.py; `make test-eras` runs the matrix alone). The eras run at once, the workers split between
+them; their pytest output is printed when they end.
 
 Every environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
-A component that does not start fails the run: nothing is skipped. A failed test is run once more; before the
-closing tally, every rerun is listed under "RERUNS (each is a defect to fix)" with its test id and the first line of
-its first failure (tests/reruns.py logs them), split into tests of the plugin and of the harness (tests/*/env/).
-With --strict-reruns a rerun of a test of the plugin fails the run. The last line is the plain tally
-"N passed, N failed" over every phase.
+A component that does not start fails the run: nothing is skipped. Nothing passes quietly either: a phase that
+selects no test fails the run (unless extra pytest arguments chose the selection), and so does a peak resident
+memory over the 16 GB bound (tests/memory.py).
+
+A failed test is run once more, so that its second outcome tells a flaky test from a broken one, and the run fails
+either way: a rerun of any test, of the plugin or of the harness, is a defect (CI, `.ci/run`, runs exactly so).
+Before the closing tally every rerun is listed under "RERUNS (each is a defect to fix)" with its test id and the
+first lines of its first failure (tests/reruns.py logs them), tests of the plugin apart from tests of the harness
+(tests/*/env/). --forgive-reruns, for a local run only, lists them without failing the run. The closing tally
+counts the tests of the plugin apart from the harness's own.
 """
 from __future__ import annotations
 
@@ -50,10 +58,12 @@ DEFAULT_WORKERS = 4
 # operator, for a new Connect worker. Twelve columns of 5-15 minutes each, on workers of their own beside the
 # parallel phase, finish within it.
 DEFAULT_FAULT_WORKERS = 6
-# One rerun of a failed test, so that CI keeps landing while the known causes of reruns are removed. A rerun is a
-# defect to fix, never a pass to forget: pytest marks it ("R", -rR), tests/reruns.py logs each one, and the closing
-# summary lists them all under "RERUNS"; --strict-reruns fails the run on a rerun of a test of the plugin. A test that
-# fails twice fails the run.
+# The emulator's phase: tests that turn its global knobs run one at a time per emulator, and mostly wait (on its
+# reconcile interval, a stopped emulator): two workers with an emulator each halve the phase for one environment more.
+DEFAULT_EMULATOR_WORKERS = 2
+# One rerun of a failed test: its second outcome tells a flaky test from a broken one. A rerun is a defect to fix,
+# never a pass: pytest marks it ("R", -rR), tests/reruns.py logs each one, the closing summary lists them all under
+# "RERUNS", and the run fails (unless --forgive-reruns, for local runs).
 PYTEST_COMMON = ["-p", "no:cacheprovider", "-p", "tests.reruns", "-q", "-raR", "--durations=15", "--reruns", "1",
                  "--reruns-delay", "5"]
 # The harness's own tests (the test environment, the operator emulator, the suite's scheduler): a rerun there is a
@@ -69,8 +79,11 @@ class Phase:
     workers: int
     paths: list[str] = field(default_factory=lambda: ["tests"])
     operator: str = "strimzi"  # what the phase's environment runs: Strimzi's real operator, or the emulator
-    beside: bool = False  # runs at the same time as the next phase, in the background, its output printed after it
     deselect: list[str] = field(default_factory=list)  # test ids this phase leaves out
+    private: bool = False  # the environment is the phase's alone: the private_strimzi_env fixture reuses it
+    # Each pytest worker starts an environment of its own (the env fixture, KO_OPERATOR=operator): tests that turn
+    # the emulator's global knobs run one at a time per environment, so N environments run N of them at once.
+    own_environments: bool = False
 
 
 @dataclass
@@ -93,40 +106,84 @@ class Rerun:
 
 
 @dataclass
-class Tally:
+class Counts:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+
+    def line(self) -> str:
+        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+
+
+@dataclass
+class Tally:
+    """Every phase's tests, those of the plugin apart from the harness's own (tests/*/env/), and every rerun."""
+    plugin: Counts = field(default_factory=Counts)
+    harness: Counts = field(default_factory=Counts)
     reruns: list[Rerun] = field(default_factory=list)
 
+    @property
+    def failed(self) -> int:
+        return self.plugin.failed + self.harness.failed
+
     def add_junit(self, report: Path, where: str = "") -> None:
-        """The counts of a phase's junit report, and the reruns its sibling log (reruns_log(report)) names."""
+        """The outcomes of a phase's junit report, and the reruns its sibling log (reruns_log(report)) names."""
         from tests import reruns
 
         self.reruns += [Rerun(where or report.stem, e["nodeid"], e["when"], e["reason"], e.get("detail") or [])
                         for e in reruns.read(reruns_log(report))]
         if not report.exists():
             return
-        for suite in ET.parse(report).getroot().iter("testsuite"):
-            tests, skipped = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
-            failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            self.passed += tests - skipped - failed
-            self.failed += failed
-            self.skipped += skipped
+        for case in ET.parse(report).getroot().iter("testcase"):
+            counts = self.harness if _of_harness(case.get("classname", "")) else self.plugin
+            outcomes = {child.tag for child in case}
+            if outcomes & {"failure", "error"}:
+                counts.failed += 1
+            elif "skipped" in outcomes:
+                counts.skipped += 1
+            else:
+                counts.passed += 1
+
+    def lines(self) -> list[str]:
+        """The closing tally: the plugin's tests, the harness's, then (the last line) every test."""
+        every = Counts(*(getattr(self.plugin, name) + getattr(self.harness, name)
+                         for name in ("passed", "failed", "skipped")))
+        return [f"tests of the plugin: {self.plugin.line()}", f"tests of the harness: {self.harness.line()}",
+                every.line()]
 
 
-def phases(workers: int, fault_workers: int) -> list[Phase]:
-    return [
+def _of_harness(classname: str) -> bool:
+    """A junit classname ("tests.integration.env.test_emulator", "...test_x.TestClass") of a test of the harness."""
+    return (classname.replace(".", "/") + "/").startswith(HARNESS_TESTS)
+
+
+def phases(workers: int, fault_workers: int, emulator_workers: int) -> tuple[Phase, Phase, Phase]:
+    """The fault matrices, the parallel phase, the emulator's phase (run_default_profile says when each runs)."""
+    return (
         Phase("fault matrices: each column on a worker of its own, beside the parallel phase, against Strimzi's real "
               "operator (the operator-fault columns each start an environment of their own)",
-              "fault_matrix and not exclusive and not emulator_only", fault_workers, beside=True),
+              "fault_matrix and not era_slice and not exclusive and not emulator_only", fault_workers),
         Phase("parallel: every other test not marked exclusive or emulator_only, against Strimzi's real operator",
               "not exclusive and not emulator_only and not fault_matrix", workers),
-        Phase("emulator_only: tests that need the operator emulator, in parallel, against the emulator",
-              "emulator_only and not exclusive", workers, operator="emulator"),
-        Phase("exclusive: tests that turn the emulator's global knobs, one at a time, against the emulator",
-              "exclusive", 0, operator="emulator"),
-    ]
+        Phase(f"emulator: tests that need the operator emulator (emulator_only) or turn its global knobs "
+              f"(exclusive), on {emulator_workers} workers each with an emulator environment of its own, one test "
+              "at a time on each", "emulator_only or exclusive", emulator_workers, operator="emulator",
+              own_environments=True),
+    )
+
+
+def era_reports(reports: Path, era: str) -> tuple[Path, Path]:
+    """An era's junit reports: its black-box scenarios', then its fault slice's (tests/run_eras.py)."""
+    return reports / f"era-{era}.xml", reports / f"era-{era}-faults.xml"
+
+
+def print_fault_tables(folder: Path) -> None:
+    """Every fault-matrix column's table (tests/faultmatrix.publish), as measured in this run."""
+    tables = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    if tables:
+        print("\n[tests.suite] the fault matrices' tables (docs/fault-matrix.md):", flush=True)
+        for table in tables:
+            print(table.read_text(), flush=True)
 
 
 def reruns_log(report: Path) -> Path:
@@ -135,8 +192,8 @@ def reruns_log(report: Path) -> Path:
 
 
 def print_reruns(reruns: list[Rerun], strict: bool) -> bool:
-    """The closing list of reruns, each a defect to fix. True when ``strict`` and a test of the plugin (not of the
-    harness) needed its rerun: that fails the run."""
+    """The closing list of reruns, each a defect to fix. True when ``strict`` and any test, of the plugin or of the
+    harness, needed its rerun: that fails the run."""
     if not reruns:
         return False
     print(f"\n[tests.suite] RERUNS (each is a defect to fix): {len(reruns)} test(s) failed once and were run again",
@@ -148,11 +205,10 @@ def print_reruns(reruns: list[Rerun], strict: bool) -> bool:
             print(f"[tests.suite] {title}:", flush=True)
             for rerun in group:
                 print(rerun.line(), flush=True)
-    if plugin and strict:
-        print(f"[tests.suite] --strict-reruns: {len(plugin)} rerun(s) of tests of the plugin fail the run", flush=True)
+    if strict:
+        print(f"[tests.suite] {len(reruns)} rerun(s) fail the run", flush=True)
         return True
-    if plugin:
-        print("[tests.suite] (not failing the run: --strict-reruns would)", flush=True)
+    print("[tests.suite] --forgive-reruns: not failing the run (CI would)", flush=True)
     return False
 
 
@@ -167,30 +223,50 @@ def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=N
     out = log or sys.stdout
     print(f"\n[tests.suite] {phase.title}\n[tests.suite] $ {' '.join(cmd)}", file=out, flush=True)
     started = time.monotonic()
-    status = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "KO_ENV_JSON": env_json}, stdout=log,
-                             stderr=subprocess.STDOUT if log else None)
+    environ = {**os.environ, "KO_ENV_JSON": env_json, **({"KO_PRIVATE_ENV_JSON": env_json} if phase.private else {})}
+    if phase.own_environments and not env_json:
+        environ.pop("KO_ENV_JSON")
+        environ["KO_OPERATOR"] = phase.operator
+    status = subprocess.call(cmd, cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT if log else None)
     print(f"[tests.suite] {phase.title}: exit {status} in {time.monotonic() - started:.0f}s", file=out, flush=True)
-    # 5 = no test selected: the emulator's phases, or an era's scenarios, may legitimately be empty under a -k filter.
-    return 0 if status == 5 and (phase.operator == "emulator" or extra) else status
+    return _empty_is_a_failure(status, phase.title, extra, out)
+
+
+def _empty_is_a_failure(status: int, title: str, extra: list[str], out) -> int:
+    """pytest's 5 (no test selected): a failure, since a phase that lost its tests would otherwise pass quietly;
+    only the user's own pytest arguments (a -k filter) may empty a phase."""
+    if status != 5:
+        return status
+    if extra:
+        print(f"[tests.suite] {title}: no test selected by {' '.join(extra)}", file=out, flush=True)
+        return 0
+    print(f"[tests.suite] {title}: no test selected: an empty phase fails the run", file=out, flush=True)
+    return 1
 
 
 def _interrupt(signum, _frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.suite", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("KO_TEST_WORKERS", DEFAULT_WORKERS)))
     parser.add_argument("--fault-workers", type=int,
                         default=int(os.environ.get("KO_FAULT_WORKERS", DEFAULT_FAULT_WORKERS)))
+    parser.add_argument("--emulator-workers", type=int,
+                        default=int(os.environ.get("KO_EMULATOR_WORKERS", DEFAULT_EMULATOR_WORKERS)))
     parser.add_argument("--no-eras", dest="eras", action="store_false",
                         help="skip the other Strimzi profiles' scenarios (the default profile only)")
-    parser.add_argument("--strict-reruns", action="store_true",
-                        help="fail the run when a test of the plugin passed only on its rerun (reruns are listed "
-                             "at the end either way)")
+    parser.add_argument("--forgive-reruns", dest="strict_reruns", action="store_false",
+                        help="local runs only (never in .ci/run): a test that passed on its rerun does not fail the "
+                             "run (reruns are listed at the end either way)")
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
 
     sys.path.insert(0, str(ROOT))
@@ -202,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     reused = os.environ.get("KO_ENV_JSON")
     status, tally, timings = 0, Tally(), {}
     with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
+        os.environ["KO_FAULT_REPORTS"] = str(Path(reports) / "fault-tables")  # tests/faultmatrix.publish
         eras = EraMatrix(args.workers, args.pytest_args, Path(reports)) if args.eras and not reused else None
         try:
             started = time.monotonic()
@@ -212,17 +289,20 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as e:
             print(f"[tests.suite] interrupted ({e or 'Ctrl-C'})", flush=True)
             status = 130
+        print_fault_tables(Path(reports) / "fault-tables")
     for era, seconds in timings.items():
         print(f"[tests.suite] Strimzi {era}: {seconds:.0f}s", flush=True)
     if print_reruns(tally.reruns, args.strict_reruns):
         status = status or 1
-    print(f"\n{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped", flush=True)
+    *split, every = tally.lines()
+    print("", *(f"[tests.suite] {line}" for line in split), every, sep="\n", flush=True)
     return status
 
 
 class EraMatrix:
     """The other eras, each its own environment, all at once in background threads (splitting the workers between
-    them), started when the default profile's parallel phase is done: their tests mostly wait on the operator."""
+    them), started when the fault matrices are done, beside the rest of the parallel phase and the emulator's
+    phase: their tests mostly wait on the operator."""
 
     def __init__(self, workers: int, extra: list[str], reports: Path):
         from tests.env.emulator import profiles
@@ -237,8 +317,8 @@ class EraMatrix:
         return self.reports / f"era-{era}.log"
 
     def start(self) -> None:
-        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts beside the "
-              "exclusive phase; its output follows when it ends", flush=True)
+        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts; its output "
+              "follows when it ends", flush=True)
         for era in self.eras:
             thread = threading.Thread(target=self._run, args=(era,), name=f"era-{era}", daemon=True)
             thread.start()
@@ -264,7 +344,8 @@ class EraMatrix:
             print(self.log_path(era).read_text(), end="", flush=True)
             code, seconds = self.results.get(era, (1, 0.0))
             timings[era] = seconds
-            tally.add_junit(self.reports / f"era-{era}.xml", where=f"Strimzi {era}")
+            for report in era_reports(self.reports, era):
+                tally.add_junit(report, where=f"Strimzi {era}")
             status = status or code
         return status
 
@@ -284,9 +365,11 @@ def lint() -> int:
 
 
 def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:
-    """Every test on the default profile: the parallel phase against the real operator, then the exclusive one
-    against the emulator (beside the era matrix). A reused environment (KO_ENV_JSON) serves the phases whose
-    operator it runs; the others get an environment of their own."""
+    """Every test on the default profile, in two chains side by side: the parallel phase against Strimzi's real
+    operator; beside it the fault matrices against the same environment, and once they are done (their private
+    environments stopped) the era matrix and the emulator's phase, beside what is left of the parallel phase. A
+    reused environment (KO_ENV_JSON) serves the phases whose operator it runs (the emulator's then one test at a
+    time); the others get environments of their own."""
     from tests.env import Env
 
     environments: dict[str, Env] = {}
@@ -294,55 +377,43 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
     if reused:
         loaded = Env.load(reused)
         environments[loaded.operator] = loaded
-    status = 0
-    background: list[tuple[threading.Thread, Path, Path, str]] = []
+    faults, parallel, emulator = phases(args.workers, args.fault_workers, args.emulator_workers)
+    if "emulator" in environments:
+        emulator.workers = 0
     try:
-        for index, phase in enumerate(phases(args.workers, args.fault_workers)):
-            if phase.operator == "emulator" and eras and not eras.threads:
-                eras.start()
-            environment = environments.get(phase.operator) or _start(phase.operator, environments)
-            report = reports / f"phase-{index}.xml"
-            where = f"Strimzi {environment.strimzi} ({phase.operator}), {phase.marker}"
-            if phase.beside:
-                background.append((*_run_beside(phase, environment, args.pytest_args, report, results), where))
-                continue
-            status = run_phase(phase, str(environment.env_json), args.pytest_args, report) or status
-            tally.add_junit(report, where=where)
-            status = _join(background, tally, results) or status
+        strimzi = environments.get("strimzi") or _start("strimzi", environments)
+        def where(phase: Phase) -> str:
+            return f"Strimzi {strimzi.strimzi} ({phase.operator}), {phase.marker}"
+
+        background = [(faults, reports / "phase-0.xml"), (emulator, reports / "phase-2.xml")]
+
+        def beside() -> None:
+            for phase, report in background:
+                if phase is emulator and eras:
+                    eras.start()
+                env_json = str(strimzi.env_json) if phase is faults else (
+                    str(environments["emulator"].env_json) if "emulator" in environments else "")
+                with open(report.with_suffix(".log"), "w", buffering=1) as log:
+                    results[report] = run_phase(phase, env_json, args.pytest_args, report, log=log)
+
+        print(f"\n[tests.suite] {faults.title}, then the era matrix and {emulator.title.split(':')[0]}: in the "
+              "background; their output follows the parallel phase's", flush=True)
+        thread = threading.Thread(target=beside, name="beside the parallel phase", daemon=True)
+        thread.start()
+        status = run_phase(parallel, str(strimzi.env_json), args.pytest_args, reports / "phase-1.xml")
+        tally.add_junit(reports / "phase-1.xml", where=where(parallel))
+        thread.join()
+        for phase, report in background:
+            print(report.with_suffix(".log").read_text() if report.with_suffix(".log").exists() else "", end="",
+                  flush=True)
+            tally.add_junit(report, where=where(phase))
+            status = status or results.get(report, 1)
     finally:
         for operator, environment in environments.items():
             if str(environment.env_json) != reused:
                 environment.stop()
                 print(f"[tests.suite] environment ({operator}) stopped; logs kept in {environment.run_dir}/logs",
                       flush=True)
-    return status
-
-
-def _run_beside(phase: Phase, environment, extra: list[str], report: Path,
-                results: dict[Path, int]) -> tuple[threading.Thread, Path, Path]:
-    """Start ``phase`` in a background thread, its output in a log beside its report."""
-    log_path = report.with_suffix(".log")
-    print(f"\n[tests.suite] {phase.title}: started in the background; its output follows the next phase's",
-          flush=True)
-
-    def run() -> None:
-        with open(log_path, "w", buffering=1) as log:
-            results[report] = run_phase(phase, str(environment.env_json), extra, report, log=log)
-
-    thread = threading.Thread(target=run, name=phase.title, daemon=True)
-    thread.start()
-    return thread, report, log_path
-
-
-def _join(background: list, tally: Tally, results: dict[Path, int]) -> int:
-    """Wait for the background phases, print their output, count their tests; their worst exit status."""
-    status = 0
-    while background:
-        thread, report, log_path, where = background.pop(0)
-        thread.join()
-        print(log_path.read_text(), end="", flush=True)
-        tally.add_junit(report, where=where)
-        status = status or results.get(report, 1)
     return status
 
 

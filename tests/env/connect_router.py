@@ -63,27 +63,65 @@ def merge_connector_lists(answers: list[object]) -> object:
 
 
 class Router:
+    """Finding a connector's worker means asking the workers one by one (a suite runs twenty and more), and the
+    tests' waits ask Connect several times a second: so the router remembers where each connector was found, and
+    looks again only when that worker no longer has it (deleted, or its worker ended)."""
+
     def __init__(self, plain_url: str, workers: Callable[[], list[str]]):
         self.plain_url, self.workers = plain_url.rstrip("/"), workers
+        self._owners: dict[str, str] = {}  # connector name -> the worker it was last found on
+        self._lock = threading.Lock()
 
     def owner_of(self, name: str) -> str | None:
         quoted = urllib.parse.quote(name, safe="")
         for url in self.workers():
             try:
                 if forward(url, "GET", f"/connectors/{quoted}", None, None)[0] == 200:
+                    with self._lock:
+                        self._owners[name] = url
                     return url
             except OSError:
                 continue  # a worker going away
         return None
 
-    def target(self, method: str, path: str, body: bytes | None) -> str:
+    @staticmethod
+    def name_in(method: str, path: str, body: bytes | None) -> str | None:
+        """The connector a request is about: in its path, or the name a ``POST /connectors`` creates."""
         name = connector_name(path)
         if name is None and method == "POST" and urllib.parse.urlsplit(path).path.rstrip("/") == "/connectors":
             try:
                 name = json.loads(body or b"{}").get("name")
             except ValueError:
                 name = None
+        return name
+
+    def target(self, method: str, path: str, body: bytes | None) -> str:
+        name = self.name_in(method, path, body)
         return (self.owner_of(name) if name else None) or self.plain_url
+
+    def route(self, method: str, path: str, body: bytes | None, ctype: str | None) -> tuple[int, str, bytes]:
+        """Forward the request to the connector's worker: the remembered one while it still has the connector."""
+        name = self.name_in(method, path, body)
+        with self._lock:
+            remembered = self._owners.get(name) if name else None
+        if remembered and name:
+            try:
+                answer = forward(remembered, method, path, body, ctype)
+                if answer[0] != 404 or self._has(remembered, name):
+                    return answer
+            except OSError:
+                pass  # its worker ended
+            with self._lock:
+                self._owners.pop(name, None)
+        return forward(self.target(method, path, body), method, path, body, ctype)
+
+    @staticmethod
+    def _has(url: str, name: str) -> bool:
+        """Whether the worker at ``url`` runs ``name``: a 404 of a sub-resource is the answer, not a move."""
+        try:
+            return forward(url, "GET", f"/connectors/{urllib.parse.quote(name, safe='')}", None, None)[0] == 200
+        except OSError:
+            return False
 
     def list_all(self, path: str) -> tuple[int, str, bytes]:
         answers = []
@@ -142,7 +180,7 @@ def _answer_of(router: Router) -> Answer:
         if method == "GET" and urllib.parse.urlsplit(path).path.rstrip("/") == "/connectors":
             return router.list_all(path)
         try:
-            return forward(router.target(method, path, body), method, path, body, ctype)
+            return router.route(method, path, body, ctype)
         except OSError as e:
             return error_answer(502, f"Connect router: {e}")
     return answer

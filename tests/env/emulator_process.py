@@ -28,8 +28,11 @@ DEFAULT_CADENCE = os.environ.get("KO_EMULATOR_CADENCE", "realistic")
 CADENCES = ("realistic", "fast")
 
 
+MAIN = REPO_ROOT / "tests" / "env" / "emulator" / "__main__.py"
+
+
 def available() -> bool:
-    return (REPO_ROOT / "tests" / "env" / "emulator" / "__main__.py").exists()
+    return MAIN.exists()
 
 
 def write_faults(path: str | Path, faults: dict) -> None:
@@ -37,6 +40,10 @@ def write_faults(path: str | Path, faults: dict) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(faults, indent=2, sort_keys=True) + "\n")
+    # The emulator starts the faults' counts afresh at each write, which it tells by the file's inode and mtime
+    # (tests/env/emulator/faults.py): a fine-grained mtime, since a file system's own clock may be as coarse as 4 ms.
+    now = time.time_ns()
+    os.utime(tmp, ns=(now, now))
     os.replace(tmp, path)
 
 

@@ -61,6 +61,7 @@ CONNECT_PORT = 8083  # Strimzi's REST_API_PORT: the operator calls <service>:808
 FRONTED_WORKER_PORT = 18083  # the worker's REST port behind a path front (tests/env/path_front.py)
 CONFIG_KEY = "kafka-connect.properties"
 POLL_SECONDS = 0.5
+IDLE_POLL_SECONDS = 2.0  # the pause once nothing has moved for a few passes
 RESTART_BACKOFF_SECONDS = 5.0
 # A kubelet's CrashLoopBackOff: each restart of a worker that never got Ready waits twice as long as the one before,
 # up to five minutes. Without it, a KafkaConnect whose Kafka no worker can reach (tests create them on purpose, and
@@ -254,14 +255,20 @@ class Kubelet:
 
     # ---- the loop --------------------------------------------------------------------------------------------
     def run(self) -> None:
+        pause = POLL_SECONDS
         while not self.stopping.is_set():
             try:
-                self.sync()
+                busy = self.sync()
             except Exception:  # noqa: BLE001 - the stand-in must survive API-server hiccups
                 LOG.exception("sync failed; retrying")
-            self.stopping.wait(POLL_SECONDS)
+                busy = True
+            # Quick while pods come, go or get ready; slower while nothing moves (each pass lists every pod and
+            # every Connect cluster, which an idle environment's API server would otherwise serve twice a second).
+            pause = POLL_SECONDS if busy else min(pause * 2, IDLE_POLL_SECONDS)
+            self.stopping.wait(pause)
 
-    def sync(self) -> None:
+    def sync(self) -> bool:
+        """One pass; True when something moved or is on its way (a worker started, stopped, not Ready yet)."""
         pods = self._list_pods()
         owners = self._existing_owners()
         self._write_hosts()  # before any worker starts: the Kafka names of the owners just read
@@ -282,11 +289,16 @@ class Kubelet:
             else:
                 self._check_worker(worker)
         # The gone first: a pod created again under the same name takes its Service's address once it is free.
-        for key in [k for k in self.workers if k not in seen]:
+        gone = [k for k in self.workers if k not in seen]
+        for key in gone:
             self._stop_worker(self.workers[key], "its pod is gone")
         for pod in new:
             self._start_worker(pod)
         self._write_hosts()
+        with self.lock:
+            # a worker starting up (a dead one in its back-off waits seconds to minutes: no hurry for it)
+            waiting = any(not worker.ready and worker.alive() for worker in self.workers.values())
+        return bool(gone or new or waiting)
 
     # ---- kube ------------------------------------------------------------------------------------------------
     def _list_pods(self) -> list[dict]:

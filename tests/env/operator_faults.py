@@ -136,14 +136,14 @@ def wait_connect_pods_ready(env: "Env", namespace: str, cluster: str, kind: str 
     deadline = time.monotonic() + timeout
     while True:
         pods = connect_pods(env, namespace, cluster, kind)
-        if pods and all(p["metadata"]["uid"] not in not_uids and _ready(p) for p in pods):
+        if pods and all(p["metadata"]["uid"] not in not_uids and pod_ready(p) for p in pods):
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"the pods of {kind} {namespace}/{cluster} not back and Ready after {timeout:.0f}s: "
-                                 f"{[(p['metadata']['name'], _ready(p)) for p in pods]}")
+                                 f"{[(p['metadata']['name'], pod_ready(p)) for p in pods]}")
         time.sleep(0.5)
 
 
-def _ready(pod: dict) -> bool:
+def pod_ready(pod: dict) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True"
                for c in (pod.get("status") or {}).get("conditions") or [])

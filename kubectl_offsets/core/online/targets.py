@@ -4,6 +4,7 @@ that must pass before anything is changed."""
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -13,6 +14,7 @@ from ... import conventions
 from ...conventions import ANNOTATION_JOURNAL
 from ...errors import (ApiNotServedError, ForbiddenError, InputError, NotFoundError, OperationTimeoutError,
                       PreconditionError)
+from ...progress import SilentProgress
 from ..inputs import ConnectorFacts
 from .configmaps import check_list_configmap
 
@@ -156,19 +158,38 @@ def await_connector_status(kube: Kube, live: LiveTarget, wait: WaitSettings, pro
 
     It reports none before its first pass over a new connector, and after a pass that failed: Strimzi then writes
     only a NotReady condition and drops connectorStatus until a pass succeeds (maybeUpdateConnectorStatus in
-    AbstractConnectOperator). A failure is often passing, e.g. Connect answering 500 while its workers rebalance;
-    the next pass comes with the next change to the resource or the periodic reconciliation."""
+    AbstractConnectOperator). A failure is often passing, e.g. Connect answering 500 while its workers rebalance,
+    or its pod gone and back; the next pass comes with the next change to the resource or the periodic
+    reconciliation, up to 120 s later. So, as every wait for the operator does (operator.py), the wait nudges it
+    every NUDGE_AFTER seconds without a status: a new value of our own annotation is an event it reconciles."""
+    from .operator import NUDGE_AFTER, OperatorClient  # only for a connector without a status
+
     target, cause = live.target, strimzi.not_ready_message(live.resource)
     if progress is not None:
         progress.step(f"the operator reports no status for connector '{target.connector_name}'"
                       + (f" (its last pass failed: {cause})" if cause else "") + ": waiting for its next pass")
+    operator = OperatorClient(kube, target, wait, progress or SilentProgress())
+    deadline = time.monotonic() + wait.timeout
+    latest: dict[str, Any] | None = live.resource
     try:
-        live.resource = kube.watch_until(
-            target.kind, target.resource_name, target.namespace,
-            lambda obj: obj if target.connector_status(obj) is not None else None, timeout=wait.timeout,
-            chunk=wait.watch_chunk, what="the operator to report the connector's status", initial=live.resource)
-    except OperationTimeoutError:
-        raise _no_status(live, waited=wait.timeout) from None
+        while True:
+            try:
+                live.resource = kube.watch_until(
+                    target.kind, target.resource_name, target.namespace,
+                    lambda obj: obj if target.connector_status(obj) is not None else None,
+                    timeout=max(0.0, min(NUDGE_AFTER, deadline - time.monotonic())), chunk=wait.watch_chunk,
+                    what="the operator to report the connector's status", initial=latest)
+                return
+            except OperationTimeoutError:
+                if time.monotonic() >= deadline:
+                    raise _no_status(live, waited=wait.timeout) from None
+            latest = None  # read afresh after the nudge
+            try:
+                operator.nudge()
+            except (ForbiddenError, PreconditionError):  # not allowed to annotate: wait for the periodic pass
+                pass
+    finally:
+        operator.clear_nudge()
 
 
 def _no_status(live: LiveTarget, waited: float | None = None, advice: str | None = None) -> PreconditionError:

@@ -9,11 +9,14 @@ File format (every key optional; a missing or empty file means no faults)::
      "connect_failures": [            # answer matching Connect calls with this HTTP error instead of calling Connect
         {"method": "PATCH", "path_regex": "/offsets$", "status": 500, "times": 1}]}
 
-``times`` is optional (absent = fail every matching call).  Consumption is counted per rule *content*, so rewriting
-the file with a new rule starts a fresh count while re-reading an unchanged file does not.  "Operator not running"
-is not a knob: the environment stops the process.
+``times`` is optional (absent = fail every matching call).  Consumption is counted per rule and per *write* of the
+file: re-reading an unchanged file does not start a fresh count, but every write does (environment.write_faults
+replaces the file by a rename, so each write is a new file), even with the same rules: a test's rerun, or the next
+test writing the same rule, meets its faults again.  "Operator not running" is not a knob: the environment stops the
+process.
 """
 import json
+import os
 import re
 import threading
 from urllib.parse import unquote
@@ -29,18 +32,30 @@ class Faults:
         self._lock = threading.Lock()
         self._used = {}  # rule fingerprint -> number of calls already failed by it
         self._rules = []
+        self._version = None  # the file's write whose counts _used holds
         self.delay_seconds = 0.0
         self.connect_busy_seconds = 0.0
         self.ignore_offsets = False
 
     def reload(self):
         """Re-read the file; called at the start of every reconcile so tests can flip knobs at run time."""
+        version = self._file_version()
         data = self._read()
         with self._lock:
             self.delay_seconds = float(data.get("delay_seconds") or 0.0)
             self.connect_busy_seconds = float(data.get("connect_busy_seconds") or 0.0)
             self.ignore_offsets = bool(data.get("ignore_offsets", False))
             self._rules = [_validate_rule(r) for r in data.get("connect_failures") or []]
+            if version != self._version:  # a new write of the file: every rule's count starts afresh
+                self._used, self._version = {}, version
+
+    def _file_version(self):
+        """Which write of the file this is: its inode and modification time (None: no file)."""
+        try:
+            stat = os.stat(self._path) if self._path else None
+        except FileNotFoundError:
+            return None
+        return (stat.st_ino, stat.st_mtime_ns) if stat else None
 
     def _read(self):
         if not self._path:
@@ -66,13 +81,17 @@ class Faults:
                 # Match the path as sent (`->` encoded as %2D%3E) or decoded, whichever the test author wrote.
                 if not (re.search(rule["path_regex"], path) or re.search(rule["path_regex"], unquote(path))):
                     continue
-                key = json.dumps(rule, sort_keys=True)
+                key = _fingerprint(rule)
                 used = self._used.get(key, 0)
                 if rule.get("times") is not None and used >= rule["times"]:
                     continue
                 self._used[key] = used + 1
                 return int(rule["status"])
         return None
+
+
+def _fingerprint(rule):
+    return json.dumps(rule, sort_keys=True)
 
 
 def _validate_rule(rule):

@@ -27,6 +27,7 @@ import pytest
 
 from tests.integration.fleet.conftest import _label, _namespace_with_connect
 from tests.integration.online.conftest import JOURNAL, Cluster, eventually, live_state
+from tests.signals import interruptible
 
 ROOT = Path(__file__).resolve().parents[3]
 SINKS = 5
@@ -59,7 +60,7 @@ class Plugin:
         environment = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(tmp_path / "state")}
         self.process = subprocess.Popen([sys.executable, "-m", "kubectl_offsets", *args, "--kubeconfig",
                                          env.kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        env=environment, cwd=ROOT)
+                                        env=environment, cwd=ROOT, **interruptible())
         self.lines: list[str] = []
         self.stdout = ""
         self._seen = threading.Condition()

@@ -128,11 +128,18 @@ def live_state(obj: dict) -> str | None:
     return (((obj.get("status") or {}).get("connectorStatus") or {}).get("connector") or {}).get("state")
 
 
+# The reasons of the NotReady condition Strimzi writes after a pass that failed on Connect: its REST client's
+# exception (0.44-0.51), wrapped in a CompletionException from 1.0 on (Future.fromCompletionStage, #12579; also an
+# unreachable Connect: java.net.ConnectException), or the unwrapped ConnectException of 0.46-0.51.
+CONNECT_FAILURE_REASONS = ("ConnectRestException", "CompletionException", "ConnectException")
+
+
 def connect_failure(obj: dict) -> str | None:
-    """The message of the operator's NotReady condition when its last pass failed on Connect's answer."""
+    """The message of the operator's NotReady condition when its last pass failed on Connect's answer (or on no
+    answer)."""
     for c in (obj.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "NotReady" and c.get("reason") == "ConnectRestException":
-            return c.get("message") or "ConnectRestException"
+        if c.get("type") == "NotReady" and c.get("reason") in CONNECT_FAILURE_REASONS:
+            return c.get("message") or c["reason"]
     return None
 
 

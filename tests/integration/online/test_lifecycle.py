@@ -17,6 +17,7 @@ from kubernetes import client as k8s
 from tests.env.clients import create_topic, unique_name
 from tests.env.emulator import profiles
 from tests.env.kind.shared import connect_spec_for
+from tests.signals import interruptible
 
 from .conftest import (FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
                        eventually, exists, live_state, manifest, sink_manifest, snapshot, spec_state)
@@ -410,7 +411,7 @@ def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str
     master, slave = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "kubectl_offsets", *args, "--kubeconfig", env.kubeconfig],
                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+                               env={**os.environ, "XDG_STATE_HOME": str(tmp_path)}, **interruptible())
     os.close(slave)
     seen, deadline = b"", time.monotonic() + 120
     try:
@@ -562,7 +563,7 @@ def test_ctrl_c_while_delete_stops_the_connector_puts_it_back(lab12, cli, env, t
     process = subprocess.Popen(
         [sys.executable, "-m", "kubectl_offsets", "delete", conn.name, "-n", lab.ns, "--reset-offsets", "--yes",
          "--kubeconfig", env.kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)}, **interruptible())
     seen = []
     for line in process.stderr:
         seen.append(line)

@@ -1,5 +1,5 @@
-"""The fault matrix's columns on real faults of Strimzi's real operator (issue 24): at every step of an online alter
-(on a running connector) and of a reset (on a paused one), the moment the plugin starts the step,
+"""The fault matrix's columns on real faults of Strimzi's real operator (issues 24 and 32): the moment the plugin
+starts a step of an operation,
 
 - operator hung: its JVM is stopped (SIGSTOP) for 10 s, then continued;
 - operator crash: it is killed (SIGKILL) and started again as the environment started it.
@@ -9,10 +9,18 @@
 The plugin runs on through the fault (a real ``python -m kubectl_offsets`` process). Either it completes (exit 0,
 the requested offsets stored, the previous state back) or it fails and the user recovers with the exact command it
 printed, after which the connector is safe: no request or journal left, the previous state back, the old or the
-requested offsets stored. Judged through Connect's REST API and the kubernetes client (tests/faultmatrix.py).
+requested offsets stored; after ``delete --reset-offsets``, gone with its offsets reset, or there as it was. Judged
+through Connect's REST API and the kubernetes client (tests/faultmatrix.py).
+
+A column is one fault on connectors in one state, running or paused (both, for the hung operator, whose cells are
+short): every step of a KafkaConnector's alter (running) or reset (paused), and each other operation (alter, reset,
+undo, delete --reset-offsets) of a KafkaConnector and of a MirrorMaker 2 source connector at one step, rotating over
+the columns (tests/faultmatrix.suite_slice). `make fault-matrix` runs every step of every one of them
+(docs/fault-matrix.md). Each older release runs a slice of its own after its scenarios (tests/run_eras.py, the
+``era_slice`` tests).
 
 Pausing or killing the operator disturbs every operation it serves, so this module runs against an environment of
-its own (the ``private_strimzi_env`` fixture), and one operation at a time.
+its own (the ``private_strimzi_env`` fixture), one operation at a time.
 """
 from __future__ import annotations
 
@@ -20,35 +28,46 @@ import time
 
 import pytest
 
-from tests.faultmatrix import KILL_POINTS, render, run_operator_fault_lane
+from tests.faultmatrix import (ERA_SLICE, OPERATOR_FAULTS, STATES, Lane, kill_points, publish, render,
+                               run_operator_fault_lanes, suite_slice)
 
 pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
 
-# Alter on a running connector, reset on a paused one: both previous states are restored through the faults.
-LANES = (("alter", "running"), ("reset", "paused"))
-COLUMNS = [(fault, operation, state) for fault in ("operator hung", "operator crash") for operation, state in LANES]
+# A column each, each starting an environment of its own: a crash's cells are the longest (the operator's restart),
+# so its two states are two columns; the hung operator's cells are short, one column runs both states.
+COLUMNS = [("operator hung", STATES), *(("operator crash", (state,)) for state in STATES)]
 
 
-@pytest.mark.parametrize(("fault", "operation", "state"), COLUMNS,
-                         ids=[f"{f.replace(' ', '-')}-{o}-{s}" for f, o, s in COLUMNS])
-def test_a_real_fault_at_every_step_leaves_the_connector_safe(private_strimzi_env, tmp_path, fault, operation,
-                                                              state):
-    check_every_step(private_strimzi_env, tmp_path, fault, operation, state)
+@pytest.mark.parametrize(("fault", "states"), COLUMNS,
+                         ids=[f"{f.replace(' ', '-')}-{'-'.join(s) if len(s) == 1 else 'both'}" for f, s in COLUMNS])
+def test_a_real_fault_at_every_step_leaves_the_connector_safe(private_strimzi_env, tmp_path, fault, states):
+    check_lanes(private_strimzi_env, tmp_path, fault, tuple(lane for state in states for lane in suite_slice(fault, state)))
 
 
-def check_every_step(env, tmp_path, fault: str, operation: str, state: str) -> None:
+@pytest.mark.era_slice
+@pytest.mark.parametrize("fault", OPERATOR_FAULTS, ids=[f.replace(" ", "-") for f in OPERATOR_FAULTS])
+def test_each_real_fault_on_this_release_leaves_the_connector_safe(private_strimzi_env, tmp_path, fault):
+    """The older releases' slice (tests/run_eras.py runs it in the era's environment once its scenarios are done)."""
+    check_lanes(private_strimzi_env, tmp_path, fault, ERA_SLICE)
+
+
+def check_lanes(env, tmp_path, fault: str, lanes: tuple[Lane, ...]) -> None:
     started = time.monotonic()
-    cells = run_operator_fault_lane(env, tmp_path, "connector", operation, state, (fault,))
+    cells = run_operator_fault_lanes(env, tmp_path, fault, lanes)
     report = render(cells, time.monotonic() - started)
     print("\n" + report)
+    publish(f"{fault}, {', '.join(sorted({lane.state for lane in lanes}))}, Strimzi {env.operator_info.get('version')}",
+            report)
 
-    steps = [point[0] for point in KILL_POINTS if not (operation == "reset" and point[0] == "write-configmap")]
-    assert [c.fault for c in cells] == [f"{fault} at {step}" for step in steps]
+    planned = [(operation, f"{fault} at {step}") for lane in lanes for operation, steps in lane.operations
+               for step, _ in kill_points(operation) if steps is None or step in steps]
+    assert [(c.operation, c.fault) for c in cells] == planned
     missed = [c for c in cells if not c.injected]
-    assert not missed, "steps the operation never reached:\n" + "\n".join(f"{c.fault}: {c.detail}" for c in missed)
+    assert not missed, "steps the operation never reached:\n" + "\n".join(
+        f"{c.subject} {c.operation} {c.fault}: {c.detail}" for c in missed)
     broken = [c for c in cells if not c.survived]
     assert not broken, report
     if fault == "operator hung":  # 10 s of silence is well inside --timeout: the operation must ride it out
-        failed = [c for c in cells if not c.detail.startswith("completed")]
+        failed = [c for c in cells if not c.completed]
         assert not failed, "failed instead of waiting for the operator:\n" + "\n".join(
-            f"{c.fault}: {c.detail}" for c in failed)
+            f"{c.subject} {c.operation} {c.fault}: {c.detail}" for c in failed)

@@ -1,18 +1,19 @@
-"""The fault matrix's pod-gone column (issue 24): at every step of an online alter (on a running connector) and of a
-reset (on a paused one), the moment the plugin starts the step, the KafkaConnect's pod is deleted (as ``kubectl
-delete pod``, a drain or an eviction does); the real operator's StrimziPodSet controller creates it again and the
-kubelet stand-in starts a new Connect worker for it. The plugin runs on; judged as in
-test_operator_fault_matrix.py.
+"""The fault matrix's pod-gone columns (issues 24 and 32): the moment the plugin starts a step, the Connect pod that
+runs the connector is deleted (as ``kubectl delete pod``, a drain or an eviction does): the KafkaConnect's, or the
+KafkaMirrorMaker2's; the real operator's StrimziPodSet controller creates it again and the kubelet stand-in starts
+a new Connect worker for it. The plugin runs on; the cells and the judges are test_operator_fault_matrix.py's.
 
-Deleting a pod disturbs only its own KafkaConnect, so this runs against the session's environment beside the other
-tests when that runs Strimzi's real operator (against an environment of its own when it runs the emulator, which
-has no pods).
+Deleting a pod disturbs only its own Connect cluster, so this runs against the session's environment beside the
+other tests when that runs Strimzi's real operator (against an environment of its own when it runs the emulator,
+which has no pods).
 """
 from __future__ import annotations
 
 import pytest
 
-from .test_operator_fault_matrix import LANES, check_every_step
+from tests.faultmatrix import STATES, suite_slice
+
+from .test_operator_fault_matrix import check_lanes
 
 pytestmark = pytest.mark.fault_matrix  # tests/suite.py runs the columns beside the parallel phase
 
@@ -23,6 +24,6 @@ def strimzi_env(request):
     return env if env.operator == "strimzi" else request.getfixturevalue("private_strimzi_env")
 
 
-@pytest.mark.parametrize(("operation", "state"), LANES, ids=[f"pod-gone-{o}-{s}" for o, s in LANES])
-def test_the_connect_pod_gone_at_every_step_leaves_the_connector_safe(strimzi_env, tmp_path, operation, state):
-    check_every_step(strimzi_env, tmp_path, "pod gone", operation, state)
+@pytest.mark.parametrize("state", STATES, ids=[f"pod-gone-{s}" for s in STATES])
+def test_the_connect_pod_gone_at_every_step_leaves_the_connector_safe(strimzi_env, tmp_path, state):
+    check_lanes(strimzi_env, tmp_path, "pod gone", suite_slice("pod gone", state))

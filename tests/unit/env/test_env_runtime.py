@@ -175,3 +175,29 @@ def test_a_component_another_process_restarted_is_followed_through_env_json(tmp_
     finally:
         stop(second, timeout=5)
     assert env.dead_components() == ["strimzi-operator"]  # and a real death is still reported
+
+
+def test_at_most_so_many_environments_start_at_once(tmp_path, monkeypatch):
+    import threading
+    import time
+
+    from tests.env import environment
+
+    monkeypatch.setattr(environment, "STARTS_AT_ONCE", 2)
+    inside, most, lock = [0], [0], threading.Lock()
+
+    def start():
+        with environment.start_slot(tmp_path):
+            with lock:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.3)
+            with lock:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=start) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert most[0] == 2 and inside[0] == 0

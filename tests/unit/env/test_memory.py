@@ -70,3 +70,14 @@ def test_connect_workers_are_counted_by_their_main_class():
 def test_sampled_returns_the_value_and_prints_the_peak(capsys):
     assert memory.sampled(lambda: 7, interval=0.05) == 7
     assert "[tests.memory] peak resident memory" in capsys.readouterr().out
+
+
+def test_the_timeline_has_the_machine_s_cpu_use_per_minute():
+    sampler = memory.Sampler(interval=0.05)
+    sampler.started = time.monotonic()
+    sampler.sample()
+    sum(range(2_000_000))  # some CPU between the samples
+    sampler.sample()
+    [minute] = sampler.minutes
+    assert 0 < minute.busy <= minute.total and minute.rss > 0
+    assert minute.line(0).startswith("  min   0: CPU ")

@@ -167,6 +167,33 @@ def test_posting_a_new_name_goes_to_the_plain_worker_and_a_known_name_to_its_wor
     assert router.target("GET", "/connector-plugins", None) == "http://plain"
 
 
+def test_the_router_asks_the_workers_once_per_connector_until_it_moves(monkeypatch):
+    owned = {"http://w1": {"c"}, "http://w2": set(), "http://w3": set()}
+    asked: list[tuple[str, str, str]] = []
+
+    def fake_forward(base, method, path, body, ctype):
+        asked.append((base, method, path))
+        name = connect_router.connector_name(path)
+        if path.endswith("/tasks/9/status"):
+            return 404, "application/json", b"{}"  # a task that does not exist: the connector is still there
+        return (200 if name in owned.get(base, ()) else 404), "application/json", b"{}"
+
+    monkeypatch.setattr(connect_router, "forward", fake_forward)
+    router = connect_router.Router("http://plain", lambda: sorted(owned, reverse=True))  # w3, w2, w1
+    for _ in range(5):
+        assert router.route("GET", "/connectors/c/status", None, None)[0] == 200
+    assert len(asked) == 3 + 5  # looked up once (w3, w2, w1), then each request straight to w1
+    asked.clear()
+    assert router.route("GET", "/connectors/c/tasks/9/status", None, None)[0] == 404
+    assert [a[0] for a in asked] == ["http://w1", "http://w1"]  # a sub-resource's 404 is no move
+    owned["http://w1"], owned["http://w2"] = set(), {"c"}  # deleted there, created on another worker
+    asked.clear()
+    assert router.route("GET", "/connectors/c/status", None, None)[0] == 200
+    assert [a[0] for a in asked][-1] == "http://w2"
+    owned["http://w2"] = set()  # gone everywhere: the plain worker answers, as before
+    assert router.route("GET", "/connectors/c/status", None, None) == (404, "application/json", b"{}")
+
+
 def test_every_supported_kafka_version_gets_an_image_and_0_45_also_mirror_maker_1(tmp_path):
     (tmp_path / "kafka-versions.yaml").write_text(
         "- version: 3.7.0\n  supported: false\n- version: 3.9.1\n  supported: true\n"
@@ -257,3 +284,23 @@ def test_the_path_front_encodes_what_strimzi_0_45_sends_raw_and_passes_the_rest(
         path_front.stop(front)
         backend.shutdown()
         backend.server_close()
+
+
+def test_the_kubelet_stand_in_polls_quickly_while_pods_move_and_slower_when_idle():
+    from tests.env import kubelet as kubelet_module
+
+    stand_in = kubelet_module.Kubelet.__new__(kubelet_module.Kubelet)  # no API server: only run() is used
+    passes = iter([True, False, False, False, False, True, False])
+    pauses: list[float] = []
+
+    class Stopping:
+        def is_set(self):
+            return len(pauses) == 7
+
+        def wait(self, seconds):
+            pauses.append(seconds)
+
+    stand_in.stopping = Stopping()
+    stand_in.sync = lambda: next(passes)
+    stand_in.run()
+    assert pauses == [0.5, 1.0, 2.0, 2.0, 2.0, 0.5, 1.0]

@@ -33,6 +33,25 @@ def test_connect_failure_times_and_regex(tmp_path):
     assert faults.connect_failure("PATCH", "/connectors/x/offsets") is None
 
 
+def test_a_new_write_of_the_same_rule_starts_a_fresh_count(tmp_path):
+    """A test's rerun (or the next test) that writes the same rule meets its faults again, even when the emulator
+    did not read the cleared file in between."""
+    from tests.env.emulator_process import write_faults
+
+    path = tmp_path / "f.json"
+    rule = {"connect_failures": [{"method": "GET", "path_regex": "/config$", "status": 500, "times": 1}]}
+    write_faults(path, rule)
+    faults = Faults(str(path))
+    faults.reload()
+    assert faults.connect_failure("GET", "/connectors/x/config") == 500
+    faults.reload()
+    assert faults.connect_failure("GET", "/connectors/x/config") is None
+    write_faults(path, {})  # the teardown clears the file, and the test writes the same rule again
+    write_faults(path, rule)
+    faults.reload()
+    assert faults.connect_failure("GET", "/connectors/x/config") == 500
+
+
 def test_connect_failure_matches_decoded_path(tmp_path):
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"connect_failures": [{"path_regex": "a->b", "status": 409}]}))

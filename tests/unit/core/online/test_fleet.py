@@ -18,6 +18,7 @@ from kubectl_offsets.core.online import fleet
 from kubectl_offsets.errors import InputError, NotFoundError
 from kubectl_offsets.model import ClusterConfig, OffsetsDocument
 from kubectl_offsets.output.fleet import render_fleet
+from tests.signals import ctrl_c_raises
 
 SINK = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaConnector",
         "metadata": {"name": "orders-sink", "namespace": "kafka", "labels": {"strimzi.io/cluster": "c"}},
@@ -294,7 +295,8 @@ def test_three_ctrl_c_while_lanes_run_still_wait_for_the_running_members_and_ret
         finished.append(member.name)
 
     try:
-        run = fleet._run_lanes(ClusterConfig(), members, work, 2, threading.Event())
+        with ctrl_c_raises():  # also when the runner was started with SIGINT ignored (tests/signals.py)
+            run = fleet._run_lanes(ClusterConfig(), members, work, 2, threading.Event())
     except KeyboardInterrupt:
         pytest.fail("Ctrl-C escaped _run_lanes while members were still running")
     assert run.interrupted is True
