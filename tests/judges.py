@@ -12,6 +12,7 @@ itself is under test.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any, Mapping
 
 from tests.env.clients import ConnectRest, kafka_conf, unique_name
@@ -98,36 +99,59 @@ class Judges:
                    timeout, interval=0.5)
         return wanted
 
+    def config_log(self, topic: str) -> list[tuple[str, Any]]:
+        """A Connect cluster's config topic in order, as (key, decoded JSON value) records: Connect's own log of what
+        it was told (``connector-NAME`` configurations, ``target-state-NAME`` states, task configurations)."""
+        import json
+
+        return [(m.key().decode(), json.loads(m.value()) if m.value() else None) for m in self._messages(topic, 0)]
+
+    def created_in_state(self, config_topic: str, connector: str) -> str:
+        """The state Connect created ``connector`` in: the target state recorded before its first configuration
+        (``POST /connectors`` with ``initial_state``, KIP-980), else STARTED (created running, Connect's default)."""
+        for key, value in self.config_log(config_topic):
+            if key == f"target-state-{connector}" and value:
+                return value["state"]
+            if key == f"connector-{connector}":
+                return "STARTED"
+        raise AssertionError(f"Connect's config topic {config_topic} has no record of connector {connector}")
+
     def end_offsets(self, topic: str, partitions: int = 1) -> dict[int, int]:
         """{partition: log-end offset} of ``topic``."""
-        from confluent_kafka import Consumer, TopicPartition
+        from confluent_kafka import TopicPartition
 
-        consumer = Consumer(kafka_conf(self.bootstrap, **{"group.id": unique_name("judge"),
-                                                          "enable.auto.commit": False}))
-        try:
+        with self._consumer() as consumer:
             return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
                     for p in range(partitions)}
-        finally:
-            consumer.close()
 
     def topic_values(self, topic: str, partition: int = 0) -> list[str]:
         """Every record value in one partition of ``topic``, from its start to its end as of now."""
-        from confluent_kafka import Consumer, TopicPartition
+        return [m.value().decode() for m in self._messages(topic, partition)]
+
+    @contextmanager
+    def _consumer(self):
+        from confluent_kafka import Consumer
 
         consumer = Consumer(kafka_conf(self.bootstrap, **{"group.id": unique_name("judge"),
                                                           "enable.auto.commit": False}))
         try:
+            yield consumer
+        finally:
+            consumer.close()
+
+    def _messages(self, topic: str, partition: int) -> list:
+        """The records of one partition from its start to its end as of now."""
+        from confluent_kafka import TopicPartition
+
+        with self._consumer() as consumer:
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
             consumer.assign([TopicPartition(topic, partition, low)])
-            values: list[str] = []
-            next_offset = low
+            messages, next_offset = [], low
             while next_offset < high:
                 message = consumer.poll(10)
                 if message is None:
                     raise AssertionError(f"{topic}:{partition} gave no record in 10s at offset {next_offset} of {high}")
                 if not message.error():
-                    values.append(message.value().decode())
+                    messages.append(message)
                     next_offset = message.offset() + 1
-            return values
-        finally:
-            consumer.close()
+            return messages
