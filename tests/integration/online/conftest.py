@@ -207,10 +207,11 @@ class Lab:
         return conn
 
     def source(self, prefix: str = "src", lines: int | None = 3, *, state: str | None = None,
-               extra: dict | None = None) -> Connector:
+               extra: dict | None = None, name: str | None = None) -> Connector:
         """A FileStreamSource reading a fresh file (``lines`` lines; None = the file does not exist, so the task
-        idles and its offsets never move) into a fresh topic."""
-        name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
+        idles and its offsets never move) into a fresh topic; ``name``: the connector's, when the test needs it
+        first (a Connect fault for it)."""
+        name, topic = name or unique_name(prefix), unique_name(f"{prefix}-topic")
         create_topic(self.admin, topic)
         path = self.workdir / f"{name}.in"
         if lines is not None:
