@@ -227,9 +227,10 @@ def connect_faults(env, request):
     front on every Connect worker answers them, the test's own reads (``judge``) go past it. Cleared afterwards."""
     from tests.env.connect_faults import FaultFile
 
-    if env.operator != "strimzi":
-        pytest.fail(f"Connect faults are injected by the fronts of the Connect pods that Strimzi's real operator runs, "
-                    f"and {env.run_dir} runs the {env.operator}")
+    if env.operator != "strimzi" or getattr(env, "kind_cluster", ""):
+        pytest.fail("Connect faults are answered by the fronts of the Connect pods that the local environment's kubelet "
+                    f"stand-in runs for Strimzi's real operator, and {env.run_dir} runs "
+                    + ("a kind cluster" if getattr(env, "kind_cluster", "") else f"the {env.operator}"))
     with FaultFile(env.run_dir, re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.nodeid)[-120:]) as faults:
         yield faults
 
