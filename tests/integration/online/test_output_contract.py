@@ -113,7 +113,7 @@ def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_s
     import datetime as dt
 
     conn = paused_sink
-    before = _as_set(json.loads(_list(cli, conn, "json").stdout))
+    before = lab.judge.sink_offsets(conn.name)
     now = dt.datetime.now(dt.timezone.utc)
     taken = [f"{conn.name}-offsets-backup-{(now + dt.timedelta(seconds=s)).strftime('%Y%m%dt%H%M%Sz')}"
              for s in range(0, 30)]
@@ -125,9 +125,10 @@ def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_s
     assert result.exit_code == 0, str(result)
     backup = result.stderr.split("backup: configmap/")[1].split(";")[0]
     assert backup.endswith("-2") and backup[:-2] in taken
+    assert lab.judge.sink_offsets(conn.name) == {**before, 0: 1}
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")  # the newest backup is the alter's "-2" one
     assert result.exit_code == 0, str(result)
-    assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == before
+    assert lab.judge.sink_offsets(conn.name) == before
 
 
 def test_declined_confirmation_changes_nothing(lab, kube, paused_sink):
