@@ -84,9 +84,12 @@ class Judges:
     def sink_offsets(self, connector: str, topic: str | None = None, *, but: int | None = None) -> dict[int, int]:
         """{partition: committed offset} of the sink's consumer group (of ``topic`` if given), partition ``but`` left
         out (a Lab.sink's live partition, which a producer keeps feeding: it moves on its own)."""
+        return self.group_offsets(sink_group(connector), topic, but=but)
+
+    def group_offsets(self, group: str, topic: str | None = None, *, but: int | None = None) -> dict[int, int]:
+        """{partition: committed offset} of a consumer group, read with the admin client."""
         from confluent_kafka import ConsumerGroupTopicPartitions
 
-        group = sink_group(connector)
         result = self.admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(30)
         return {tp.partition: tp.offset for tp in result.topic_partitions or ()
                 if tp.offset >= 0 and (topic is None or tp.topic == topic) and tp.partition != but}

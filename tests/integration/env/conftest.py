@@ -10,7 +10,7 @@ import urllib.request
 import uuid
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
@@ -161,13 +161,6 @@ class KafkaHelper:
             consumer.close()
         assert len(records) >= expected, f"only {len(records)} of {expected} records arrived in {topic}"
         return records
-
-    def committed(self, group, topic, partitions=1):
-        """Committed offsets of ``group`` for ``topic`` as {partition: offset} (missing -> absent)."""
-        from confluent_kafka import ConsumerGroupTopicPartitions
-        request = [ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])]
-        result = self.admin.list_consumer_group_offsets(request)[group].result(30)
-        return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
 
 
 @pytest.fixture(scope="session")
