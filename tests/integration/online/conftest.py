@@ -114,11 +114,16 @@ def live_state(obj: dict) -> str | None:
     return (((obj.get("status") or {}).get("connectorStatus") or {}).get("connector") or {}).get("state")
 
 
+# The reason of a NotReady after a pass that failed on Connect's answer: the exception itself before Strimzi 1.0, the
+# CompletionException around it from 1.0 on (tests/env/emulator/connect_client.py has each era's texts).
+CONNECT_FAILURES = ("ConnectRestException", "CompletionException")
+
+
 def connect_failure(obj: dict) -> str | None:
     """The message of the operator's NotReady condition when its last pass failed on Connect's answer."""
     for c in (obj.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "NotReady" and c.get("reason") == "ConnectRestException":
-            return c.get("message") or "ConnectRestException"
+        if c.get("type") == "NotReady" and c.get("reason") in CONNECT_FAILURES:
+            return c.get("message") or c.get("reason")
     return None
 
 

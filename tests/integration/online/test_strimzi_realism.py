@@ -17,6 +17,7 @@ from kubernetes import client as k8s
 from kubectl_offsets.errors import ExitStatus
 from tests.env.clients import unique_name
 from tests.env.connect_faults import REBALANCE
+from tests.env.emulator.connect_client import ConnectRestError
 from tests.env.kind.shared import connect_spec_for
 from tests.waits import nudge
 
@@ -235,6 +236,12 @@ def idle_source(lab, cli):
     return conn
 
 
+def rest_error(lab, method: str, path: str, status: int):
+    """How the era's operator words Connect's answer (tests/env/emulator/connect_client.py, read in Strimzi's
+    KafkaConnectApiImpl at each era's tag): ``str()`` is the text, ``.message`` what a condition shows."""
+    return ConnectRestError(method, path, status, profile=lab.env.profile)
+
+
 def _as_before(lab, conn) -> None:
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
@@ -251,9 +258,8 @@ def test_connect_rejects_the_offsets(lab, cli, connect_faults, idle_source):
     result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", input=source_document(conn, 9))
 
     assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert (f"AlterOffsets: Encountered error altering connector offsets. "
-            f"io.strimzi.operator.cluster.operator.assembly.ConnectRestException: PATCH /connectors/{conn.name}/offsets"
-            " returned 400 (400): Unexpected status code") in result.stderr
+    assert ("AlterOffsets: Encountered error altering connector offsets. "
+            + rest_error(lab, "PATCH", f"/connectors/{conn.name}/offsets", 400).message) in result.stderr
     assert "hint: Connect rejected the request" in result.stderr
     connect_faults.clear()
     _as_before(lab, conn)
@@ -266,8 +272,9 @@ def test_connect_fails_to_reset(lab, cli, connect_faults, idle_source):
     result = cli("reset", conn.name, "-n", conn.ns, "--yes")
 
     assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert "ResetOffsets: Encountered error resetting connector offsets." in result.stderr
-    assert "returned 500 (500)" in result.stderr and "hint: Connect failed to apply the offsets (5xx)" in result.stderr
+    assert ("ResetOffsets: Encountered error resetting connector offsets. "
+            + rest_error(lab, "DELETE", f"/connectors/{conn.name}/offsets", 500).message) in result.stderr
+    assert "hint: Connect failed to apply the offsets (5xx)" in result.stderr
     connect_faults.clear()
     _as_before(lab, conn)
 
@@ -278,7 +285,7 @@ def test_a_failed_operator_pass_is_waited_out_not_refused(lab, cli, connect_faul
     The failed pass is real: Connect answers the operator's GET config with 500 while its group rebalances, and
     Strimzi writes NotReady without a connector status (AbstractConnectOperator#maybeUpdateConnectorStatus)."""
     conn = idle_source
-    failed = f"GET /connectors/{conn.name}/config returned 500 (500): Unexpected status code"
+    failed = str(rest_error(lab, "GET", f"/connectors/{conn.name}/config", 500))
     connect_faults.write({"connector": conn.name, "method": "GET", "path_regex": "/config$", "status": 500,
                           "message": REBALANCE})
     nudge(lab.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name, "failed-pass")
