@@ -16,11 +16,13 @@ from kubectl_offsets.core.online.steps import SimulatedCrash
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
+from tests import judges
+
 from .conftest import JOURNAL, annotations, eventually, live_state, spec_state
 
 
 def _by_partition(document: dict) -> dict[int, int]:
-    return {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in document["offsets"]}
+    return judges.by_partition(document["offsets"])
 
 
 def _backup_name(stderr: str) -> str:
