@@ -114,7 +114,8 @@ class Judges:
         (``POST /connectors`` with ``initial_state``, KIP-980), else STARTED (created running, Connect's default)."""
         for key, value in self.config_log(config_topic):
             if key == f"target-state-{connector}" and value:
-                return value["state"]
+                # STOPPED is written as "state": "PAUSED" for workers before KIP-875, and "state.v2": "STOPPED"
+                return value.get("state.v2") or value["state"]
             if key == f"connector-{connector}":
                 return "STARTED"
         raise AssertionError(f"Connect's config topic {config_topic} has no record of connector {connector}")
