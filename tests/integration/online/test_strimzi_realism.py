@@ -236,10 +236,10 @@ def idle_source(lab, cli):
     return conn
 
 
-def rest_error(lab, method: str, path: str, status: int):
+def rest_error(lab, method: str, path: str, status: int, detail: str = "Unexpected status code"):
     """How the era's operator words Connect's answer (tests/env/emulator/connect_client.py, read in Strimzi's
     KafkaConnectApiImpl at each era's tag): ``str()`` is the text, ``.message`` what a condition shows."""
-    return ConnectRestError(method, path, status, profile=lab.env.profile)
+    return ConnectRestError(method, path, status, detail, profile=lab.env.profile)
 
 
 def _as_before(lab, conn) -> None:
@@ -285,7 +285,8 @@ def test_a_failed_operator_pass_is_waited_out_not_refused(lab, cli, connect_faul
     The failed pass is real: Connect answers the operator's GET config with 500 while its group rebalances, and
     Strimzi writes NotReady without a connector status (AbstractConnectOperator#maybeUpdateConnectorStatus)."""
     conn = idle_source
-    failed = str(rest_error(lab, "GET", f"/connectors/{conn.name}/config", 500))
+    # A GET's error carries Connect's own message (KafkaConnectApiImpl#doGet), unlike the offsets and state calls.
+    failed = str(rest_error(lab, "GET", f"/connectors/{conn.name}/config", 500, REBALANCE))
     connect_faults.write({"connector": conn.name, "method": "GET", "path_regex": "/config$", "status": 500,
                           "message": REBALANCE})
     nudge(lab.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name, "failed-pass")
