@@ -250,31 +250,25 @@ def _as_before(lab, conn) -> None:
     assert lab.judge.state(conn.name) == "RUNNING" and lab.judge.source_position(conn.name) == 5
 
 
-def test_connect_rejects_the_offsets(lab, cli, connect_faults, idle_source):
-    """Connect answers the operator's PATCH with 400 (offsets that do not fit the connector)."""
-    conn = idle_source
-    connect_faults.write({"connector": conn.name, "method": "PATCH", "path_regex": "/offsets$", "status": 400})
+# (the operation, Connect's answer to the operator's offsets call, the operator's words for it, the plugin's advice)
+REFUSALS = [(("alter", "-f", "-"), "PATCH", 400, "AlterOffsets: Encountered error altering connector offsets. ",
+             "hint: Connect rejected the request"),  # offsets that do not fit the connector
+            (("reset",), "DELETE", 500, "ResetOffsets: Encountered error resetting connector offsets. ",
+             "hint: Connect failed to apply the offsets (5xx)")]
 
-    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", input=source_document(conn, 9))
+
+@pytest.mark.parametrize(("operation", "method", "status", "said", "hint"), REFUSALS, ids=["alter-400", "reset-500"])
+def test_connect_refusing_the_offsets_call_leaves_the_connector_as_it_was(lab, cli, connect_faults, idle_source,
+                                                                          operation, method, status, said, hint):
+    conn = idle_source
+    connect_faults.write({"connector": conn.name, "method": method, "path_regex": "/offsets$", "status": status})
+
+    result = cli(operation[0], conn.name, "-n", conn.ns, *operation[1:], "--yes", input=source_document(conn, 9))
 
     assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert ("AlterOffsets: Encountered error altering connector offsets. "
-            + rest_error(lab, "PATCH", f"/connectors/{conn.name}/offsets", 400).message) in result.stderr
-    assert "hint: Connect rejected the request" in result.stderr
-    connect_faults.clear()
-    _as_before(lab, conn)
-
-
-def test_connect_fails_to_reset(lab, cli, connect_faults, idle_source):
-    conn = idle_source
-    connect_faults.write({"connector": conn.name, "method": "DELETE", "path_regex": "/offsets$", "status": 500})
-
-    result = cli("reset", conn.name, "-n", conn.ns, "--yes")
-
-    assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert ("ResetOffsets: Encountered error resetting connector offsets. "
-            + rest_error(lab, "DELETE", f"/connectors/{conn.name}/offsets", 500).message) in result.stderr
-    assert "hint: Connect failed to apply the offsets (5xx)" in result.stderr
+    assert said + rest_error(lab, method, f"/connectors/{conn.name}/offsets", status).message in result.stderr
+    assert hint in result.stderr
+    assert connect_faults.hits(), "the operator never met the fault"
     connect_faults.clear()
     _as_before(lab, conn)
 
