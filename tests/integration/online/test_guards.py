@@ -25,8 +25,9 @@ from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
 from tests.env.clients import create_topic, unique_name
+from tests.env.kind.shared import connect_spec_for
 
-from .conftest import (CONNECT, FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
+from .conftest import (FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
                        snapshot, spec_state)
 
 GITOPS = "kubectl-offsets.io/gitops"
@@ -398,9 +399,10 @@ def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
     KafkaTopic for the topic (no Topic Operator runs here: the test writes the status it would)."""
     connect, topic, name = unique_name("kc-events"), unique_name("events-topic"), unique_name("kt-sink")
     create_topic(lab.admin, topic, partitions=3)
-    # A KafkaConnect like the module's, but naming the Strimzi Kafka cluster "events" as its bootstrap address.
-    spec = dict(lab.cluster.custom.get_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects",
-                                                                CONNECT)["spec"])
+    # A KafkaConnect of its own (its own group and topics: a copy of the module's spec would join the module's
+    # Connect cluster, and the operator's pass over it would delete every connector it does not own from that
+    # cluster), naming the Strimzi Kafka cluster "events" as its bootstrap address.
+    spec = connect_spec_for(lab.env, lab.cluster.core, lab.ns, connect)
     spec["bootstrapServers"] = "events-kafka-bootstrap:9092"
     lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                         "metadata": {"name": connect, "namespace": lab.ns,
