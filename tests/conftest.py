@@ -211,6 +211,30 @@ def connect(env):
     return ConnectRest(env.connect_url)
 
 
+@pytest.fixture(scope="session")
+def judge(env):
+    """The readers a test judges the plugin's work by, never the plugin itself (tests/judges.py): Connect's stored
+    offsets and state, a sink's consumer group, a topic's records."""
+    from tests.judges import Judges
+
+    return Judges(env.connect_url, env.bootstrap_servers)
+
+
+@pytest.fixture
+def connect_faults(env, request):
+    """Connect's 4xx/5xx for the operator's calls to this test's connectors (tests/env/connect_faults.py):
+    ``connect_faults.write({"connector": NAME, "method": "PATCH", "path_regex": "/offsets$", "status": 400})``; the
+    front on every Connect worker answers them, the test's own reads (``judge``) go past it. Cleared afterwards."""
+    from tests.env.connect_faults import FaultFile
+
+    if env.operator != "strimzi" or getattr(env, "kind_cluster", ""):
+        pytest.fail("Connect faults are answered by the fronts of the Connect pods that the local environment's kubelet "
+                    f"stand-in runs for Strimzi's real operator, and {env.run_dir} runs "
+                    + ("a kind cluster" if getattr(env, "kind_cluster", "") else f"the {env.operator}"))
+    with FaultFile(env.run_dir, re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.nodeid)[-120:]) as faults:
+        yield faults
+
+
 @pytest.fixture
 def emulator(env):
     """The environment, for emulator control in a test: env.write_faults({...}), env.stop_emulator(),

@@ -279,18 +279,10 @@ class Bench:
         return None
 
     def wait(self, what: str, probe, timeout: float = 60.0, interval: float = 0.3):
-        deadline, last_error = time.monotonic() + timeout, None
-        while True:
-            try:
-                value = probe()
-            except Exception as error:  # noqa: BLE001 - a resource not there yet
-                value, last_error = None, error
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}"
-                                     + (f" (last error: {last_error})" if last_error else ""))
-            time.sleep(interval)
+        """tests/waits.py's ``eventually``; any exception of ``probe`` (a resource not there yet) is no answer."""
+        from tests.waits import eventually
+
+        return eventually(what, probe, timeout, interval, tolerate=(Exception,))
 
     def wait_state(self, subject: Subject, state: str, timeout: float = 60.0) -> None:
         self.wait(f"{subject.label} {state} in Connect", lambda: self.connect_state(subject) == state.upper(),

@@ -50,17 +50,6 @@ class ConnectRest:
         """/connectors/<name><suffix> with the name escaped (MirrorMaker 2 names contain '->')."""
         return f"/connectors/{urllib.parse.quote(name, safe='')}{suffix}"
 
-    def wait_for(self, path: str, predicate, timeout: float = 60.0, interval: float = 0.5):
-        """Poll GET path until predicate(status, body) is true; return the body, or raise with the last answer."""
-        deadline = time.monotonic() + timeout
-        while True:
-            status, body = self.get(path)
-            if predicate(status, body):
-                return body
-            if time.monotonic() > deadline:
-                raise AssertionError(f"GET {path}: condition not met after {timeout}s; last answer {status} {body}")
-            time.sleep(interval)
-
 
 def _json_or_none(raw: bytes):
     if not raw:

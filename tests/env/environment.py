@@ -409,12 +409,12 @@ def start_environment(run_dir: Path | None = None, with_emulator: bool = True, s
     STARTS_AT_ONCE starts at a time on the machine."""
     with start_slot():
         return _start_environment(run_dir, with_emulator, strimzi, cadence, interval, with_spark_cluster, operator,
-                                  strimzi_version)
+                                  strimzi_version, gitops)
 
 
 def _start_environment(run_dir: Path | None, with_emulator: bool, strimzi: str | None, cadence: str | None,
                        interval: float | None, with_spark_cluster: bool, operator: str | None,
-                       strimzi_version: str | None) -> Env:
+                       strimzi_version: str | None, gitops: str | None) -> Env:
     operator = operator or DEFAULT_OPERATOR
     if operator not in OPERATORS:
         raise ValueError(f"operator must be one of {OPERATORS}, not {operator!r}")

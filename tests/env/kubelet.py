@@ -9,9 +9,10 @@ No kubelet (nor scheduler, controller-manager or garbage collector) runs in the 
   operator's StrimziPodSet controller creates) and starts one ``connect-distributed`` worker per pod, configured from
   what the operator generated: the ConfigMap the pod mounts (key ``kafka-connect.properties``; Strimzi 0.45 passes the
   configuration in the container's environment instead) and the container's environment. Only what must differ here
-  is overridden: the REST listener on a loopback address of the pod's own (127.x.y.z:8083, the port the operator
-  calls), no ``plugin.path`` (the environment's Kafka jars hold the connectors), no Strimzi Kubernetes-secret config
-  provider (its jar is not in those jars);
+  is overridden: the REST listener on a loopback address of the pod's own (127.x.y.z:18083, behind a front on
+  port 8083, the one the operator calls: tests/env/path_front.py injects the tests' Connect errors there and
+  encodes what Strimzi before 0.46 sends raw), no ``plugin.path`` (the environment's Kafka jars hold the
+  connectors), no Strimzi Kubernetes-secret config provider (its jar is not in those jars);
 - maps the pod's Service names (``<cluster>-connect-api.<ns>.svc``, ``<cluster>-mirrormaker2-api.<ns>.svc``) and its
   own DNS name to that address in the hosts file the operator resolves names through. The address stays with the
   Service: a pod created again (a deleted pod, which the operator's StrimziPodSet controller re-creates) gets the
@@ -51,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from . import connect_router, path_front
+from .connect_faults import Injector
 from .kafka import LOG4J2_PROPERTIES
 from .kuberest import KubeRest
 from .tcpproxy import TcpProxy
@@ -58,7 +60,7 @@ from .tcpproxy import TcpProxy
 LOG = logging.getLogger("kubelet")
 KINDS = {"KafkaConnect": "kafkaconnects", "KafkaMirrorMaker2": "kafkamirrormaker2s"}
 CONNECT_PORT = 8083  # Strimzi's REST_API_PORT: the operator calls <service>:8083
-FRONTED_WORKER_PORT = 18083  # the worker's REST port behind a path front (tests/env/path_front.py)
+FRONTED_WORKER_PORT = 18083  # the worker's REST port behind its front (tests/env/path_front.py)
 CONFIG_KEY = "kafka-connect.properties"
 POLL_SECONDS = 0.5
 IDLE_POLL_SECONDS = 2.0  # the pause once nothing has moved for a few passes
@@ -208,8 +210,8 @@ class Worker:
     props_file: Path
     log_file: Path
     env: dict[str, str]
-    rest_port: int = CONNECT_PORT  # the worker's own; another than CONNECT_PORT when a path front serves that
-    front: Any = None  # the path front (tests/env/path_front.py) on address:CONNECT_PORT, if any
+    rest_port: int = FRONTED_WORKER_PORT  # the worker's own, behind the front that serves CONNECT_PORT
+    front: Any = None  # the front (tests/env/path_front.py) on address:CONNECT_PORT
     popen: subprocess.Popen | None = None
     ready: bool = False
     restarts: int = 0
@@ -248,6 +250,7 @@ class Kubelet:
         self.kafka_forwarder = TcpProxy(*kafka_service, listen=(free_loopback_address(set(), KAFKA_PLAIN_PORT),
                                                                 KAFKA_PLAIN_PORT)) if kafka_service else None
         self._podset_version = self._discover_podset_version()
+        self.connect_faults = Injector(run_dir)  # the tests' Connect faults, shared by every worker's front
         self.log4j = run_dir / "config" / "log4j2.properties"
         if not self.log4j.exists():
             self.log4j.parent.mkdir(parents=True, exist_ok=True)
@@ -396,19 +399,18 @@ class Kubelet:
         props_file.parent.mkdir(parents=True, exist_ok=True)
         image_root = self.run_dir / "data" / "pods" / base / "opt-kafka"
         image_root.mkdir(parents=True, exist_ok=True)
-        front = sends_raw_paths(container.get("image") or "")
-        rest_port = FRONTED_WORKER_PORT if front else CONNECT_PORT
-        props = worker_properties(generated, address, image_root, rest_port)
+        props = worker_properties(generated, address, image_root, FRONTED_WORKER_PORT)
         props_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "JAVA_HOME")}
         env.update(container_env)
         env["ADVERTISED_HOSTNAME"] = address
         worker = Worker(key=meta["uid"], namespace=meta["namespace"], pod=meta["name"], kind=labels["strimzi.io/kind"],
                         cluster=labels.get("strimzi.io/cluster", ""), address=address, names=host_names(pod),
-                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env,
-                        rest_port=rest_port)
-        if front:
-            worker.front = path_front.serve(address, CONNECT_PORT, worker.url)
+                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env)
+        # The operator calls address:CONNECT_PORT: the front there injects the tests' Connect faults and, for a
+        # release before 0.46, encodes the paths it sends raw. The tests' router calls the worker itself.
+        worker.front = path_front.serve(address, CONNECT_PORT, worker.url, self.connect_faults,
+                                        encode=sends_raw_paths(container.get("image") or ""))
         with self.lock:
             self.workers[worker.key] = worker
         self._write_hosts()

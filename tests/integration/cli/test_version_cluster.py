@@ -14,6 +14,7 @@ from kubernetes import client
 
 from kubectl_offsets import __version__
 from tests.env.kind.shared import connect_spec_for
+from tests.waits import eventually
 
 BIN = Path(sys.executable).parent
 
@@ -34,14 +35,9 @@ def kafka_connect(kube_api, namespace, env):
             "metadata": {"name": "my-connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
             "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "my-connect")}
     custom.create_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", body)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        current = custom.get_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects",
-                                                      "my-connect")
-        if (current.get("status") or {}).get("url"):
-            return namespace, current["status"]["url"]
-        time.sleep(0.5)
-    raise AssertionError("the operator never wrote status.url on the KafkaConnect")
+    url = eventually("the operator's status.url on the KafkaConnect", lambda: (custom.get_namespaced_custom_object(
+        "kafka.strimzi.io", version, namespace, "kafkaconnects", "my-connect").get("status") or {}).get("url"), 120)
+    return namespace, url
 
 
 def test_client_only_needs_no_cluster(env, tmp_path):

@@ -2,8 +2,6 @@
 Connect REST API reports for each connector, before and after a reset (tombstones), live and from an archive."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from kubectl_offsets.adapters.spark.sources import Archive, LiveTopics
@@ -11,9 +9,11 @@ from kubectl_offsets import schemas
 from kubectl_offsets.core.compute import offsets_topic as topic
 from kubectl_offsets.model import OffsetsDocument
 from tests.env.clients import unique_name
+from tests.waits import eventually
 
 pytestmark = pytest.mark.slow
 OFFSETS_TOPIC = "connect-cluster-offsets"  # tests/env/kafka.py: Strimzi's default offset.storage.topic
+OFFSETS_PARTITIONS = 5  # tests/env/kafka.py: offset.storage.partitions
 
 
 def rest_offsets(connect, name: str) -> OffsetsDocument:
@@ -23,13 +23,8 @@ def rest_offsets(connect, name: str) -> OffsetsDocument:
 
 
 def wait_offsets(connect, name: str, done, timeout: float = 90.0) -> OffsetsDocument:
-    deadline = time.monotonic() + timeout
-    while True:
-        document = rest_offsets(connect, name)
-        if done(document):
-            return document
-        assert time.monotonic() < deadline, f"{name}: offsets never reached the expected state: {document.to_json()}"
-        time.sleep(1)
+    return eventually(f"{name}: the expected offsets in Connect", lambda: (lambda document: document if done(document)
+                      else None)(rest_offsets(connect, name)), timeout, interval=1)
 
 
 def put_connector(connect, name: str, config: dict) -> None:
@@ -71,8 +66,8 @@ def mirror_source(connect, env, kafka_admin, live_orders, created: list) -> str:
 def reset(connect, name: str) -> None:
     status, body = connect.put(connect.connector_path(name, "/stop"))
     assert status in (202, 204), body
-    connect.wait_for(connect.connector_path(name, "/status"),
-                     lambda s, b: s == 200 and b["connector"]["state"] == "STOPPED", timeout=60)
+    eventually(f"{name} STOPPED", lambda: (lambda s, b: s == 200 and b["connector"]["state"] == "STOPPED")(
+        *connect.get(connect.connector_path(name, "/status"))), timeout=60)
     status, body = connect.delete(connect.connector_path(name, "/offsets"))
     assert status == 200, body
 
@@ -93,7 +88,7 @@ def created(connect):
 
 
 def test_connect_offsets_equal_the_rest_api_before_and_after_a_reset(env, spark, connect, kafka_admin, live_orders,
-                                                                     tmp_path, created):
+                                                                     tmp_path, created, judge):
     names = created
     names += [file_source(connect, tmp_path, 30), file_source(connect, tmp_path, 7)]
     names.append(mirror_source(connect, env, kafka_admin, live_orders, created))
@@ -104,9 +99,10 @@ def test_connect_offsets_equal_the_rest_api_before_and_after_a_reset(env, spark,
         assert before.connectors[name].same_offsets(rest_offsets(connect, name)), name
         assert len(before.connectors[name]) == len(rest_offsets(connect, name))
 
+    ends = judge.end_offsets(OFFSETS_TOPIC, OFFSETS_PARTITIONS)
     for name in names[1:]:
-        reset(connect, name)  # writes a tombstone per partition
-    time.sleep(2)  # the tombstones are produced synchronously by DELETE; give the log a moment anyway
+        reset(connect, name)  # writes a tombstone per partition, synchronously: DELETE answers once they are in
+    assert judge.end_offsets(OFFSETS_TOPIC, OFFSETS_PARTITIONS) != ends, "the reset wrote no tombstone"
     after = computed(spark, live, names)
     for name in names:
         expected = rest_offsets(connect, name)

@@ -10,12 +10,12 @@ import os
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.env.environment import POINTER, Env
+from tests.waits import eventually
 
 ROOT = Path(__file__).resolve().parents[3]
 TIMEOUT = 900  # seconds; it took 3 to 6 minutes on a 2-core machine under a load average of 11 to 30
@@ -83,10 +83,7 @@ def test_make_demo_shows_the_sink_replayed_the_mirror_rewound_and_the_gitops_dif
     recorded = Env.load(Path(run_dir) / "env.json")
     assert recorded.processes == {}, f"the demo left components running: {recorded.processes}"
     # (its watchdog, which names the run dir too, notices within a second that there is nothing left to guard)
-    deadline = time.monotonic() + 10
-    while _processes_mentioning(run_dir) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not _processes_mentioning(run_dir), f"the demo's environment still runs: {_processes_mentioning(run_dir)}"
+    eventually("the demo's environment to end", lambda: not _processes_mentioning(run_dir), 10, 0.5)
 
 
 def _processes_mentioning(text: str) -> list[str]:

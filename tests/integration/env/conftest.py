@@ -1,5 +1,5 @@
 """Fixtures for the emulator's own tests: plain Kubernetes client objects, a fresh namespace with a KafkaConnect,
-Kafka helpers (confluent-kafka), and a bounded poll helper.
+Kafka helpers (confluent-kafka); the one bounded wait is tests/waits.py (``h.wait_for``).
 
 The running environment comes from the session fixture ``env`` of tests/conftest.py (``KO_ENV_JSON=<env.json>``
 attaches to an environment started with ``python -m tests.env up``).
@@ -10,32 +10,19 @@ import urllib.request
 import uuid
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
 from tests.env.emulator import profiles
+from tests.waits import eventually
 
 GROUP = "kafka.strimzi.io"
 # The session's Strimzi era: create/read through the version users would (v1 whenever served).
 V = profiles.selected().preferred_version
 PLURALS = {"KafkaConnect": "kafkaconnects", "KafkaConnector": "kafkaconnectors",
            "KafkaMirrorMaker2": "kafkamirrormaker2s"}
-
-
-# --------------------------------------------------------------------------------------------- waiting
-
-def wait_for(what, predicate, timeout=60.0, interval=0.25):
-    """Poll ``predicate`` until it returns something truthy; fail with ``what`` and the last value otherwise."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    pytest.fail(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
 
 
 # --------------------------------------------------------------------------------------------- environment
@@ -137,7 +124,7 @@ def connect_ns(kube, emu_env):
                 owned.add(item["metadata"]["name"])
             owned.update(c.get("name") for c in (item.get("status") or {}).get("connectors") or [])
             kube.delete(kind, ns, item["metadata"]["name"])
-    wait_for("the emulator to delete the test's connectors from Connect",
+    eventually("the emulator to delete the test's connectors from Connect",
              lambda: not (owned & connect_connectors(emu_env.connect_url)) or None, timeout=30)
 
 
@@ -174,13 +161,6 @@ class KafkaHelper:
             consumer.close()
         assert len(records) >= expected, f"only {len(records)} of {expected} records arrived in {topic}"
         return records
-
-    def committed(self, group, topic, partitions=1):
-        """Committed offsets of ``group`` for ``topic`` as {partition: offset} (missing -> absent)."""
-        from confluent_kafka import ConsumerGroupTopicPartitions
-        request = [ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])]
-        result = self.admin.list_consumer_group_offsets(request)[group].result(30)
-        return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
 
 
 @pytest.fixture(scope="session")
@@ -227,5 +207,5 @@ def dump(obj):
 def h():
     """The helpers above as one fixture (test modules cannot import a conftest reliably)."""
     import types
-    return types.SimpleNamespace(wait_for=wait_for, unique=unique, conditions=conditions, condition=condition,
+    return types.SimpleNamespace(wait_for=eventually, unique=unique, conditions=conditions, condition=condition,
                                  annotations=annotations, dump=dump, GROUP=GROUP, V=V, profile=profiles.selected())

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -11,21 +10,22 @@ from kubernetes import client
 from tests.env.clients import consume, produce
 from tests.env.kafka import REQUIRED_PLUGINS
 from tests.env.processes import alive
+from tests.waits import eventually
 
 
 def _wait_status(call, expected: int, timeout: float = 15.0) -> int:
-    """Call until it no longer fails with another status (RBAC caches bindings for a moment)."""
-    deadline, status = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
+    """Call until it answers ``expected`` (RBAC caches bindings for a moment); the last status otherwise."""
+    def status() -> int:
         try:
             call()
-            status = 200
+            return 200
         except client.ApiException as e:
-            status = e.status
-        if status == expected:
-            return status
-        time.sleep(0.2)
-    return status
+            return e.status
+
+    try:
+        return eventually(f"HTTP {expected}", lambda: (lambda s: s if s == expected else None)(status()), timeout, 0.2)
+    except AssertionError:
+        return status()
 
 
 def test_rbac_denies_limited_user_until_a_role_is_bound(kube_api, limited_api, namespace):

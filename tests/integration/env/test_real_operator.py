@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 
 from tests.env import strimzi_operator
@@ -61,8 +60,10 @@ def test_two_operators_run_on_one_machine_with_port_8080_taken(env, namespace, t
             (run_dir / "data").mkdir()
             started.append(strimzi_operator.start(release, run_dir, kubeconfig, name=f"operator-{name}",
                                                   namespace=namespace))
-        time.sleep(3)
-        assert all(alive(o.proc) for o in started), [o.proc.log for o in started]
+        # start() returned once each answered GET /ready on its health port, which the start-up chain binds before
+        # anything else: both bound, neither exited, both still answer now.
+        assert all(alive(o.proc) and strimzi_operator._status(f"{o.health_url}/ready") == 204 for o in started), \
+            [o.proc.log for o in started]
         assert started[0].health_url != started[1].health_url
         assert all(":8080" not in o.health_url for o in started)
     finally:

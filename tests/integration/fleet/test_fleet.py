@@ -3,6 +3,9 @@
 In order (one module, one worker): selection narrows to what the selector says; a fleet reset never has more
 connectors STOPPED at once than --parallel; export -> reset --all -> import puts every offset back exactly, and a
 sink then continues from the imported position; undo --since restores the backups a fleet operation took.
+
+What changed is judged by Connect's stored offsets, the sinks' consumer groups and their files (tests/judges.py);
+the plugin's list and export are compared with those, never with themselves.
 """
 from __future__ import annotations
 
@@ -11,11 +14,20 @@ import threading
 import time
 
 from tests.integration.online.conftest import GROUP, VERSION, eventually, live_state
+from tests.waits import nudger
 
 
 def _offsets_by_connector(document: dict) -> dict[tuple[str, str], list]:
-    return {(e["namespace"], e["connector"]): sorted(json.dumps(o, sort_keys=True) for o in e["offsets"])
-            for e in document["connectors"]}
+    return {(e["namespace"], e["connector"]): _canonical(e["offsets"]) for e in document["connectors"]}
+
+
+def _canonical(entries: list) -> list[str]:
+    return sorted(json.dumps(o, sort_keys=True) for o in entries)
+
+
+def _stored(judge, keys) -> dict[tuple[str, str], list]:
+    """What Connect stores for each (namespace, connector), in the plugin's document's terms."""
+    return {(ns, connector): _canonical(judge.stored(connector)) for ns, connector in keys}
 
 
 def _list(cli, fleet, *extra) -> dict:
@@ -24,7 +36,7 @@ def _list(cli, fleet, *extra) -> dict:
     return json.loads(result.stdout)
 
 
-def test_list_by_selector_across_namespaces_names_every_connector(cli, fleet):
+def test_list_by_selector_across_namespaces_names_every_connector(cli, fleet, judge):
     document = _list(cli, fleet)
     found = sorted((e["namespace"], e["kind"], e["connector"]) for e in document["connectors"])
     expected = sorted([(c.ns, "KafkaConnector", c.name) for c in fleet.sinks + fleet.sources]
@@ -35,8 +47,10 @@ def test_list_by_selector_across_namespaces_names_every_connector(cli, fleet):
     lines = sinks.stdout.splitlines()
     assert lines[0] == "namespace,kind,name,connector,topic,partition,offset"
     rows = [line.split(",") for line in lines[1:]]
-    # every sink consumed all its records from partition 0: 3, 4, 5 in namespace a and 3, 4 in namespace b...
-    assert sorted(int(row[-1]) for row in rows if row[5] == "0") == [3, 3, 4, 4, 5]
+    # every sink's partition 0 as its consumer group has it (3, 4, 5 records in namespace a, 3, 4 in b)...
+    assert {row[3]: int(row[-1]) for row in rows if row[5] == "0"} == \
+        {c.name: judge.sink_offsets(c.name)[0] for c in fleet.sinks}
+    assert sorted(judge.sink_offsets(c.name)[0] for c in fleet.sinks) == [3, 3, 4, 4, 5]
     # ...and is reading its live partition, which a producer feeds the whole time
     assert len([row for row in rows if row[5] == "1" and int(row[-1]) > 0]) == 5
     table = cli("list", "--all", "-n", fleet.labs["b"].ns)
@@ -45,10 +59,17 @@ def test_list_by_selector_across_namespaces_names_every_connector(cli, fleet):
     assert {line.split()[0] for line in table.stdout.splitlines()[1:]} == {fleet.labs["b"].ns}
 
 
-class RequestCounter:
-    """Counts, per connector, the one-shot requests placed on it, from the watch stream of every change (a poll
-    could miss a list the operator completes within its interval): a request is counted when the value of
-    strimzi.io/connector-offsets appears on a resource that did not carry it in its previous version."""
+class FleetWatch:
+    """Every version of the selected connectors, from the watch stream of every change (a poll could miss a list the
+    operator completes within its interval, or a stop shorter than the interval):
+
+    - ``counts``: per connector, the one-shot requests placed on it; a request is counted when the value of
+      strimzi.io/connector-offsets appears on a resource that did not carry it in its previous version;
+    - ``peak``: the most connectors held stopped (spec.state) at once. The plugin's promise is about what it holds
+      stopped; the status may show one more: the real operator can reconcile a connector's events out of order
+      (tests/env/emulator/README.md), so Connect may get stop, then resume again, after the plugin had already seen
+      it RUNNING and moved on;
+    - ``seen_stopped``: the connectors held stopped or reported STOPPED at some point."""
 
     def __init__(self, cluster, selector: str):
         from kubernetes import watch
@@ -56,6 +77,8 @@ class RequestCounter:
         self.cluster, self.selector = cluster, selector
         self.counts: dict[str, list[str]] = {}  # connector -> the requests placed on it, in order
         self._last: dict[str, str | None] = {}
+        self.held: set[str] = set()
+        self.peak, self.seen_stopped = 0, set()
         self._watch = watch.Watch()
         self._stopping, self._failure = False, None
         start = cluster.custom.list_cluster_custom_object(GROUP, VERSION, "kafkaconnectors", label_selector=selector)
@@ -90,44 +113,32 @@ class RequestCounter:
             if value is not None and self._last.get(name) != value:
                 self.counts.setdefault(name, []).append(value)
             self._last[name] = value
+            if (obj.get("spec") or {}).get("state") == "stopped":
+                self.held.add(name)
+            else:
+                self.held.discard(name)
+            self.peak = max(self.peak, len(self.held))
+            if name in self.held or live_state(obj) == "STOPPED":
+                self.seen_stopped.add(name)
 
 
 def test_a_fleet_reset_never_stops_more_connectors_than_parallel(cli, fleet, cluster):
     """...and asks the operator for one list per connector fewer than single resets would: the plan's list (the
     preview) also serves the run, which lists only after the stop (the backup) and after the reset (verify)."""
     selector = f"{fleet.selector},role=sink"
-    peak, seen, stop = [0], set(), threading.Event()
-
-    def watch():
-        while not stop.is_set():
-            items = fleet.connector_resources(cluster, "role=sink")
-            # The plugin's promise is about what it holds stopped (spec.state). The status may show one more: the real
-            # operator can reconcile a connector's events out of order (tests/env/emulator/README.md), so Connect
-            # may get stop, then resume again, after the plugin had already seen it RUNNING and moved on.
-            held = {o["metadata"]["name"] for o in items if (o.get("spec") or {}).get("state") == "stopped"}
-            seen.update(held | {o["metadata"]["name"] for o in items if live_state(o) == "STOPPED"})
-            peak[0] = max(peak[0], len(held))
-            time.sleep(0.05)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        with RequestCounter(cluster, selector) as requests:
-            result = cli("reset", "-A", "-l", selector, "--yes", "--parallel", "2")
-    finally:
-        stop.set()
-        watcher.join(10)
+    with FleetWatch(cluster, selector) as watched:
+        result = cli("reset", "-A", "-l", selector, "--yes", "--parallel", "2")
     assert result.exit_code == 0, result
     assert "5 done" in result.stderr
-    assert requests.counts == {c.name: ["list", "list", "reset", "list"] for c in fleet.sinks}, requests.counts
-    assert seen == {c.name for c in fleet.sinks}  # every sink really went through STOPPED
-    assert 1 <= peak[0] <= 2, f"{peak[0]} sinks were stopped at the same time with --parallel 2"
+    assert watched.counts == {c.name: ["list", "list", "reset", "list"] for c in fleet.sinks}, watched.counts
+    assert watched.seen_stopped == {c.name for c in fleet.sinks}  # every sink really went through STOPPED
+    assert 1 <= watched.peak <= 2, f"{watched.peak} sinks were stopped at the same time with --parallel 2"
     for conn in fleet.sinks:  # each is back to running, and re-consumed its topic from the start
         lab = fleet.labs["a"] if conn.ns == fleet.labs["a"].ns else fleet.labs["b"]
         lab.wait_state(conn, "RUNNING")
 
 
-def test_export_reset_all_import_restores_every_offset_exactly(cli, fleet, cluster, connect, tmp_path):
+def test_export_reset_all_import_restores_every_offset_exactly(cli, fleet, cluster, connect, judge, tmp_path):
     # The sinks the test before reset read their topics again: wait until Connect has their new offsets (the
     # next flush), so that the export has every connector's.
     fleet.wait_until_connect_has_offsets(connect)
@@ -142,27 +153,27 @@ def test_export_reset_all_import_restores_every_offset_exactly(cli, fleet, clust
     reset = cli("reset", "-A", "-l", fleet.selector, "--yes", "--no-resume", "--parallel", "4")
     assert reset.exit_code == 0, reset
     assert "11 done" in reset.stderr and "1 skipped" in reset.stderr  # the checkpoint connector: --force
-    wiped = _offsets_by_connector(_list(cli, fleet))
+    wiped = _stored(judge, before)
     assert all(not offsets for key, offsets in wiped.items() if "Checkpoint" not in key[1]), wiped
 
     dry = cli("import", "-f", str(exported), "--dry-run")
     assert dry.exit_code == 0, dry
     assert "dry run: nothing was changed" in dry.stderr
-    assert _offsets_by_connector(_list(cli, fleet)) == wiped
+    assert _stored(judge, before) == wiped
 
     imported = cli("import", "-f", str(exported), "--yes", "--parallel", "4")
     assert imported.exit_code == 0, imported
-    assert _offsets_by_connector(_list(cli, fleet)) == before
+    assert _stored(judge, before) == before  # Connect holds exactly what was exported
 
     # The connectors stayed stopped (their state before the import); a sink set running continues exactly after
     # the imported position: only the new records reach its file.
     sink = fleet.sinks[0]
     lab = fleet.labs["a"]
     lines = len(sink.file_lines())
+    imported_at = judge.sink_offsets(sink.name, but=sink.live_partition)[0]
     lab.produce(sink.topic, ["new-1", "new-2"])
     _set_running(cluster, sink)
-    eventually("the two new records in the sink's file", lambda: len(sink.file_lines()) >= lines + 2)
-    time.sleep(2)
+    judge.wait_sink_offsets(sink.name, {0: imported_at + 2}, but=sink.live_partition)  # flushed what it read
     assert sink.file_lines()[lines:] == ["new-1", "new-2"]
 
 
@@ -175,31 +186,27 @@ def _set_running(cluster, conn, timeout: float = 90.0) -> None:
     pass, 120 s later. So, like the plugin's own waits, give the operator a fresh event every 10 s (an annotation
     that nothing reads) until the connector runs."""
     cluster.merge(conn.ns, conn.name, {"spec": {"state": "running"}})
-    deadline, nudges, next_nudge = time.monotonic() + timeout, 0, time.monotonic() + 10
-    while live_state(cluster.get(conn.ns, conn.name)) != "RUNNING":
-        assert time.monotonic() < deadline, f"{conn.name} not RUNNING {timeout:.0f}s after spec.state: running " \
-                                            f"({nudges} nudges)"
-        if time.monotonic() >= next_nudge:
-            nudges, next_nudge = nudges + 1, time.monotonic() + 10
-            cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {"test-nudge": str(nudges)}}})
-        time.sleep(0.25)
+    eventually(f"{conn.name} RUNNING after spec.state: running", lambda: live_state(cluster.get(conn.ns, conn.name))
+               == "RUNNING", timeout, nudge=nudger(cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name))
 
 
-def test_undo_since_restores_what_a_fleet_reset_took(cli, fleet, tmp_path):
+def test_undo_since_restores_what_a_fleet_reset_took(cli, fleet, judge, tmp_path):
     sources = f"{fleet.selector},role=source"
-    before = _offsets_by_connector(json.loads(cli("list", "-A", "-l", sources, "-o", "json").stdout))
+    keys = [(c.ns, c.name) for c in fleet.sources]
+    before = _stored(judge, keys)
     assert all(before.values())
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 1))
     assert cli("reset", "-A", "-l", sources, "--yes", "--no-resume").exit_code == 0
+    assert not any(_stored(judge, keys).values())
     result = cli("undo", "-A", "-l", sources, "--since", started, "--yes")
     assert result.exit_code == 0, result
-    after = _offsets_by_connector(json.loads(cli("list", "-A", "-l", sources, "-o", "json").stdout))
+    after = _stored(judge, keys)
     assert after == before
     # The same command again (after a partial failure, a user reruns it): it restores the reset's backups again,
     # never the backups the first undo took of the reset state, so nothing moves.
     again = cli("undo", "-A", "-l", sources, "--since", started, "--yes")
     assert again.exit_code == 0, again
-    assert _offsets_by_connector(json.loads(cli("list", "-A", "-l", sources, "-o", "json").stdout)) == after
+    assert _stored(judge, keys) == after
     assert again.stderr.count("already at the offsets of configmap/") == 4 and "nothing to undo" in again.stderr
 
 

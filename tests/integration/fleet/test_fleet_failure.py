@@ -1,8 +1,9 @@
 """A connector that fails in the middle of a fleet reset: the others are done, it is left safe (running again, no
 journal, its offsets untouched) with the exact next command, and the exit status says that something failed.
 
-Uses the emulator's fault knob (Connect answers 400 to that one connector's DELETE /offsets), so it is
-``exclusive``: the suite runs it alone.
+Connect answers the operator's DELETE /offsets of that one connector with 400, through the front on the Connect
+workers (``connect_faults``): a rule for the test's own connector, so it runs beside the others. Judged by Connect's
+stored offsets, the sinks' consumer groups and their files.
 """
 from __future__ import annotations
 
@@ -32,13 +33,14 @@ def three_sinks(env, kafka_admin, kube_api, tmp_path):
     cluster.core.delete_namespace(lab.ns)
 
 
-def test_one_failing_connector_leaves_the_others_done_and_itself_safe(cli, cluster, emulator, three_sinks):
+def test_one_failing_connector_leaves_the_others_done_and_itself_safe(cli, cluster, connect_faults, three_sinks):
     lab, sinks, selector = three_sinks
     victim = sinks[1]
-    emulator.write_faults({"connect_failures": [
-        {"method": "DELETE", "path_regex": f"/connectors/{victim.name}/offsets$", "status": 400}]})
+    for records, conn in enumerate(sinks, start=2):
+        lab.judge.wait_sink_offsets(conn.name, {0: records}, but=conn.live_partition)
+    connect_faults.write({"connector": victim.name, "method": "DELETE", "path_regex": "/offsets$", "status": 400})
     result = cli("reset", "-l", selector, "-n", lab.ns, "--yes", "--parallel", "3")
-    emulator.clear_faults()
+    connect_faults.clear()
 
     assert result.exit_code != 0, result
     assert "2 done" in result.stderr and "1 failed" in result.stderr, result
@@ -50,9 +52,8 @@ def test_one_failing_connector_leaves_the_others_done_and_itself_safe(cli, clust
         assert "kubectl-offsets.io/journal" not in (obj["metadata"].get("annotations") or {}), json.dumps(obj)[:800]
         assert live_state(obj) == "RUNNING" and obj["spec"].get("state") in (None, "running")
         if conn is victim:  # made safe: running again, its offsets and its file untouched
-            listed = json.loads(cli("list", conn.name, "-n", conn.ns, "-o", "json").stdout)["offsets"]
-            by_partition = {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in listed}
-            assert by_partition[0] == records and by_partition[conn.live_partition] > 0  # the live one moved on
+            committed = lab.judge.sink_offsets(conn.name)
+            assert committed[0] == records and committed[conn.live_partition] > 0  # the live one moved on
             assert conn.file_lines() == [f"r{i}" for i in range(records)]
         else:  # reset for real: the sink read its topic again from the start
             eventually(f"{conn.name} re-read its topic", lambda c=conn, n=records: len(c.file_lines()) == 2 * n)

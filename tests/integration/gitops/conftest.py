@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.env.emulator import profiles
+from tests.waits import eventually, nudge
 
 # The session's Strimzi era decides what a team's manifests say (v1 whenever it is served).
 API_VERSION = f"kafka.strimzi.io/{profiles.selected().preferred_version}"
@@ -125,7 +126,7 @@ def connect_cluster(env, kube_api, namespace):
          "metadata": {"name": "connect", "namespace": namespace,
                       "annotations": {"strimzi.io/use-connector-resources": "true"}},
          "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "connect")})
-    wait_for("KafkaConnect connect Ready", lambda: any(
+    eventually("KafkaConnect connect Ready", lambda: any(
         c.get("type") == "Ready" and c.get("status") == "True" for c in (custom.get_namespaced_custom_object(
             "kafka.strimzi.io", version, namespace, "kafkaconnects", "connect").get("status") or {}).get("conditions")
         or []), timeout=180)
@@ -169,49 +170,25 @@ def sink_yaml(name: str, topic: str, out_file: Path) -> str:
         """)
 
 
-def wait_for(what: str, predicate, timeout: float = 90.0, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
-
-
-NUDGE_EVERY = 10.0
-NUDGE_ANNOTATION = "kubectl-offsets-test/nudge"
-
-
 def wait_for_connector(kube_api, namespace: str, name: str, what: str, predicate, timeout: float = 90.0):
-    """``wait_for`` what the operator must do to KafkaConnector ``name`` after a sync (create it, stop it, resume
+    """``eventually`` what the operator must do to KafkaConnector ``name`` after a sync (create it, stop it, resume
     it), giving it a fresh event every 10 s until ``predicate`` holds (then taking the annotation off again).
 
     Strimzi reconciles a connector once per event, and its status write is one more event. When both reconciles fail
-    the same way (Connect answers 500 "a rebalance is expected" while its group rebalances: on the emulator's one
-    shared worker, whenever another test's connector comes or goes) the status does not change, no event follows,
-    and the next attempt is the periodic pass, 120 s later. A user waits for it; a test would time out first. An
-    annotation that nothing reads is such an event."""
+    the same way (Connect answers 500 "a rebalance is expected" while its group rebalances) the status does not
+    change, no event follows, and the next attempt is the periodic pass, 120 s later. A user waits for it; a test
+    would time out first. An annotation that nothing reads is such an event (tests/waits.py)."""
     from kubernetes import client
 
     custom = client.CustomObjectsApi(kube_api)
     version = API_VERSION.split("/")[1]
+    nudged: list[str] = []
 
-    def annotate(value: str | None) -> None:
-        custom.patch_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnectors", name,
-                                              {"metadata": {"annotations": {NUDGE_ANNOTATION: value}}},
-                                              _content_type="application/merge-patch+json")
+    def touch() -> None:
+        nudged.append(str(time.time_ns()))
+        nudge(custom, version, namespace, "kafkaconnectors", name, nudged[-1])
 
-    deadline, next_nudge, nudges, last = time.monotonic() + timeout, time.monotonic() + NUDGE_EVERY, 0, None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            if nudges:
-                annotate(None)
-            return last
-        if time.monotonic() >= next_nudge:
-            nudges, next_nudge = nudges + 1, time.monotonic() + NUDGE_EVERY
-            annotate(str(nudges))
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what} ({nudges} nudges); last value: {last!r}")
+    result = eventually(what, predicate, timeout, 0.5, nudge=touch)
+    if nudged:
+        nudge(custom, version, namespace, "kafkaconnectors", name, None)
+    return result

@@ -19,7 +19,9 @@ import yaml
 from kubectl_offsets.conventions import ANNOTATION_GITOPS, ANNOTATION_TRIGGERED, FIELD_MANAGER
 from tests.env.clients import ConnectRest, create_topic, one_mirror_mm2, produce, unique_name
 
-from .conftest import API_VERSION, sink_yaml, wait_for, wait_for_connector
+from tests.waits import eventually
+
+from .conftest import API_VERSION, sink_yaml, wait_for_connector
 from .flux_loop import describe_owners, flux_repo, flux_run, kubectl, owner_of
 from .test_end_to_end import connect_offsets, connector_state, run
 
@@ -143,7 +145,7 @@ def test_sink_phase1_trigger_phase2_under_flux(env, namespace, kube_api, repo, k
 
     # 5. Forced reconciles never fire the operation again: Connect's offsets stay, no annotation appears.
     produce(kafka_producer, topic, [f"record-{i}" for i in range(10, 12)])
-    wait_for("the two new records", lambda: connect_offsets(connect, name) == {0: 12})
+    eventually("the two new records", lambda: connect_offsets(connect, name) == {0: 12})
     _force_reconciles(repo, "phase 2")
     live = _connector(kube_api, namespace, name)
     assert ONE_SHOT not in _annotations(live) and connect_offsets(connect, name) == {0: 12}
@@ -178,13 +180,13 @@ def test_mirrormaker2_source_connector_under_flux(env, namespace, kube_api, repo
     (repo.deploy / "kustomization.yaml").write_text(_kustomization(namespace, "mirror.yaml"))
     repo.push("a mirror")
     repo.sync("the KafkaMirrorMaker2 (new)")
-    wait_for("5 records replicated", lambda: _source_offset(connect, source) == 4, timeout=STARTUP_TIMEOUT)
+    eventually("5 records replicated", lambda: _source_offset(connect, source) == 4, timeout=STARTUP_TIMEOUT)
 
     # Phase 1 straight to the watched branch (a team that lets the tool push there), Flux stops the one connector.
     run("gitops", "alter", f"kmm2/{name}", "--connector", "source", "--repo", str(repo.dir), "-n", namespace,
         "--set", f"{topic}:0=1", "--branch", "main", "--push", "--allow-default-branch")
     repo.sync("phase 1")
-    wait_for("the source connector STOPPED", lambda: connector_state(connect, source) == "STOPPED", timeout=120)
+    eventually("the source connector STOPPED", lambda: connector_state(connect, source) == "STOPPED", timeout=120)
 
     run("trigger", f"kmm2/{name}", "--connector", source, "-n", namespace, "--kubeconfig", env.kubeconfig,
         "--timeout", "120s")
@@ -197,8 +199,8 @@ def test_mirrormaker2_source_connector_under_flux(env, namespace, kube_api, repo
     run("gitops", "next", f"kmm2/{name}", "--connector", source, "--repo", str(repo.dir), "-n", namespace,
         "--branch", "main", "--push", "--allow-default-branch")
     repo.sync("phase 2")
-    wait_for("the source connector RUNNING", lambda: connector_state(connect, source) == "RUNNING", timeout=120)
-    wait_for("replication resumed after record 1 and caught up", lambda: _source_offset(connect, source) == 4,
+    eventually("the source connector RUNNING", lambda: connector_state(connect, source) == "RUNNING", timeout=120)
+    eventually("replication resumed after record 1 and caught up", lambda: _source_offset(connect, source) == 4,
              timeout=120)
     _force_reconciles(repo, "phase 2")
     live = _connector(kube_api, namespace, name, "kafkamirrormaker2s")

@@ -9,12 +9,12 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.unit.core.gitops.helpers import cli
+from tests.waits import eventually
 
 from .conftest import branches, clone, commit_all, git, pushes_while_we_build
 from .test_git_and_forge import FakeForge
@@ -191,21 +191,16 @@ def test_the_current_branch_as_pr_base_is_said(repos, monkeypatch):
 def test_sigterm_removes_the_temporary_worktree(repos):
     work, _ = repos
     hook = work / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\nsleep 60\n")
+    committing = work.parent / "committing"
+    hook.write_text(f"#!/bin/sh\ntouch {committing}\nsleep 60\n")
     hook.chmod(0o755)
     process = subprocess.Popen([sys.executable, "-m", "kubectl_offsets", *ALTER, "--repo", str(work), "--commit"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        worktrees: list[str] = []
-        while time.monotonic() < deadline:
-            worktrees = [line.split(" ", 1)[1] for line in git(work, "worktree", "list", "--porcelain").splitlines()
-                         if line.startswith("worktree ")][1:]
-            if worktrees and (Path(worktrees[0]) / "deploy").exists():
-                break
-            time.sleep(0.1)
-        assert worktrees, "the command never made its worktree"
-        time.sleep(1)  # inside the commit (the hook sleeps)
+        eventually("the command inside its commit (the hook runs)", committing.exists, 60, 0.1)
+        worktrees = [line.split(" ", 1)[1] for line in git(work, "worktree", "list", "--porcelain").splitlines()
+                     if line.startswith("worktree ")][1:]
+        assert worktrees and (Path(worktrees[0]) / "deploy").exists(), "the command commits outside a worktree"
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
     finally:

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from kubectl_offsets.cli.root import root as cli_root
 from tests.env.clients import ConnectRest, produce, unique_name
+from tests.waits import eventually
 
-from .conftest import STRING_CONVERTER, commit_all, init_repo, wait_for, wait_for_connector
+from .conftest import STRING_CONVERTER, commit_all, init_repo, wait_for_connector
 from .test_end_to_end import connect_offsets, connector_state
 
 
@@ -64,7 +65,7 @@ def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespac
     assert not out_file.exists() or out_file.read_text() == ""  # created stopped: nothing consumed
 
     # The operator's status can come after Connect's state (the real cadence); until then trigger rightly refuses.
-    wait_for("the operator's status for the new connector", lambda: _reported(env, namespace, name), timeout=180)
+    eventually("the operator's status for the new connector", lambda: _reported(env, namespace, name), timeout=180)
     run("trigger", name, "-n", namespace, "--kubeconfig", env.kubeconfig, "--timeout", "90s")
     assert connect_offsets(connect, name) == {0: 5}
 
@@ -73,7 +74,7 @@ def test_gitops_create_starts_a_new_connector_at_the_chosen_offset(env, namespac
     phase2 = (repo / "deploy" / f"{name}.yaml").read_text()
     assert "state: stopped" not in phase2 and "alterOffsets" not in phase2 and "kubectl-offsets.io" not in phase2
     controller.sync(repo / "deploy")
-    wait_for("r5..r7 written", lambda: out_file.exists() and out_file.read_text().splitlines() == ["r5", "r6", "r7"])
+    eventually("r5..r7 written", lambda: out_file.exists() and out_file.read_text().splitlines() == ["r5", "r6", "r7"])
 
     again = run("gitops", "create", "-f", str(manifest), "--repo", str(repo), "--dir", "deploy", "--from-scratch",
                 "--strimzi-version", "1.2.0", code=5)

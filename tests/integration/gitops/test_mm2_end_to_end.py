@@ -10,8 +10,9 @@ import pytest
 
 from tests.env.clients import ConnectRest, produce, unique_name
 from tests.env.emulator import profiles
+from tests.waits import eventually
 
-from .conftest import commit_all, init_repo, wait_for
+from .conftest import commit_all, init_repo
 from .test_end_to_end import run
 
 
@@ -122,12 +123,12 @@ def test_mm2_source_connector_gitops_alter(layout, env, namespace, controller, k
     checkpoint = f"{src}->{tgt}.MirrorCheckpointConnector"
 
     controller.sync(repo / "deploy")
-    wait_for("replicated 5 records", lambda: _source_offset(connect, source) == 4, timeout=120)
+    eventually("replicated 5 records", lambda: _source_offset(connect, source) == 4, timeout=120)
 
     run("gitops", "alter", f"kmm2/{name}", "--connector", "source", "--repo", str(repo), "--set", f"{topic}:0=1")
     commit_all(repo, "phase 1")
     controller.sync(repo / "deploy")
-    wait_for("source STOPPED", lambda: _state(connect, source) == "STOPPED")
+    eventually("source STOPPED", lambda: _state(connect, source) == "STOPPED")
     assert _state(connect, checkpoint) == "RUNNING"  # only the one connector's stanza was edited
 
     run("trigger", f"kmm2/{name}", "--connector", source, "-n", namespace, "--kubeconfig", env.kubeconfig,
@@ -139,6 +140,6 @@ def test_mm2_source_connector_gitops_alter(layout, env, namespace, controller, k
     run("gitops", "next", f"kmm2/{name}", "--connector", source, "--repo", str(repo))
     assert (repo / "deploy" / "mirror.yaml").read_text() == original
     controller.sync(repo / "deploy")
-    wait_for("source RUNNING", lambda: _state(connect, source) == "RUNNING")
-    wait_for("replication resumed after record 1 and caught up", lambda: _source_offset(connect, source) == 4,
+    eventually("source RUNNING", lambda: _state(connect, source) == "RUNNING")
+    eventually("replication resumed after record 1 and caught up", lambda: _source_offset(connect, source) == 4,
              timeout=120)

@@ -28,6 +28,8 @@ from click.testing import CliRunner
 from tests.env.clients import Feeder, create_topic, for_one_broker, kafka_conf, produce
 from tests.env.emulator import profiles
 from tests.env.kind.shared import cluster_bootstrap
+from tests.judges import Judges
+from tests.waits import eventually, unchanged_for
 
 PROFILE = profiles.selected()
 # Read and patched through the version whose schema shows every stored field (v1beta2 while it is served: a write
@@ -122,6 +124,7 @@ class Mirror:
     produced: list = field(default_factory=list)
     producer: object = None
     feeder: Feeder | None = None
+    judge: Judges | None = None  # what Connect stores, never the plugin (tests/judges.py)
 
     # names
     def connector(self, kind: str = "MirrorSourceConnector", src: str | None = None) -> str:
@@ -162,7 +165,7 @@ class Mirror:
         return None
 
     def wait_state(self, connector: str, state: str, timeout: float = 60) -> None:
-        wait_for(f"{connector} {state}", lambda: self.live_state(connector) == state, timeout)
+        eventually(f"{connector} {state}", lambda: self.live_state(connector) == state, timeout)
 
     def wait_tasks(self, connector: str, state: str, timeout: float = 60) -> None:
         """Connect reports the connector PAUSED before its tasks have stopped polling: wait for the tasks too."""
@@ -172,7 +175,7 @@ class Mirror:
                     tasks = entry.get("tasks") or []
                     return entry["connector"]["state"] == state and tasks and all(t["state"] == state for t in tasks)
             return False
-        wait_for(f"{connector} and its tasks {state}", settled, timeout)
+        eventually(f"{connector} and its tasks {state}", settled, timeout)
 
     def configmaps(self) -> dict:
         items = self.core.list_namespaced_config_map(self.ns).items
@@ -188,18 +191,11 @@ class Mirror:
                 "configmaps": self.configmaps()}
 
     def wait_steady(self, quiet: float = 5.0, timeout: float = 60) -> dict:
-        """The resource as soon as its resourceVersion stayed put for ``quiet`` seconds (the emulator only writes
+        """The resource as soon as its resourceVersion stayed put for ``quiet`` seconds (the operator only writes
         status when something changed), so a later comparison cannot be fooled by a status write."""
-        deadline = time.monotonic() + timeout
-        last, since = None, time.monotonic()
-        while time.monotonic() < deadline:
-            rv = self.get()["metadata"]["resourceVersion"]
-            if rv != last:
-                last, since = rv, time.monotonic()
-            elif time.monotonic() - since >= quiet:
-                return self.snapshot()
-            time.sleep(0.5)
-        pytest.fail(f"kafkamirrormaker2/{self.name} never stopped changing")
+        unchanged_for(f"kafkamirrormaker2/{self.name}", lambda: self.get()["metadata"]["resourceVersion"], quiet,
+                      timeout)
+        return self.snapshot()
 
     # Kafka
     def produce(self, values: list[str], topic: str | None = None) -> None:
@@ -210,6 +206,15 @@ class Mirror:
         produce(self.producer, topic or self.topic, values, partition=0)
         if topic is None:
             self.produced += values
+
+    def stored(self, connector: str) -> dict:
+        """What Connect stores for ``connector`` on source partition 0 (the tests' records; see partition0)."""
+        assert self.judge is not None
+        return partition0({"offsets": self.judge.stored(connector)})
+
+    def stored_until(self, connector: str, predicate, what: str, timeout: float = 30) -> dict:
+        """``stored(connector)`` once it satisfies ``predicate`` (Connect flushes source offsets every second)."""
+        return eventually(what, lambda: (lambda doc: doc if predicate(doc) else None)(self.stored(connector)), timeout)
 
     def target_values(self, count: int, timeout: float = 60) -> list[str]:
         """Every record on the target topic, once it holds exactly ``count`` (fails if it holds more)."""
@@ -222,18 +227,14 @@ def topic_values(bootstrap: str, topic: str, count: int, timeout: float = 60) ->
     consumer = Consumer(kafka_conf(bootstrap, **{"group.id": f"reader-{uuid.uuid4().hex[:8]}",
                                                  "enable.auto.commit": False}))
     try:
-        deadline, high = time.monotonic() + timeout, -1
-        while time.monotonic() < deadline:
-            try:
-                _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=5)
-            except KafkaException:
-                high = -1  # the target topic does not exist yet
-            if high >= count:
-                break
-            time.sleep(0.5)
+        # the target topic may not exist yet (KafkaException): no answer
+        high = eventually(f"{count} records on {topic}", lambda: (lambda h: h if h >= count else None)(
+            consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=5)[1]), timeout,
+            tolerate=(KafkaException,))
         consumer.assign([TopicPartition(topic, 0, 0)])
-        values = []
-        while len(values) < max(high, 0) and time.monotonic() < deadline + 10:
+        values: list[str] = []
+        deadline = time.monotonic() + 10
+        while len(values) < high and time.monotonic() < deadline:
             msg = consumer.poll(1.0)
             if msg is not None and not msg.error():
                 values.append(msg.value().decode())
@@ -241,16 +242,6 @@ def topic_values(bootstrap: str, topic: str, count: int, timeout: float = 60) ->
         return values
     finally:
         consumer.close()
-
-
-def wait_for(what: str, predicate, timeout: float = 60, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    pytest.fail(f"timed out after {timeout}s waiting for {what}")
 
 
 @pytest.fixture(scope="module", params=PROFILE.mm2_layouts)
@@ -268,7 +259,8 @@ def mirror(request, env, kube_api, kafka_admin):
         name=ns, labels={"kubectl-offsets-test": "true"})))
     create_topic(kafka_admin, topic, partitions=2)  # partition 1: live traffic
     create_topic(kafka_admin, topic2)
-    m = Mirror(layout, ns, name, src, src2, tgt, topic, topic2, group, custom, core, env.bootstrap_servers)
+    m = Mirror(layout, ns, name, src, src2, tgt, topic, topic2, group, custom, core, env.bootstrap_servers,
+               judge=Judges(env.connect_url, env.bootstrap_servers))
     m.feeder = Feeder(env.bootstrap_servers, topic, 1, prefix="live").start()
     m.produce([f"r{i}" for i in range(5)])
     m.produce(["a0", "a1"], topic=topic2)
@@ -288,7 +280,7 @@ def mirror(request, env, kube_api, kafka_admin):
         return [e["name"] for e in entries] == expected and all(
             (e.get("connector") or {}).get("state") == "RUNNING" for e in entries)
 
-    wait_for(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=120)
+    eventually(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=120)
     assert m.target_values(5) == m.produced  # replication works before we touch anything
     try:
         yield m
@@ -309,13 +301,14 @@ class Recorder:
     def __init__(self, mirror: Mirror):
         self.mirror, self.objects, self._stop = mirror, [], threading.Event()
         self._ready = threading.Event()
+        self._started_at: str | None = None  # the resourceVersion the watch starts from
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         from kubernetes import watch
 
         m = self.mirror
-        rv = m.get()["metadata"]["resourceVersion"]
+        rv = self._started_at = m.get()["metadata"]["resourceVersion"]
         self._ready.set()
         while not self._stop.is_set():
             w = watch.Watch()
@@ -333,7 +326,10 @@ class Recorder:
         return self
 
     def __exit__(self, *exc):
-        time.sleep(1.0)  # let the last events of the block arrive
+        # Every version up to the one the block left: the watch has delivered the resource's latest version.
+        last = self.mirror.get()["metadata"]["resourceVersion"]
+        eventually(f"the watch to deliver resourceVersion {last}", lambda: last == self._started_at or any(
+            o["metadata"]["resourceVersion"] == last for o in list(self.objects)), timeout=30)
         self._stop.set()
         self._thread.join(10)
 

@@ -16,7 +16,10 @@ from kubectl_offsets.mirrormaker import offset_syncs_topic
 from tests.env.clients import for_one_broker, kafka_conf
 from tests.env.kind.shared import cluster_bootstrap
 
-from .conftest import GROUP, PLURAL, PROFILE, READ_VERSION, SOURCE_CONFIG, Mirror, wait_for
+from tests.judges import Judges
+from tests.waits import eventually
+
+from .conftest import GROUP, PLURAL, PROFILE, READ_VERSION, SOURCE_CONFIG, Mirror
 
 # The mirror in the newest layout the profile serves; the "other" mirror of the sharing test in the oldest.
 LAYOUT, OTHER_LAYOUT = PROFILE.mm2_layouts[-1], PROFILE.mm2_layouts[0]
@@ -53,17 +56,18 @@ def running_mirror(env, kube_api, prefix: str, topics: list[str]) -> Iterator[Mi
     core, custom = client.CoreV1Api(kube_api), client.CustomObjectsApi(kube_api)
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(
         name=ns, labels={"kubectl-offsets-test": "true"})))
-    m = Mirror(LAYOUT, ns, name, src, f"unused{tag}", tgt, topics[0], "", "", custom, core, env.bootstrap_servers)
+    m = Mirror(LAYOUT, ns, name, src, f"unused{tag}", tgt, topics[0], "", "", custom, core, env.bootstrap_servers,
+               judge=Judges(env.connect_url, env.bootstrap_servers))
     try:
         custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, mirror_resource(
             LAYOUT, ns, name, cluster_bootstrap(env), src, tgt, ",".join(f"^{t}$" for t in topics)))
         try:
-            wait_for("both connectors RUNNING", lambda: m.live_state(m.connector()) == "RUNNING" and m.live_state(
+            eventually("both connectors RUNNING", lambda: m.live_state(m.connector()) == "RUNNING" and m.live_state(
                 m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=180)
             yield m
         finally:
             custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
-            wait_for("the mirror's connectors deleted from Connect", lambda: not connectors_of(env, src), 60)
+            eventually("the mirror's connectors deleted from Connect", lambda: not connectors_of(env, src), 60)
     finally:
         core.delete_namespace(ns)
 

@@ -22,7 +22,9 @@ from kubectl_offsets.adapters.kafka import Broker
 from tests.env.clients import create_topic, kafka_conf, produce
 from tests.env.tcpproxy import TcpProxy
 
-from .conftest import JOURNAL, Mirror, topic_values, wait_for
+from tests.waits import eventually
+
+from .conftest import JOURNAL, Mirror, topic_values
 from .one_mirror import MirrorUnderTest, running_mirror, watermarks
 
 PRINCIPAL = "User:ANONYMOUS"
@@ -53,7 +55,7 @@ def subject(env, kube_api, kafka_admin):
         s = Subject(m, topic)
         try:
             topic_values(env.bootstrap_servers, f"{m.src}.{topic}", 5, timeout=120)
-            wait_for("offset syncs", lambda: watermarks(env.bootstrap_servers, s.syncs_topic)[1] > 0, timeout=60)
+            eventually("offset syncs", lambda: watermarks(env.bootstrap_servers, s.syncs_topic)[1] > 0, timeout=60)
             assert _policy(kafka_admin, s.syncs_topic) == "compact", "MirrorMaker 2 creates it compacted"
             yield s
         finally:
@@ -73,14 +75,11 @@ def _policy_becomes(admin, topic: str, expected: str, timeout: float = 20.0) -> 
     """The topic's cleanup.policy once it reads ``expected`` (or the last value read after ``timeout``): KRaft
     acknowledges a config change when the controller commits it, and the broker that answers DescribeConfigs
     applies it when it replays the metadata, a moment later on a busy machine."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while True:
-        value = _policy(admin, topic)
-        if value == expected or time.monotonic() > deadline:
-            return value
-        time.sleep(0.2)
+    try:
+        return eventually(f"cleanup.policy {expected} on {topic}",
+                          lambda: (lambda value: value if value == expected else None)(_policy(admin, topic)), timeout)
+    except AssertionError:
+        return _policy(admin, topic)  # the caller's assertion names what it is instead
 
 
 def _allowed_operations(admin, topic: str) -> set[str]:
@@ -108,7 +107,7 @@ def _deny(admin, topic: str, operations: tuple[str, ...]) -> None:
             future.result(timeout=30)
     except KafkaException as error:
         pytest.fail(f"the broker takes no ACLs ({error}): tests/env/kafka.py must configure the StandardAuthorizer")
-    wait_for(f"{operations} denied on {topic}",
+    eventually(f"{operations} denied on {topic}",
              lambda: not set(operations) & _allowed_operations(admin, topic), timeout=30)
 
 
@@ -118,7 +117,7 @@ def _remove_acls(admin, topic: str) -> None:
     selector = AclBindingFilter(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, None, None, AclOperation.ANY,
                                 AclPermissionType.ANY)
     admin.delete_acls([selector])[selector].result(timeout=30)
-    wait_for(f"every operation allowed on {topic} again",
+    eventually(f"every operation allowed on {topic} again",
              lambda: {"DELETE", "ALTER_CONFIGS"} <= _allowed_operations(admin, topic), timeout=30)
 
 
@@ -227,7 +226,7 @@ def test_a_rollback_that_cannot_reach_the_topic_keeps_the_journal(subject, cli, 
     from kubectl_offsets.core.online.engine import SimulatedCrash
 
     s = subject
-    wait_for("new offset syncs since the last truncation",
+    eventually("new offset syncs since the last truncation",
              lambda: (lambda w: w[1] > w[0])(watermarks(env.bootstrap_servers, s.syncs_topic)), timeout=90)
     start, _ = watermarks(env.bootstrap_servers, s.syncs_topic)
     host, port = env.bootstrap_servers.rsplit(":", 1)

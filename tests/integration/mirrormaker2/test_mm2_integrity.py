@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import datetime
 
 import pytest
 
@@ -18,7 +19,9 @@ from kubectl_offsets import schemas, strimzi
 from tests.env.clients import create_topic, kafka_conf, produce
 from tests.env.kind.shared import cluster_bootstrap
 
-from .conftest import GROUP, JOURNAL, PLURAL, PROFILE, READ_VERSION, Mirror, topic_values, wait_for
+from tests.waits import eventually
+
+from .conftest import GROUP, JOURNAL, PLURAL, PROFILE, READ_VERSION, Mirror, topic_values
 from .one_mirror import LAYOUT, OTHER_LAYOUT, MirrorUnderTest, connectors_of, mirror_resource, running_mirror, watermarks
 
 
@@ -30,10 +33,10 @@ class Damaged(MirrorUnderTest):
         self.gap, self.gone, self.again = gap, gone, again
 
 
-def _source_stored(cli, m, connector):
-    doc = json.loads(cli("list", m.target_arg, "--connector", connector, "-n", m.ns, "-o", "json").ok().out)
+def _source_stored(m, connector):
+    """What Connect stores for the source connector, by (topic, partition)."""
     return {(e["partition"]["topic"], e["partition"]["partition"]): (e["offset"] or {}).get("offset")
-            for e in doc["offsets"]}
+            for e in m.judge.stored(connector)}
 
 
 def _recreate(admin, bootstrap, topic):
@@ -41,29 +44,15 @@ def _recreate(admin, bootstrap, topic):
     partition. The controller answers both requests before the broker has applied them: until it has, the broker
     still serves the old partition, appends to it and reports its watermarks."""
     admin.delete_topics([topic])[topic].result(timeout=30)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # KRaft deletes asynchronously: creating too early says "already exists"
-        try:
-            create_topic(admin, topic)
-            break
-        except Exception:  # noqa: BLE001 - TOPIC_ALREADY_EXISTS while the deletion completes
-            time.sleep(0.5)
-    else:
-        pytest.fail(f"could not recreate {topic}")
-    seen = []
-    while time.monotonic() < deadline:
-        try:
-            seen.append(watermarks(bootstrap, topic))
-        except Exception as error:  # noqa: BLE001 - an unknown partition while the broker catches up
-            seen.append(repr(error))
-        if seen[-1] == (0, 0):
-            return
-        time.sleep(0.5)
-    pytest.fail(f"the broker never served the recreated {topic}: {seen[-3:]}")
+    # KRaft deletes asynchronously: creating too early says "already exists" (TOPIC_ALREADY_EXISTS)
+    eventually(f"{topic} created again", lambda: create_topic(admin, topic), 60, 0.5, tolerate=(Exception,))
+    # an unknown partition while the broker catches up: no answer yet
+    eventually(f"the broker to serve the recreated {topic}", lambda: watermarks(bootstrap, topic) == (0, 0), 60, 0.5,
+               tolerate=(Exception,))
 
 
 @pytest.fixture(scope="module")
-def damaged(env, kube_api, kafka_admin, cli):
+def damaged(env, kube_api, kafka_admin):
     from confluent_kafka import Producer, TopicPartition
 
     tag = uuid.uuid4().hex[:6]
@@ -79,14 +68,14 @@ def damaged(env, kube_api, kafka_admin, cli):
         topic_values(env.bootstrap_servers, f"{m.src}.{again}", 5, timeout=120)
         d = Damaged(m, gap, gone, again)
         # Connect flushes source offsets every second or so: wait until all three are stored, then stop.
-        wait_for("stored offsets", lambda: _source_stored(cli, m, d.source) == {
-            (gap, 0): 9, (gone, 0): 2, (again, 0): 4}, timeout=120, interval=2)
+        eventually("stored offsets", lambda: _source_stored(m, d.source) == {
+            (gap, 0): 9, (gone, 0): 2, (again, 0): 4}, timeout=120, interval=1)
         m.set_state(0, "sourceConnector", "stopped")
         m.wait_state(d.source, "STOPPED")
         # The operator reports the connector STOPPED from Connect's status; its task may still be polling until
         # Connect removes it (realistic cadence): only then is it safe to damage the topics behind its back.
-        wait_for("the source task gone", lambda: not _tasks_of(m, d.source), timeout=120)
-        time.sleep(2)
+        eventually("the source task gone", lambda: not _tasks_of(m, d.source), timeout=120)
+        eventually("Connect to have stopped the source's task", lambda: _stopped_in_connect(m, d.source), timeout=60)
         # The damage, while the mirror is stopped:
         produce(producer, gap, [f"g{i}" for i in range(10, 20)])  # offsets 10..19, never replicated
         kafka_admin.delete_records([TopicPartition(gap, 0, 15)])[TopicPartition(gap, 0, 15)].result(timeout=30)
@@ -101,18 +90,27 @@ def _produce_into_recreated(bootstrap, topic, values):
     with it (KRaft finishes the deletion asynchronously): produce with a fresh producer until they are really in."""
     from confluent_kafka import Producer
 
-    seen = []
-    for _ in range(5):
+    def landed() -> bool:
         produce(Producer(kafka_conf(bootstrap)), topic, values)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            seen.append(watermarks(bootstrap, topic))
-            if seen[-1] == (0, len(values)):
-                return
-            if seen[-1][1] > 0:
-                pytest.fail(f"{topic}: unexpected watermarks {seen[-1]}")
-            time.sleep(0.5)
-    pytest.fail(f"{topic} never held {values}: watermarks {seen[-3:]}")
+        try:
+            return bool(eventually(f"{values} in {topic}", lambda: _holds(bootstrap, topic, len(values)), 10, 0.5))
+        except AssertionError:
+            return False  # gone with the old partition: produce again
+
+    eventually(f"{topic} to keep {values}", landed, 60, 0)
+
+
+def _holds(bootstrap, topic, count: int) -> bool:
+    seen = watermarks(bootstrap, topic)
+    if seen[1] > 0 and seen != (0, count):
+        pytest.fail(f"{topic}: unexpected watermarks {seen}")
+    return seen == (0, count)
+
+
+def _stopped_in_connect(m, connector) -> bool:
+    """Connect's own status: the connector STOPPED and no task left (one still listed may still poll)."""
+    status, body = m.judge.connect.get(m.judge.connect.connector_path(connector, "/status"))
+    return status == 200 and body["connector"]["state"] == "STOPPED" and not body.get("tasks")
 
 
 def _tasks_of(m, connector):
@@ -196,17 +194,17 @@ def test_lag_gates_pass_and_fail(damaged, cli, env, kafka_admin, tmp_path):
     assert f"{d.again}:0 (ahead: resumes at 5, past the log end 2)" in closed.err
     assert f"{d.gone}:0 (missing: the partition does not exist)" in closed.err
     assert sorted(e["reason"] for e in json.loads(closed.out)["thresholds"]["exceeded"]) == ["ahead", "missing"]
-    # Only the gap partition's offsets (--current): the gates pass and fail on its figures alone.
-    listed = json.loads(cli("list", m.target_arg, "-n", m.ns, "--connector", d.source, "-o", "json").ok().out)
+    # Only the gap partition's offsets (--current), as Connect stores them: the gates pass and fail on its figures.
     current = tmp_path / "gap.json"
-    current.write_text(json.dumps({"offsets": [e for e in listed["offsets"] if e["partition"]["topic"] == d.gap]}))
+    current.write_text(json.dumps({"offsets": [e for e in m.judge.stored(d.source) if e["partition"]["topic"] == d.gap]}))
     only_gap = (*base, "--current", str(current))
     assert cli(*only_gap, "--max-lag", "5").code == 0
     over = cli(*only_gap, "--max-lag", "4", "-o", "json")
     assert over.code == 9 and f"{d.gap}:0 (lag)" in over.err
     assert json.loads(over.out)["thresholds"]["exceeded"] == [{"topic": d.gap, "partition": 0, "reason": "lag"}]
     assert cli(*only_gap, "--max-age", "1h").code == 0
-    time.sleep(2.5)
+    oldest = datetime.fromisoformat(rows[d.gap]["oldestPending"].replace("Z", "+00:00")).timestamp()
+    eventually("the oldest pending record older than 2s", lambda: time.time() - oldest > 2.5, timeout=10)
     old = cli(*only_gap, "--max-age", "2s")
     assert old.code == 9 and "(age)" in old.err
     cli(*base, "--max-age", "soon").refused("--max-age 'soon' is not a duration")
@@ -233,7 +231,7 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
     # What the damage costs on its own: g10..g14 never arrive (gap); the recreated topic is copied from its start.
     assert topic_values(env.bootstrap_servers, f"{m.src}.{d.gap}", 15)[10:] == [f"g{i}" for i in range(15, 20)]
     assert topic_values(env.bootstrap_servers, f"{m.src}.{d.again}", 7)[5:] == ["b0", "b1"]
-    wait_for("syncs of the new replication", lambda: watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before)
+    eventually("syncs of the new replication", lambda: watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before)
     _, end_before = watermarks(env.bootstrap_servers, d.syncs_topic)
     run = cli("reset", *target, "--with-offset-syncs", "--yes").ok()
     assert "truncating " + d.syncs_topic in run.err
@@ -257,7 +255,7 @@ def test_full_reset_truncates_the_offset_syncs_and_replicates_again(damaged, cli
     policy = admin.describe_configs([resource])[resource].result()["cleanup.policy"].value
     assert policy == "compact"
     # Now the check is clean: gone has no offset any more, the others are stored again within their logs.
-    wait_for("a clean check", lambda: cli("check", m.target_arg, "-n", m.ns, "--source-bootstrap-server",
+    eventually("a clean check", lambda: cli("check", m.target_arg, "-n", m.ns, "--source-bootstrap-server",
                                           env.bootstrap_servers).code == 0, timeout=90, interval=2)
 
 
@@ -273,7 +271,7 @@ def test_an_interrupted_full_reset_is_finished_by_recover(damaged, cli, env):
 
     d, m = damaged, damaged.m
     # The replication after the previous reset wrote new syncs.
-    wait_for("new offset syncs", lambda: (lambda w: w[1] > w[0])(watermarks(env.bootstrap_servers, d.syncs_topic)))
+    eventually("new offset syncs", lambda: (lambda w: w[1] > w[0])(watermarks(env.bootstrap_servers, d.syncs_topic)))
     kube = operations.connect(ClusterConfig(kubeconfig=env.kubeconfig, namespace=m.ns))
     options = Options(yes=True, mm2=Mm2Settings(source_bootstrap=env.bootstrap_servers, with_offset_syncs=True))
     with pytest.raises(SimulatedCrash), hooks.crash_after("reset-checkpoint"):
@@ -315,7 +313,7 @@ def test_a_shared_offset_syncs_topic_is_refused_naming_the_pairs(damaged, cli, e
         assert m.snapshot() == before
     finally:
         m.custom.delete_namespaced_custom_object(GROUP, READ_VERSION, m.ns, PLURAL, other)
-        wait_for("the other mirror's connectors deleted", lambda: not connectors_of(env, north), 60)
+        eventually("the other mirror's connectors deleted", lambda: not connectors_of(env, north), 60)
 
 
 def test_the_offset_syncs_example_is_accepted_and_names_the_topic_its_comments_say(damaged):
@@ -374,7 +372,7 @@ def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged,
         LAYOUT, ns, name, _untied_spelling(env, m.core), south, m.tgt, f"^{topic}$", checkpoint=False))
     try:
         topic_values(env.bootstrap_servers, f"{south}.{topic}", 2, timeout=90)
-        wait_for("the foreign mirror's offset syncs",
+        eventually("the foreign mirror's offset syncs",
                  lambda: watermarks(env.bootstrap_servers, d.syncs_topic)[1] > end_before, timeout=60)
         before = m.wait_steady()
         cli("reset", m.target_arg, "-n", m.ns, "--connector", "source", "--with-offset-syncs", "--yes",
@@ -384,6 +382,6 @@ def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged,
     finally:
         m.custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
         try:
-            wait_for("the foreign mirror's connectors deleted", lambda: not connectors_of(env, south), 60)
+            eventually("the foreign mirror's connectors deleted", lambda: not connectors_of(env, south), 60)
         finally:
             m.core.delete_namespace(ns)

@@ -12,9 +12,11 @@ import uuid
 
 import pytest
 
-from tests.env.clients import ConnectRest, create_topic, kafka_conf, one_mirror_mm2
+from tests.env.clients import create_topic, kafka_conf, one_mirror_mm2
 
-from .conftest import GROUP, PLURAL, PROFILE, SOURCE_CONFIG, wait_for
+from tests.waits import eventually
+
+from .conftest import GROUP, PLURAL, PROFILE, SOURCE_CONFIG
 
 VERSION = PROFILE.preferred_version
 
@@ -54,7 +56,7 @@ def partition_values(bootstrap: str, topic: str, partition: int, count: int) -> 
 
 
 @pytest.fixture(scope="module")
-def timed_mirror(env, kube_api, kafka_admin):
+def timed_mirror(env, kube_api, kafka_admin, judge):
     from confluent_kafka import Producer
     from kubernetes import client
 
@@ -76,23 +78,26 @@ def timed_mirror(env, kube_api, kafka_admin):
     custom.create_namespaced_custom_object(GROUP, VERSION, ns, PLURAL,
                                            one_mirror_mm2(name, src, tgt, env.bootstrap_servers, mirror))
     target_topic = f"{src}.{topic}"
-    wait_for("all 9 records replicated", lambda: partition_counts(env.bootstrap_servers, target_topic) == {0: 6, 1: 3},
+    eventually("all 9 records replicated", lambda: partition_counts(env.bootstrap_servers, target_topic) == {0: 6, 1: 3},
              timeout=120)
-    connect, connector = ConnectRest(env.connect_url), f"{src}->{tgt}.MirrorSourceConnector"
-
-    def committed():  # the worker flushes source offsets periodically; time travel starts from what is stored
-        status, body = connect.get(ConnectRest.connector_path(connector, "/offsets"))
-        return status == 200 and {o["partition"]["partition"]: o["offset"]["offset"]
-                                  for o in body["offsets"]} == {0: 5, 1: 2}
-    wait_for("the replicated positions stored", committed, timeout=120)
-    yield {"ns": ns, "name": name, "src": src, "tgt": tgt, "topic": topic, "target_topic": target_topic, "t0": t0}
+    connector = f"{src}->{tgt}.MirrorSourceConnector"
+    # the worker flushes source offsets periodically; time travel starts from what is stored
+    stored_at(judge, connector, {0: 5, 1: 2}, "the replicated positions stored")
+    yield {"ns": ns, "name": name, "src": src, "tgt": tgt, "topic": topic, "target_topic": target_topic, "t0": t0,
+           "connector": connector}
     try:
         custom.delete_namespaced_custom_object(GROUP, VERSION, ns, PLURAL, name)
     finally:
         core.delete_namespace(ns)
 
 
-def test_mirror_source_time_travel_replicates_from_the_record_of_that_time(timed_mirror, cli, env):
+def stored_at(judge, connector: str, offsets: dict[int, int], what: str) -> None:
+    """Until Connect stores ``offsets`` ({partition: last replicated offset}) for the MirrorSourceConnector."""
+    judge.wait_stored(connector, lambda entries: {e["partition"]["partition"]: e["offset"]["offset"]
+                                                  for e in entries if e.get("offset")} == offsets, what, timeout=120)
+
+
+def test_mirror_source_time_travel_replicates_from_the_record_of_that_time(timed_mirror, cli, env, judge):
     m = timed_mirror
     at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime((m["t0"] + 2500) / 1000)) + ".500Z"
 
@@ -107,8 +112,9 @@ def test_mirror_source_time_travel_replicates_from_the_record_of_that_time(timed
     assert stored == {0: 2, 1: 2}  # resume at 3 stores 2 (last replicated); partition 1 resumes at its end (3)
     # Replication goes on from record 3 of partition 0: p0-3..p0-5 arrive on the target a second time; nothing of
     # partition 1 does.
-    wait_for("p0-3..p0-5 replicated again", lambda: partition_counts(env.bootstrap_servers, m["target_topic"])[0] == 9,
+    eventually("p0-3..p0-5 replicated again", lambda: partition_counts(env.bootstrap_servers, m["target_topic"])[0] == 9,
              timeout=90)
     assert partition_values(env.bootstrap_servers, m["target_topic"], 0, 9)[6:] == ["p0-3", "p0-4", "p0-5"]
-    time.sleep(3)
+    # Stored at both ends again: everything it read since the alter is on the target, and no more can come.
+    stored_at(judge, m["connector"], {0: 5, 1: 2}, "the ends stored again")
     assert partition_counts(env.bootstrap_servers, m["target_topic"]) == {0: 9, 1: 3}

@@ -25,6 +25,8 @@ from kubectl_offsets.output import progress as progress_module
 from tests.env.clients import Feeder, create_topic, produce, unique_name
 from tests.env.emulator import profiles
 from tests.env.kind.shared import connect_spec_for
+from tests.judges import Judges
+from tests.waits import eventually, nudge
 
 # The version a user's kubectl and manifests use in the session's Strimzi era (v1 whenever it is served).
 GROUP, VERSION = "kafka.strimzi.io", profiles.selected().preferred_version
@@ -34,22 +36,6 @@ FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JOURNAL = "kubectl-offsets.io/journal"
 OFFSETS_ANNOTATION = "strimzi.io/connector-offsets"
-# The tests' own annotation whose new value is a watch event for the operator (Lab.wait_state).
-NUDGE = "kubectl-offsets-test/nudge"
-
-
-# ---- waiting ----------------------------------------------------------------------------------------------------
-
-def eventually(what: str, probe: Callable[[], Any], timeout: float = 60.0, interval: float = 0.25) -> Any:
-    """Bounded poll: ``probe()``'s first truthy value, or a test failure naming ``what`` and the last value."""
-    deadline, last = time.monotonic() + timeout, None
-    while True:
-        last = probe()
-        if last:
-            return last
-        if time.monotonic() >= deadline:
-            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}; last value: {str(last)[:1500]}")
-        time.sleep(interval)
 
 
 # ---- the cluster, seen with the plain kubernetes client (never the plugin) -------------------------------------
@@ -187,6 +173,7 @@ class Lab:
         from confluent_kafka import Producer
 
         self.producer = Producer({"bootstrap.servers": env.bootstrap_servers, "log_level": 3})
+        self.judge = Judges(env.connect_url, env.bootstrap_servers)  # what the tests check, never the plugin
         self.feeders: list[Feeder] = []
         self.connect = CONNECT  # the KafkaConnect new connectors belong to (the fleet benchmark spreads them)
 
@@ -227,10 +214,11 @@ class Lab:
         return conn
 
     def source(self, prefix: str = "src", lines: int | None = 3, *, state: str | None = None,
-               extra: dict | None = None) -> Connector:
+               extra: dict | None = None, name: str | None = None) -> Connector:
         """A FileStreamSource reading a fresh file (``lines`` lines; None = the file does not exist, so the task
-        idles and its offsets never move) into a fresh topic."""
-        name, topic = unique_name(prefix), unique_name(f"{prefix}-topic")
+        idles and its offsets never move) into a fresh topic; ``name``: the connector's, when the test needs it
+        first (a Connect fault for it)."""
+        name, topic = name or unique_name(prefix), unique_name(f"{prefix}-topic")
         create_topic(self.admin, topic)
         path = self.workdir / f"{name}.in"
         if lines is not None:
@@ -255,34 +243,24 @@ class Lab:
 
         def idle(obj):
             if connect_failure(obj):
-                self.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {NUDGE: str(time.time())}}})
+                nudge(self.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name, str(time.time_ns()))
         return self.cluster.watch_until(conn.ns, conn.name, done, f"Connect state {state}", timeout, idle=idle)
+
+    def config_topic(self) -> str:
+        """The config topic of the lab's Connect cluster (Connect's log of the connectors it was given; with the
+        emulator, every KafkaConnect is the environment's one worker, tests/env/kafka.py)."""
+        if self.env.operator != "strimzi":
+            return "connect-cluster-configs"
+        spec = self.cluster.get(self.ns, self.connect, "kafkaconnects")["spec"]
+        return spec.get("configStorageTopic") or spec["config"]["config.storage.topic"]
 
     def cr(self, conn: Connector) -> dict:
         return self.cluster.get(conn.ns, conn.name)
 
     def topic_values(self, topic: str, at_least: int, timeout: float = 60.0) -> list[str]:
         """Every record value in ``topic`` (partition 0) from the beginning, once at least ``at_least`` are there."""
-        from confluent_kafka import Consumer, TopicPartition
-
-        consumer = Consumer({"bootstrap.servers": self.env.bootstrap_servers, "group.id": unique_name("reader"),
-                             "enable.auto.commit": False, "log_level": 3})
-        try:
-            def probe():
-                low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
-                return high if high - low >= at_least else None
-            high = eventually(f"{at_least} records in {topic}", probe, timeout)
-            consumer.assign([TopicPartition(topic, 0, 0)])
-            values: list[str] = []
-            while len(values) < high:
-                msg = consumer.poll(5)
-                if msg is None:
-                    break
-                if not msg.error():
-                    values.append(msg.value().decode())
-            return values
-        finally:
-            consumer.close()
+        eventually(f"{at_least} records in {topic}", lambda: self.judge.end_offsets(topic)[0] >= at_least, timeout)
+        return self.judge.topic_values(topic)
 
 
 # ---- "nothing changed" ---------------------------------------------------------------------------------------
@@ -383,12 +361,9 @@ def source_document(conn: Connector, position: int) -> str:
     return json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": position}}]})
 
 
-def source_position(cli, conn: Connector) -> int | None:
-    """A FileStreamSource's listed position (None: no offsets)."""
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    offsets = json.loads(result.stdout)["offsets"]
-    return offsets[0]["offset"]["position"] if offsets else None
+def source_position(lab: Lab, conn: Connector) -> int | None:
+    """A FileStreamSource's position as Connect stores it (None: no offsets)."""
+    return lab.judge.source_position(conn.name)
 
 
 # ---- the CLI -----------------------------------------------------------------------------------------------------

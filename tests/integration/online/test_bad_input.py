@@ -18,12 +18,9 @@ from .conftest import EXAMPLES, assert_unchanged, bind_documented_role, eventual
 def sink(lab, cli):
     """A running sink that consumed 3 records, listed once (so its list ConfigMap exists), and settled."""
     conn = lab.sink("bad", records=3, live=False)  # "nothing changed" includes the list ConfigMap's data
-
-    def listed_three():
-        result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-        return result.exit_code == 0 and json.loads(result.stdout)["offsets"] and \
-            json.loads(result.stdout)["offsets"][0]["offset"]["kafka_offset"] == 3
-    eventually("offset 3 committed and listed", listed_three, interval=1.0)
+    lab.judge.wait_sink_offsets(conn.name, {0: 3})
+    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")  # the list ConfigMap now exists
+    assert result.exit_code == 0 and json.loads(result.stdout)["offsets"] == lab.judge.stored(conn.name), str(result)
     return conn
 
 

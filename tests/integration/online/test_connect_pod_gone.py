@@ -12,7 +12,9 @@ from urllib.parse import quote
 
 from tests.env import operator_faults
 
-from .conftest import CONNECT, NUDGE, eventually, live_state
+from tests.waits import eventually, nudge
+
+from .conftest import CONNECT, VERSION, live_state
 
 TIMEOUT = 20  # the plugin's --timeout: much shorter than the operator's 120 s periodic pass
 
@@ -33,7 +35,7 @@ def _fail_a_pass_while_the_pod_is_gone(lab, conn) -> None:
         eventually("the Connect pod created again, not Ready yet", lambda gone=gone: any(
             pod["metadata"]["uid"] not in gone and not operator_faults.pod_ready(pod)
             for pod in operator_faults.connect_pods(env, lab.ns, CONNECT)), timeout=60, interval=0.2)
-        lab.cluster.merge(lab.ns, conn.name, {"metadata": {"annotations": {NUDGE: str(time.time())}}})
+        nudge(lab.cluster.custom, VERSION, lab.ns, "kafkaconnectors", conn.name, str(time.time_ns()))
         eventually("the operator's pass to fail, or the new worker to be Ready", lambda gone=gone: _failed_pass(
             lab.cr(conn)) or _ready_again(env, lab.ns, gone), timeout=120, interval=0.5)
         operator_faults.wait_connect_pods_ready(env, lab.ns, CONNECT, not_uids=gone)

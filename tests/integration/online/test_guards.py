@@ -26,29 +26,28 @@ from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
 
 from tests.env.clients import create_topic, unique_name
+from tests.env.kind.shared import connect_spec_for
 
-from .conftest import (CONNECT, FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
-                       eventually, snapshot, spec_state)
+from .conftest import (FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
+                       snapshot, spec_state)
 
 GITOPS = "kubectl-offsets.io/gitops"
 TRIGGERED = "kubectl-offsets.io/triggered"
 
 
-def sink_offsets(cli, conn) -> dict[int, int]:
-    """The committed offsets of the static partitions: the live one (``conn.live_partition``, fed during the whole
-    test) moves on its own, so what a guard left unchanged is judged on the others."""
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    return {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"]
-            for e in json.loads(result.stdout)["offsets"] if e["partition"]["kafka_partition"] != conn.live_partition}
+def sink_offsets(lab, conn) -> dict[int, int]:
+    """The consumer group's committed offsets of the static partitions (tests/judges.py): the live one
+    (``conn.live_partition``, fed during the whole test) moves on its own, so what a guard left unchanged is judged
+    on the others."""
+    return lab.judge.sink_offsets(conn.name, but=conn.live_partition)
 
 
-def consumed(cli, conn, wanted: dict[int, int], lab=None) -> None:
-    """Wait until the sink has committed ``wanted`` (Connect commits sink offsets periodically); with ``lab``, also
-    until the operator has reconciled the last spec change (list adds and removes listOffsets), so a snapshot taken
-    next is not overtaken by a late status write."""
-    eventually(f"offsets {wanted} committed", lambda: sink_offsets(cli, conn) == wanted, interval=1.0)
-    if lab is not None:
+def consumed(lab, conn, wanted: dict[int, int], *, settled: bool = False) -> None:
+    """Wait until the sink has committed ``wanted`` (Connect commits sink offsets periodically); ``settled``: also
+    until the operator has reconciled the last spec change, so a snapshot taken next is not overtaken by a late
+    status write."""
+    lab.judge.wait_sink_offsets(conn.name, wanted, but=conn.live_partition)
+    if settled:
         settle(lab, conn)
 
 
@@ -79,7 +78,7 @@ def backups_of(lab, conn) -> list[dict]:
 
 def test_trigger_without_a_gitops_record_refuses_and_changes_nothing(lab, cli):
     conn = lab.sink("trg-norecord", records=4)
-    consumed(cli, conn, {0: 4})
+    consumed(lab, conn, {0: 4})
     stop(lab, conn)
     before = snapshot(lab.cluster, conn)
 
@@ -89,12 +88,12 @@ def test_trigger_without_a_gitops_record_refuses_and_changes_nothing(lab, cli):
     assert "no kubectl-offsets.io/gitops record" in result.stderr, str(result)
     assert "kubectl offsets alter" in result.stderr  # how to proceed
     assert_unchanged(lab.cluster, conn, before)
-    assert sink_offsets(cli, conn) == {0: 4}  # today: reset to nothing
+    assert sink_offsets(lab, conn) == {0: 4}  # today: reset to nothing
 
 
 def test_trigger_refuses_a_stale_alter_offsets_stanza_without_record(lab, cli):
     conn = lab.sink("trg-stale", records=4)
-    consumed(cli, conn, {0: 4})
+    consumed(lab, conn, {0: 4})
     old = f"{conn.name}-old-offsets"
     lab.cluster.put_configmap(conn.ns, old, {"offsets.json": sink_document(conn.topic, {0: 1})})
     stop(lab, conn, alterOffsets={"fromConfigMap": {"name": old}})
@@ -106,7 +105,7 @@ def test_trigger_refuses_a_stale_alter_offsets_stanza_without_record(lab, cli):
     assert old in result.stderr, str(result)  # names the stanza it will not re-apply
     # listed=True: only the operator's own status writes (which lag under the real cadence) may move resourceVersion
     assert_unchanged(lab.cluster, conn, before, listed=True)
-    assert sink_offsets(cli, conn) == {0: 4}
+    assert sink_offsets(lab, conn) == {0: 4}
 
 
 def _phase1_on_cluster(lab, conn, wanted: dict[int, int], operation_id: str) -> dict:
@@ -122,7 +121,7 @@ def _phase1_on_cluster(lab, conn, wanted: dict[int, int], operation_id: str) -> 
 
 def test_trigger_with_the_record_backs_up_first_and_undo_restores(lab, cli):
     conn = lab.sink("trg-record", records=6)
-    consumed(cli, conn, {0: 6})
+    consumed(lab, conn, {0: 6})
     record = _phase1_on_cluster(lab, conn, {0: 2}, "0123456789abcdef")
 
     result = cli("trigger", conn.name, "-n", conn.ns, "--timeout", "90s")
@@ -136,17 +135,17 @@ def test_trigger_with_the_record_backs_up_first_and_undo_restores(lab, cli):
     backed_up = {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"]
                  for e in json.loads(saved[0]["data"]["offsets.json"])["offsets"]}
     assert backed_up[0] == 6 and backed_up[conn.live_partition] > 0  # the live partition as it was at the stop
-    assert sink_offsets(cli, conn) == {0: 2}
+    assert sink_offsets(lab, conn) == {0: 2}
 
     # The backup makes the trigger undoable, like any alter.
     undone = cli("undo", conn.name, "-n", conn.ns, "--yes", "--timeout", "90s")
     assert undone.exit_code == 0, str(undone)
-    assert sink_offsets(cli, conn) == {0: 6}
+    assert sink_offsets(lab, conn) == {0: 6}
 
 
 def test_an_interrupted_trigger_is_journaled_and_recover_finishes_it(lab, cli, kube):
     conn = lab.sink("trg-crash", records=5)
-    consumed(cli, conn, {0: 5})
+    consumed(lab, conn, {0: 5})
     record = _phase1_on_cluster(lab, conn, {0: 1}, "fedcba9876543210")
 
     with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
@@ -161,7 +160,7 @@ def test_an_interrupted_trigger_is_journaled_and_recover_finishes_it(lab, cli, k
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and spec_state(obj) == "stopped"
     assert annotations(obj)[TRIGGERED] == record["id"]
-    assert sink_offsets(cli, conn) == {0: 1}
+    assert sink_offsets(lab, conn) == {0: 1}
 
 
 # ---- defect 5: undo --backup must be this connector's backup --------------------------------------------------------
@@ -174,8 +173,8 @@ def test_undo_refuses_another_connectors_backup_of_the_same_topic(lab, cli):
     lab.cluster.create(spec)
     second = Connector(first.ns, second_name, first.topic, lab.workdir / f"{second_name}.out", first.live_partition)
     lab.wait_state(second, "RUNNING")
-    consumed(cli, first, {0: 3})
-    consumed(cli, second, {0: 3}, lab)
+    consumed(lab, first, {0: 3})
+    consumed(lab, second, {0: 3}, settled=True)
     altered = cli("alter", first.name, "-n", first.ns, "--set", f"{first.topic}:0=1", "--yes", "-q")
     assert altered.exit_code == 0, str(altered)
     backup = backups_of(lab, first)[0]["metadata"]["name"]
@@ -186,7 +185,7 @@ def test_undo_refuses_another_connectors_backup_of_the_same_topic(lab, cli):
     assert result.exit_code != 0, str(result)
     assert f"configmap/{backup} is a backup of connector '{first.name}'" in result.stderr, str(result)
     assert_unchanged(lab.cluster, second, before)
-    assert sink_offsets(cli, second) == {0: 3}
+    assert sink_offsets(lab, second) == {0: 3}
 
 
 # ---- defect 10: local backups are private, per context, and a document alter -f and undo --from-file take ---------
@@ -199,11 +198,11 @@ def _current_context(kubeconfig: str) -> str:
 
 def test_local_backup_is_private_per_context_and_restorable(lab, cli, _local_backups):
     conn = lab.sink("local-bak", records=5)
-    consumed(cli, conn, {0: 5})
+    consumed(lab, conn, {0: 5})
     # --no-resume: a running sink would re-read records 2..4 and commit 5 again before we look.
     altered = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=2", "--no-resume", "--yes", "-q")
     assert altered.exit_code == 0, str(altered)
-    assert sink_offsets(cli, conn) == {0: 2}
+    assert sink_offsets(lab, conn) == {0: 2}
 
     root = _local_backups / "kubectl-offsets" / "backups"
     files = [p for p in root.rglob("*") if p.is_file() and conn.name in p.name]
@@ -222,7 +221,7 @@ def test_local_backup_is_private_per_context_and_restorable(lab, cli, _local_bac
     # ... and undo --from-file restores it through the journaled flow (with a backup of its own).
     undone = cli("undo", conn.name, "-n", conn.ns, "--from-file", str(local), "--yes", "--timeout", "90s")
     assert undone.exit_code == 0, str(undone)
-    assert sink_offsets(cli, conn) == {0: 5}
+    assert sink_offsets(lab, conn) == {0: 5}
     assert JOURNAL not in annotations(lab.cr(conn))
     assert len(backups_of(lab, conn)) == 2
 
@@ -230,7 +229,7 @@ def test_local_backup_is_private_per_context_and_restorable(lab, cli, _local_bac
 def test_undo_from_file_refuses_another_connectors_backup(lab, cli, _local_backups):
     first = lab.sink("local-a", records=2)
     other = lab.sink("local-b", records=2)
-    consumed(cli, first, {0: 2})
+    consumed(lab, first, {0: 2})
     assert cli("alter", first.name, "-n", first.ns, "--set", f"{first.topic}:0=1", "--yes", "-q").exit_code == 0
     local = next(p for p in (_local_backups / "kubectl-offsets").rglob("*") if p.is_file() and first.name in p.name)
     settle(lab, other)
@@ -281,6 +280,7 @@ def test_strimzi_cannot_list_a_connector_named_past_63_characters_and_we_say_why
         # running and reads its live partition until the operator stops it.)
         listed = json.loads(result.stdout)["offsets"]
         assert {e["partition"]["kafka_topic"] for e in listed} <= {conn.topic}, str(result)
+        assert listed == lab.judge.stored(conn.name)  # stopped: what Connect holds now, as listed
         return
     assert result.exit_code != 0, str(result)
     assert "63 characters" in result.stderr and "shorter name" in result.stderr, str(result)
@@ -291,7 +291,12 @@ def test_strimzi_cannot_list_a_connector_named_past_63_characters_and_we_say_why
 
 def test_list_removes_the_list_offsets_stanza_it_added(lab, cli):
     conn = lab.sink("list-drift", records=2)
-    consumed(cli, conn, {0: 2})  # lists (and adds, then should remove, the stanza) several times
+    consumed(lab, conn, {0: 2})
+    for _ in range(3):  # each list adds the stanza, and must remove it again
+        listed = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
+        assert listed.exit_code == 0, str(listed)
+        assert {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in json.loads(listed.stdout)[
+            "offsets"] if e["partition"]["kafka_partition"] == 0} == {0: 2}  # what the group holds
     obj = lab.cr(conn)
     assert "listOffsets" not in obj["spec"], obj["spec"]
     assert annotations(obj).get("strimzi.io/connector-offsets") is None
@@ -299,7 +304,8 @@ def test_list_removes_the_list_offsets_stanza_it_added(lab, cli):
 
 def test_list_keeps_a_list_offsets_stanza_that_was_there(lab, cli):
     conn = lab.sink("list-keep", records=2, extra={"listOffsets": {"toConfigMap": {"name": "my-own-list"}}})
-    consumed(cli, conn, {0: 2})
+    consumed(lab, conn, {0: 2})
+    assert cli("list", conn.name, "-n", conn.ns, "-q").exit_code == 0
     obj = lab.cr(conn)
     assert obj["spec"]["listOffsets"] == {"toConfigMap": {"name": "my-own-list"}}
     assert "my-own-list" in lab.cluster.configmaps(conn.ns)
@@ -311,7 +317,7 @@ def test_an_alter_and_a_reset_change_the_spec_no_more_than_they_must(lab, cli):
     stop adds and the resume removes, instead of adding and removing one per list. Counted by metadata.generation:
     the preview's list (while running: 2), the stop, the alter's request (alterOffsets), the resume."""
     conn = lab.sink("spec-changes", records=3)
-    consumed(cli, conn, {0: 3}, lab)
+    consumed(lab, conn, {0: 3}, settled=True)
     start = lab.cr(conn)["metadata"]["generation"]
 
     alter = cli("alter", conn.name, "-n", conn.ns, "--yes", "-f", "-", input=sink_document(conn.topic, {0: 1}))
@@ -330,7 +336,7 @@ def test_an_alter_and_a_reset_change_the_spec_no_more_than_they_must(lab, cli):
 def test_an_interrupted_alter_leaves_no_list_offsets_stanza_after_recover(lab, cli, kube):
     """The stanza the stop added is in the journal, so recover (finishing) removes it with the resume."""
     conn = lab.sink("spec-recover", records=3)
-    consumed(cli, conn, {0: 3}, lab)
+    consumed(lab, conn, {0: 3}, settled=True)
     path = lab.workdir / f"{conn.name}.json"
     path.write_text(sink_document(conn.topic, {0: 2}))
     with pytest.raises(SimulatedCrash), hooks.crash_after("verify"):
@@ -348,7 +354,7 @@ def test_an_interrupted_alter_leaves_no_list_offsets_stanza_after_recover(lab, c
 
 def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
     conn = lab.sink("foreign-cm", records=3)
-    consumed(cli, conn, {0: 3}, lab)
+    consumed(lab, conn, {0: 3}, settled=True)
     foreign = f"{conn.name}-offsets-alter"
     lab.cluster.put_configmap(conn.ns, foreign, {"offsets.json": "someone else's data", "other": "keep"})
     before = snapshot(lab.cluster, conn)
@@ -358,7 +364,7 @@ def test_alter_refuses_to_write_a_foreign_alter_configmap(lab, cli):
     assert result.exit_code != 0, str(result)
     assert f"configmap/{foreign}" in result.stderr and "not created by kubectl-offsets" in result.stderr, str(result)
     assert_unchanged(lab.cluster, conn, before)
-    assert sink_offsets(cli, conn) == {0: 3}
+    assert sink_offsets(lab, conn) == {0: 3}
 
 
 def test_a_foreign_configmap_of_the_list_name_is_refused_and_left_alone(lab, cli):
@@ -400,7 +406,7 @@ def three_partitions(lab, cli):
     for partition in range(3):
         lab.producer.produce(conn.topic, value=f"p{partition}".encode(), partition=partition)
     lab.producer.flush(10)
-    consumed(cli, conn, {0: 1, 1: 1, 2: 1}, lab)
+    consumed(lab, conn, {0: 1, 1: 1, 2: 1}, settled=True)
     return conn
 
 
@@ -426,9 +432,10 @@ def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
     KafkaTopic for the topic (no Topic Operator runs here: the test writes the status it would)."""
     connect, topic, name = unique_name("kc-events"), unique_name("events-topic"), unique_name("kt-sink")
     create_topic(lab.admin, topic, partitions=3)
-    # A KafkaConnect like the module's, but naming the Strimzi Kafka cluster "events" as its bootstrap address.
-    spec = dict(lab.cluster.custom.get_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects",
-                                                                CONNECT)["spec"])
+    # A KafkaConnect of its own (its own group and topics: a copy of the module's spec would join the module's
+    # Connect cluster, and the operator's pass over it would delete every connector it does not own from that
+    # cluster), naming the Strimzi Kafka cluster "events" as its bootstrap address.
+    spec = connect_spec_for(lab.env, lab.cluster.core, lab.ns, connect)
     spec["bootstrapServers"] = "events-kafka-bootstrap:9092"
     lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
                         "metadata": {"name": connect, "namespace": lab.ns,
@@ -474,4 +481,4 @@ def test_an_unverifiable_new_partition_is_flagged_and_connects_5xx_names_the_cau
     assert "a partition that does not exist" in result.stderr, str(result)  # Connect's 5xx, explained
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and spec_state(obj) is None  # made safe: running again
-    assert sink_offsets(cli, conn) == {0: 1, 1: 1, 2: 1}
+    assert sink_offsets(lab, conn) == {0: 1, 1: 1, 2: 1}

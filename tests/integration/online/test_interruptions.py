@@ -57,7 +57,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
     conn = idle
     previous = "paused" if STEPS.index(step) % 2 else None  # half the steps start paused, half running
     _set_state(lab, conn, previous)
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     new = old + 10 + STEPS.index(step)
 
     _crash_alter(kube, conn, tmp_path, new, step)
@@ -84,7 +84,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
         assert ("finished: offsets verified" if finishing else "offsets unchanged") in result.stdout
     _assert_settled(lab, conn, previous)
     expected = new if STEPS.index(step) >= STEPS.index(POINT_OF_NO_RETURN) else old
-    assert source_position(cli, conn) == expected
+    assert source_position(lab, conn) == expected
     if step == "stop":
         return  # killed before its backup was taken: undo would restore an older operation's backup
 
@@ -92,7 +92,7 @@ def test_recover_then_undo_after_a_crash_at_every_step(lab, cli, kube, idle, tmp
 
     assert result.exit_code == 0, str(result)
     _assert_settled(lab, conn, previous)
-    assert source_position(cli, conn) == old
+    assert source_position(lab, conn) == old
 
 
 def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle, tmp_path):
@@ -100,7 +100,7 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
     have changed (the summary says which), and undo restores the backup either way."""
     conn = idle
     _set_state(lab, conn, None)
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     _crash_alter(kube, conn, tmp_path, old + 50, "annotate")
 
     result = cli("recover", conn.name, "-n", conn.ns, "--rollback", "--force")
@@ -108,7 +108,7 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
     assert result.exit_code == 0, str(result)
     assert "restored to running" in result.stdout
     _assert_settled(lab, conn, None)
-    changed = source_position(cli, conn)
+    changed = source_position(lab, conn)
     if changed == old:
         assert "offsets unchanged (listed and compared with the backup)" in result.stdout
     else:
@@ -117,7 +117,7 @@ def test_recover_rollback_after_the_request_was_handed_over(lab, cli, kube, idle
                 f"kafkaconnector/{conn.name} -n {conn.ns} --backup ") in result.stdout
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")
     assert result.exit_code == 0, str(result)
-    assert source_position(cli, conn) == old
+    assert source_position(lab, conn) == old
 
 
 def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, tmp_path):
@@ -167,7 +167,7 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
             or "already carries an offsets request" in error.message), error.message
     winner = 63 - loser
     _assert_settled(lab, conn, None)
-    assert source_position(cli, conn) == winner
+    assert source_position(lab, conn) == winner
 
 
 def test_recover_dry_run_says_what_it_would_do_and_changes_nothing(lab, cli, kube, idle, tmp_path):
@@ -175,7 +175,7 @@ def test_recover_dry_run_says_what_it_would_do_and_changes_nothing(lab, cli, kub
 
     conn = idle
     _set_state(lab, conn, None)
-    _crash_alter(kube, conn, tmp_path, source_position(cli, conn) + 7, "annotate")
+    _crash_alter(kube, conn, tmp_path, source_position(lab, conn) + 7, "annotate")
     # The operator still works on the handed-over request: wait until it is done, so that only recover could change
     # the resource from here on.
     eventually("the operator done with the alter", lambda: OFFSETS_ANNOTATION not in annotations(lab.cr(conn)))

@@ -54,7 +54,7 @@ def _settled(lab, conn, state: str = "RUNNING") -> dict:
 
 def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli, kube, idle, tmp_path):
     conn = idle
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     seen: dict[str, object] = {}
 
     class Interleave(SilentProgress):
@@ -85,14 +85,14 @@ def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli
     assert seen["id"] in lost.value.message and "stopped without touching the connector again" in lost.value.message
     obj = _settled(lab, conn)
     assert spec_state(obj) is None and "alterOffsets" not in obj["spec"]
-    assert source_position(cli, conn) in (old, old + 20)  # B's summary said which; undo restores either way
+    assert source_position(lab, conn) in (old, old + 20)  # B's summary said which; undo restores either way
     assert cli("undo", conn.name, "-n", conn.ns, "--yes", "-q").exit_code == 0
-    assert source_position(cli, conn) == old
+    assert source_position(lab, conn) == old
 
 
 def test_recover_keeps_a_no_resume_connector_stopped(lab, cli, kube, idle, tmp_path):
     conn = idle
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         _alter(kube, conn, tmp_path, old + 30, resume=False)
     assert json.loads(annotations(lab.cr(conn))[JOURNAL])["resume"] is False
@@ -103,7 +103,7 @@ def test_recover_keeps_a_no_resume_connector_stopped(lab, cli, kube, idle, tmp_p
     assert "finished: offsets verified, connector stopped" in result.stdout
     obj = _settled(lab, conn, "STOPPED")
     assert spec_state(obj) == "stopped" and "alterOffsets" not in obj["spec"]
-    assert source_position(cli, conn) == old + 30
+    assert source_position(lab, conn) == old + 30
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": None}})
     lab.wait_state(conn, "RUNNING")
 
@@ -123,7 +123,7 @@ def test_recover_of_an_undo_to_an_empty_backup_ignores_the_old_alter_configmap(l
     assert result.exit_code == 0, str(result)
     assert "finished: offsets verified, connector running" in result.stdout
     _settled(lab, conn)
-    assert source_position(cli, conn) is None
+    assert source_position(lab, conn) is None
 
 
 def test_recover_refuses_an_alter_configmap_changed_since(lab, cli, kube, idle, tmp_path):
@@ -159,7 +159,7 @@ def test_recover_right_after_the_owner_was_killed_on_this_host_needs_no_force(la
     conn = lab.source("killed", lines=None)  # its own: the module's other connector has an unlabelled alter ConfigMap
     assert cli("alter", conn.name, "-n", conn.ns, "--yes", "-q", "-f", "-", input=source_document(conn, 5)).exit_code == 0
     _settled(lab, conn)
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     process = subprocess.Popen(
         [sys.executable, "-m", "kubectl_offsets", "alter", conn.name, "-n", conn.ns, "--yes", "-f", "-",
          "--timeout", "120s", "--kubeconfig", env.kubeconfig], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -187,4 +187,4 @@ def test_recover_right_after_the_owner_was_killed_on_this_host_needs_no_force(la
     assert result.exit_code == 0, str(result)
     assert "finished: offsets verified, connector running" in result.stdout
     _settled(lab, conn)
-    assert source_position(cli, conn) == old + 11
+    assert source_position(lab, conn) == old + 11

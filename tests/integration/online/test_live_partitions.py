@@ -1,7 +1,8 @@
 """Live partitions (issue 10, defect 1): a sink reads a static partition 0 and a partition 1 that a producer keeps
 writing to during the whole test. Skipping a poison record on partition 0 must work, back up the offsets the
 connector really had once stopped (so undo replays nothing of partition 1), and recover after a crash must verify
-against those offsets too. Proof is in the records the sink writes, not only in the listed offsets.
+against those offsets too. Proof is in the records the sink writes and its consumer group, read without the plugin
+(tests/judges.py).
 """
 from __future__ import annotations
 
@@ -15,17 +16,13 @@ from kubectl_offsets.core.online.engine import SimulatedCrash, hooks
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
 
+from tests import judges
+
 from .conftest import JOURNAL, annotations, eventually, live_state, spec_state
 
 
-def _offsets(cli, conn) -> dict[int, int]:
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    return {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in json.loads(result.stdout)["offsets"]}
-
-
 def _by_partition(document: dict) -> dict[int, int]:
-    return {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in document["offsets"]}
+    return judges.by_partition(document["offsets"])
 
 
 def _backup_name(stderr: str) -> str:
@@ -37,11 +34,11 @@ def _backup(lab, conn, stderr: str) -> dict[int, int]:
     return _by_partition(json.loads(lab.cluster.configmap(conn.ns, name)["data"]["offsets.json"]))
 
 
-def _moving(cli, conn, static: int) -> int:
+def _moving(lab, conn, static: int) -> int:
     """Wait until the sink committed ``static`` on partition 0 and the live partition 1 has moved; its offset."""
     found = eventually(f"{conn.name}: partition 0 at {static}, partition 1 moving",
-                       lambda: (lambda o: o if o.get(0) == static and o.get(1, 0) > 0 else None)(_offsets(cli, conn)),
-                       timeout=90, interval=1.0)
+                       lambda: (lambda o: o if o.get(0) == static and o.get(1, 0) > 0 else None)(
+                           lab.judge.sink_offsets(conn.name)), timeout=90, interval=0.5)
     return found[1]
 
 
@@ -54,13 +51,13 @@ def _no_live_record_twice(conn) -> None:
 def live_sink(lab, cli):
     conn = lab.sink("livesink", records=6, live=True)
     assert conn.live_partition == 1
-    _moving(cli, conn, 6)
+    _moving(lab, conn, 6)
     return conn
 
 
 def test_skip_record_on_a_sink_whose_other_partition_keeps_moving(lab, cli, live_sink):
     conn = live_sink
-    live_before = _moving(cli, conn, 6)
+    live_before = _moving(lab, conn, 6)
 
     result = cli("alter", conn.name, "-n", conn.ns, "--skip-record", f"{conn.topic}:0:3", "--yes", "-o", "json")
 
@@ -77,15 +74,15 @@ def test_skip_record_on_a_sink_whose_other_partition_keeps_moving(lab, cli, live
     eventually("connector running again", lambda: live_state(lab.cr(conn)) == "RUNNING")
     # The real sink re-writes r4 and r5 only (the poison record r3 is skipped), and keeps consuming partition 1.
     eventually("r4, r5 written again", lambda: conn.file_lines() == [f"r{i}" for i in range(6)] + ["r4", "r5"] or None)
-    _moving(cli, conn, 6)
-    assert _offsets(cli, conn)[1] > after[1]
+    _moving(lab, conn, 6)
+    assert lab.judge.sink_offsets(conn.name)[1] > after[1]
 
     # undo puts partition 0 back to 6 and partition 1 to where it was at the stop, which the sink had already
     # written: nothing of the live partition is written twice.
     undone = cli("undo", conn.name, "-n", conn.ns, "--yes", "--backup", _backup_name(result.stderr), "-o", "json")
     assert undone.exit_code == 0, str(undone)
     assert _by_partition(json.loads(undone.stdout))[0] == 6
-    _moving(cli, conn, 6)
+    _moving(lab, conn, 6)
     assert conn.file_lines() == [f"r{i}" for i in range(6)] + ["r4", "r5"]
     _no_live_record_twice(conn)
 
@@ -94,7 +91,7 @@ def test_recover_after_a_crash_verifies_against_the_stopped_offsets(lab, cli, ku
     """The process dies right after handing the request over; meanwhile partition 1 received records. recover
     finishes: verification compares partition 1 with the offsets listed after the stop (the backup)."""
     conn = live_sink
-    live_before = _moving(cli, conn, 6)
+    live_before = _moving(lab, conn, 6)
     with pytest.raises(SimulatedCrash), hooks.crash_after("annotate"):
         operations.alter_offsets(kube, TargetSpec(conn.name), AlterRequest(sets=(f"{conn.topic}:0=5",)),
                                  namespace=conn.ns, options=Options(yes=True, wait=WaitSettings(timeout=60)))
@@ -106,6 +103,6 @@ def test_recover_after_a_crash_verifies_against_the_stopped_offsets(lab, cli, ku
     assert result.exit_code == 0, str(result)
     assert "finished: offsets verified, connector running" in result.stdout
     eventually("connector running again", lambda: live_state(lab.cr(conn)) == "RUNNING")
-    _moving(cli, conn, 6)  # r5 re-read: partition 0 back at 6
-    assert conn.file_lines()[-1] == "r5" and _offsets(cli, conn)[1] >= live_before
+    _moving(lab, conn, 6)  # r5 re-read: partition 0 back at 6
+    assert conn.file_lines()[-1] == "r5" and lab.judge.sink_offsets(conn.name)[1] >= live_before
     _no_live_record_twice(conn)

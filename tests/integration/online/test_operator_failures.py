@@ -1,12 +1,23 @@
-"""Every way the operator can refuse our request (the Warning conditions of Strimzi's
-AbstractConnectOperator#manageConnectorOffsets; docs/online.md "Operator answers") gives the documented message and exit code, and the
-connector ends as it was (previous state, offsets unchanged, journal gone) or with a printed recover command.
+"""Strimzi's real operator held back or down while something else changes the resource: every refusal it can answer
+with (the Warning conditions of Strimzi's AbstractConnectOperator#manageConnectorOffsets; docs/online.md "Operator
+answers") gives the documented message and exit code, and the connector ends as it was (previous state, offsets
+unchanged, journal gone) or with a printed recover command.
 
 Some refusals cannot happen to a correct flow (it always writes the stanza, stops first and writes valid JSON), so
 the tests make them happen the way they do in real life: something else changes the resource or the ConfigMap
-while we wait (a GitOps controller reverting spec.state, a colleague editing the ConfigMap). To do that at a
-precise moment, the CLI runs in-process with a progress reporter that calls a hook when the flow reaches a step;
-while the hook tampers, the emulator's ``ignore_offsets`` knob holds the operator back, so there is no race.
+while the operator is busy or away (a GitOps controller reverting spec.state, a colleague editing the ConfigMap).
+The CLI runs in-process with a progress reporter that calls a hook when the flow reaches a step (``hooks``), and
+the operator's JVM is controlled for real (tests/env/operator_faults.py):
+
+- held: SIGSTOP, then SIGCONT. Its watch events queue up, and each is reconciled with the object it carried
+  (KafkaConnectAssemblyOperator#connectorEventHandler), so a held operator still acts on what the resource was when
+  the plugin wrote it; it reads ConfigMaps and KafkaConnects afresh. Used where the change is to those.
+- down: SIGKILL, then started again as a Deployment would restart it. Its start-up pass reads every resource as it
+  is now: what a change to the resource itself needs to be seen.
+
+Pausing or killing the operator disturbs every operation it serves, so this module runs against an environment of
+its own (``private_strimzi_env``); the judges are Connect's stored offsets and the resource as the kubernetes client
+reads it (tests/judges.py), never the plugin's list.
 """
 from __future__ import annotations
 
@@ -15,37 +26,99 @@ import json
 import pytest
 
 from kubectl_offsets.errors import ExitStatus
+from tests.env.clients import create_topic, kafka_conf, kube_api_client, unique_name
+from tests.env.kind.shared import connect_spec_for
 
-from .conftest import JOURNAL, OFFSETS_ANNOTATION, annotations, eventually, live_state, spec_state
-
-# Every test here drives a global emulator knob (faults file, stopping the emulator): never in parallel.
-pytestmark = pytest.mark.exclusive
-
-
-def _offsets(cli, conn) -> list:
-    result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-    assert result.exit_code == 0, str(result)
-    return json.loads(result.stdout)["offsets"]
+from .conftest import (FILE_SINK, GROUP, JOURNAL, OFFSETS_ANNOTATION, VERSION, Cli, Cluster, Connector, annotations,
+                       eventually, live_state, module_lab, source_document, spec_state)
 
 
-def _hold_operator_then(emulator, tamper):
-    """Hooks: when the flow is about to annotate, hold the operator back; once it waits, tamper and let go."""
-    def hold():
-        emulator.write_faults({"ignore_offsets": True})
+# ---- the module's own environment ------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def operator_env(private_strimzi_env):
+    return private_strimzi_env
+
+
+@pytest.fixture(scope="module")
+def cluster(operator_env) -> Cluster:
+    return Cluster(kube_api_client(operator_env.kubeconfig))
+
+
+@pytest.fixture(scope="module")
+def cli(operator_env) -> Cli:
+    return Cli(operator_env.kubeconfig)
+
+
+@pytest.fixture(scope="module")
+def lab(operator_env, cluster, tmp_path_factory, request):
+    from confluent_kafka.admin import AdminClient
+
+    with module_lab(operator_env, cluster, AdminClient(kafka_conf(operator_env.bootstrap_servers)), tmp_path_factory,
+                    request) as made:
+        yield made
+
+
+@pytest.fixture
+def operator(operator_env):
+    """The operator's JVM: ``hold``/``release`` (SIGSTOP/SIGCONT), ``down``/``up`` (SIGKILL/start again). Whatever a
+    test left it in, it runs again afterwards."""
+    class Operator:
+        def __init__(self):
+            self.held = self.stopped = False
+
+        def hold(self):
+            operator_env.pause_operator()
+            self.held = True
+
+        def release(self):
+            operator_env.resume_operator()
+            self.held = False
+
+        def down(self):
+            operator_env.kill_operator()
+            self.stopped = True
+
+        def up(self):
+            operator_env.restart_operator()
+            self.stopped = False
+
+    controls = Operator()
+    yield controls
+    if controls.held:
+        controls.release()
+    if controls.stopped:
+        controls.up()
+
+
+# ---- helpers ---------------------------------------------------------------------------------------------------
+
+def _down_then(operator, tamper):
+    """Hooks: the operator goes down before the request is placed; once the flow waits, tamper and start it again
+    (its start-up pass reads the tampered resource)."""
+    def start_again():
+        tamper()
+        operator.up()
+
+    return {"asking the operator to": operator.down, "waiting for the operator to alter": start_again}
+
+
+def _held_then(operator, tamper):
+    """Hooks: the operator is held before the request is placed; once the flow waits, tamper and let it go."""
     def release():
         tamper()
-        emulator.clear_faults()
+        operator.release()
 
-    return {"asking the operator to": hold, "waiting for the operator to alter": release}
+    return {"asking the operator to": operator.hold, "waiting for the operator to alter": release}
 
 
-def _assert_as_before(lab, cli, conn, offsets_before, state="RUNNING"):
+def _assert_as_before(lab, conn, position: int, state="RUNNING"):
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
     assert spec_state(obj) is None and "alterOffsets" not in obj["spec"]
     eventually(f"connector back to {state}", lambda: live_state(lab.cr(conn)) == state)
-    assert _offsets(cli, conn) == offsets_before
+    assert lab.judge.state(conn.name) == state
+    assert lab.judge.source_position(conn.name) == position
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +126,14 @@ def idle_source(lab, cli):
     """A FileStreamSource whose file does not exist: its task idles, so its offsets only move when we move them.
     Given a known offset (position 5) once, for the failure tests to check that it stays."""
     conn = lab.source("idle", lines=None)
-    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", "-q",
-                 input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)},
-                                                "offset": {"position": 5}}]}))
+    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", "-q", input=source_document(conn, 5))
     assert result.exit_code == 0, str(result)
+    assert lab.judge.source_position(conn.name) == 5
     return conn
 
 
 def _alter_to_9(cli, conn, *extra):
-    return cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", *extra,
-               input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
+    return cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", *extra, input=source_document(conn, 9))
 
 
 def _overwrite_alter_data(lab, conn, data: dict) -> None:
@@ -70,21 +141,13 @@ def _overwrite_alter_data(lab, conn, data: dict) -> None:
     labels, and the next alter would then rightly refuse to touch a ConfigMap it did not create)."""
     lab.cluster.core.patch_namespaced_config_map(f"{conn.name}-offsets-alter", conn.ns, {"data": data})
 
-def _changed_and_reconciled(lab, conn, spec: dict) -> None:
-    """Change the spec, then wait until the operator (still ignoring offsets) has reconciled the changed object.
 
-    The operator reconciles each event with the object that event carried, and re-reads the knobs whenever any event
-    comes in. Released at once, the reconcile of our own request's event, still running with the object from before
-    the change, could see the knob released and act on the stale object."""
-    generation = lab.cluster.merge(conn.ns, conn.name, {"spec": spec})["metadata"]["generation"]
-    eventually("the operator's pass over the changed resource", lambda: (
-        (lab.cr(conn).get("status") or {}).get("observedGeneration") or 0) >= generation, timeout=30)
+# ---- refusals ----------------------------------------------------------------------------------------------------
 
-
-def test_missing_alter_offsets_stanza(lab, cli, emulator, hooks, idle_source):
+def test_missing_alter_offsets_stanza(lab, cli, operator, hooks, idle_source):
+    """Someone removes alterOffsets while the operator is away: its start-up pass finds the request without it."""
     conn = idle_source
-    before = _offsets(cli, conn)
-    hooks.update(_hold_operator_then(emulator, lambda: _changed_and_reconciled(lab, conn, {"alterOffsets": None})))
+    hooks.update(_down_then(operator, lambda: lab.cluster.merge(conn.ns, conn.name, {"spec": {"alterOffsets": None}})))
 
     result = _alter_to_9(cli, conn)
 
@@ -93,33 +156,32 @@ def test_missing_alter_offsets_stanza(lab, cli, emulator, hooks, idle_source):
             "connector offsets due to missing property alterOffsets in KafkaConnector CR.") in result.stderr
     assert "hint: the resource lacks the listOffsets/alterOffsets stanza" in result.stderr
     assert "restored to running; offsets unchanged" in result.stderr
-    _assert_as_before(lab, cli, conn, before)
+    _assert_as_before(lab, conn, 5)
 
 
-def test_connector_not_stopped(lab, cli, emulator, hooks, idle_source):
-    """Someone (a GitOps controller's self-heal) puts spec.state back to running while the alter waits."""
+def test_connector_not_stopped(lab, cli, operator, hooks, idle_source):
+    """Someone (a GitOps controller's self-heal) puts spec.state back to running while the operator is away: its
+    start-up pass resumes the connector and refuses the alter. Which words it refuses with is a race inside the
+    operator: Connect resumes asynchronously, so the pass's own status check may still see STOPPED and send the PATCH,
+    which Connect refuses with 400 (the real operator did so here); a later pass says "not in STOPPED state"."""
     conn = idle_source
-    before = _offsets(cli, conn)
-
-    def revert_state():
-        lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "running"}})
-        lab.wait_state(conn, "RUNNING")
-
-    hooks.update(_hold_operator_then(emulator, revert_state))
+    hooks.update(_down_then(operator, lambda: lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "running"}})))
 
     result = _alter_to_9(cli, conn)
 
     assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert ("AlterOffsets: Encountered error altering connector offsets. Connector is not in STOPPED state"
-            in result.stderr)
-    assert "hint: the connector is not STOPPED in Connect" in result.stderr
-    _assert_as_before(lab, cli, conn, before)
+    assert "AlterOffsets: Encountered error altering connector offsets. " in result.stderr
+    assert (("Connector is not in STOPPED state" in result.stderr
+             and "hint: the connector is not STOPPED in Connect" in result.stderr)
+            or (f"PATCH /connectors/{conn.name}/offsets returned 400" in result.stderr
+                and "hint: Connect rejected the request" in result.stderr)), str(result)
+    _assert_as_before(lab, conn, 5)
 
 
-def test_bad_configmap_json(lab, cli, emulator, hooks, idle_source):
+def test_bad_configmap_json(lab, cli, operator, hooks, idle_source):
+    """A colleague breaks the alter ConfigMap while the operator is held: it reads the ConfigMap when it acts."""
     conn = idle_source
-    before = _offsets(cli, conn)
-    hooks.update(_hold_operator_then(emulator, lambda: _overwrite_alter_data(
+    hooks.update(_held_then(operator, lambda: _overwrite_alter_data(
         lab, conn, {"offsets.json": '{"offsets": [ {"partition":'})))
 
     result = _alter_to_9(cli, conn)
@@ -128,44 +190,50 @@ def test_bad_configmap_json(lab, cli, emulator, hooks, idle_source):
     assert ("AlterOffsets: Encountered error altering connector offsets. Failed to parse contents of offsets.json "
             "as JSON") in result.stderr
     assert "hint: the offsets ConfigMap does not hold valid JSON" in result.stderr
-    _assert_as_before(lab, cli, conn, before)
+    _assert_as_before(lab, conn, 5)
 
 
-def test_connect_rejects_the_offsets(lab, cli, emulator, idle_source):
-    """Connect answers the operator's PATCH with 400 (the emulator's connect_failures knob stands in for Connect)."""
+def test_offsets_not_as_requested_keep_the_connector_stopped_with_the_recover_command(lab, cli, operator, hooks,
+                                                                                     idle_source):
+    """Someone rewrites our alter ConfigMap while the operator is held: it applies other offsets. Verification sees
+    it, the connector stays STOPPED with its journal, and the printed recover command (here --rollback) plus undo
+    put everything back."""
     conn = idle_source
-    before = _offsets(cli, conn)
-    emulator.write_faults({"connect_failures": [{"method": "PATCH", "path_regex": "/offsets$", "status": 400}]})
+    other = source_document(conn, 77)
+    hooks.update(_held_then(operator, lambda: _overwrite_alter_data(lab, conn, {"offsets.json": other})))
 
     result = _alter_to_9(cli, conn)
 
-    assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert (f"AlterOffsets: Encountered error altering connector offsets. "
-            f"io.strimzi.operator.cluster.operator.assembly.ConnectRestException: PATCH /connectors/{conn.name}/offsets"
-            " returned 400 (400): Unexpected status code") in result.stderr
-    assert "hint: Connect rejected the request" in result.stderr
-    emulator.clear_faults()
-    _assert_as_before(lab, cli, conn, before)
+    assert result.exit_code == ExitStatus.VERIFY, str(result)
+    assert "the connector's offsets after the operation are not the ones requested" in result.stderr
+    assert "The connector is left STOPPED and the journal kept" in result.stderr
+    recover = f"kubectl offsets recover kafkaconnector/{conn.name} -n {conn.ns}"
+    assert f"next: {recover}" in result.stderr
+    obj = lab.cr(conn)
+    assert live_state(obj) == "STOPPED" and JOURNAL in annotations(obj)
+    assert lab.judge.state(conn.name) == "STOPPED" and lab.judge.source_position(conn.name) == 77
+    assert "then either finish (accept them) with the recover command below, or roll back" in result.stderr
+    # The advice says to check with list: list works beside the journal, shows what Connect has, and reminds of the
+    # recover command.
+    listed = cli("list", conn.name, "-n", conn.ns, "-o", "json")
+    assert listed.exit_code == 0, str(listed)
+    assert json.loads(listed.stdout)["offsets"] == lab.judge.stored(conn.name)
+    assert f"has not finished; finish or roll it back with: {recover}" in listed.stderr
+
+    result = cli(*recover.split()[2:], "--rollback")
+    assert result.exit_code == 0, str(result)
+    assert "restored to running; the offsets DID change before the failure; to put them back: " \
+        f"kubectl offsets undo kafkaconnector/{conn.name}" in result.stdout
+    result = cli("undo", conn.name, "-n", conn.ns, "--yes")
+    assert result.exit_code == 0, str(result)
+    _assert_as_before(lab, conn, 5)
 
 
-def test_connect_fails_to_reset(lab, cli, emulator, idle_source):
+# ---- the operator down ---------------------------------------------------------------------------------------------
+
+def test_operator_not_running_list_times_out_and_leaves_no_request(lab, cli, operator, idle_source):
     conn = idle_source
-    before = _offsets(cli, conn)
-    emulator.write_faults({"connect_failures": [{"method": "DELETE", "path_regex": "/offsets$", "status": 500}]})
-
-    result = cli("reset", conn.name, "-n", conn.ns, "--yes")
-
-    assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert "ResetOffsets: Encountered error resetting connector offsets." in result.stderr
-    assert "returned 500 (500)" in result.stderr and "hint: Connect failed to apply the offsets (5xx)" in result.stderr
-    emulator.clear_faults()
-    _assert_as_before(lab, cli, conn, before)
-
-
-def test_operator_not_running_list_times_out_and_leaves_no_request(lab, cli, emulator, idle_source):
-    conn = idle_source
-    before = _offsets(cli, conn)
-    emulator.stop_emulator()
+    operator.down()
     snapshot_spec = lab.cr(conn)["spec"]
 
     result = cli("list", conn.name, "-n", conn.ns, "--timeout", "3s")
@@ -179,22 +247,21 @@ def test_operator_not_running_list_times_out_and_leaves_no_request(lab, cli, emu
     assert obj["spec"] == snapshot_spec
 
     result = cli("alter", conn.name, "-n", conn.ns, "--timeout", "3s", "--yes", "-f", "-",
-                 input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
+                 input=source_document(conn, 9))
     assert result.exit_code == ExitStatus.TIMEOUT, str(result)
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
     assert spec_state(obj) is None
 
-    emulator.start_emulator()
-    _assert_as_before(lab, cli, conn, before)
+    operator.up()
+    _assert_as_before(lab, conn, 5)
 
 
-def test_operator_dies_while_we_wait(lab, cli, emulator, hooks, idle_source):
-    """The operator stops after our alter request is on the resource: a timeout, the request withdrawn, the state
-    set back (applied once the operator runs again), offsets unchanged."""
+def test_operator_dies_while_we_wait(lab, cli, operator, hooks, idle_source):
+    """The operator is gone when our alter request lands on the resource: a timeout, the request withdrawn, the
+    state set back (applied once the operator runs again), offsets unchanged."""
     conn = idle_source
-    before = _offsets(cli, conn)
-    hooks.update(_hold_operator_then(emulator, emulator.stop_emulator))
+    hooks["asking the operator to"] = operator.down
 
     result = _alter_to_9(cli, conn, "--timeout", "4s")
 
@@ -204,23 +271,22 @@ def test_operator_dies_while_we_wait(lab, cli, emulator, hooks, idle_source):
     assert ("the offsets could not be listed to check whether they changed; if they did: kubectl offsets undo "
             f"kafkaconnector/{conn.name} -n {conn.ns} --backup {conn.name}-offsets-backup-") in result.stderr
     assert "spec.state set back to running, but the operator has not applied it yet" in result.stderr
-    obj = lab.cr(conn)
-    assert live_state(obj) == "STOPPED"  # nobody applied the restore yet ...
-    emulator.start_emulator()
-    _assert_as_before(lab, cli, conn, before)  # ... and the operator does once it runs
+    assert live_state(lab.cr(conn)) == "STOPPED"  # nobody applied the restore yet ...
+    assert lab.judge.state(conn.name) == "STOPPED" and lab.judge.source_position(conn.name) == 5
+    operator.up()
+    _assert_as_before(lab, conn, 5)  # ... and the operator does once it runs
 
 
-def test_ctrl_c_while_waiting_withdraws_the_request(lab, cli, emulator, hooks, idle_source):
+def test_ctrl_c_while_waiting_withdraws_the_request(lab, cli, operator, hooks, idle_source):
     conn = idle_source
-    before = _offsets(cli, conn)
 
     def interrupt():
-        # The operator stays held back until the request is withdrawn and the state restored (the flow then waits
-        # for RUNNING); from then on it works again, so the flow's closing list can compare with the backup.
-        hooks["waiting for connector"] = emulator.clear_faults
+        # The operator stays away until the request is withdrawn and the state restored (the flow then waits for
+        # RUNNING); it starts again then, so the flow's closing list can compare with the backup.
+        hooks["waiting for connector"] = operator.up
         raise KeyboardInterrupt
 
-    hooks["asking the operator to"] = lambda: emulator.write_faults({"ignore_offsets": True})
+    hooks["asking the operator to"] = operator.down
     hooks["waiting for the operator to alter"] = interrupt
 
     result = _alter_to_9(cli, conn)
@@ -228,49 +294,13 @@ def test_ctrl_c_while_waiting_withdraws_the_request(lab, cli, emulator, hooks, i
     assert result.exit_code == ExitStatus.INTERRUPTED, str(result)
     assert ("error: interrupted. Connector restored to running; offsets unchanged (listed and compared with the "
             "backup)") in result.stderr
-    _assert_as_before(lab, cli, conn, before)
+    _assert_as_before(lab, conn, 5)
 
 
-def test_offsets_not_as_requested_keep_the_connector_stopped_with_the_recover_command(lab, cli, emulator, hooks,
-                                                                                     idle_source):
-    """Someone rewrites our alter ConfigMap while we wait: the operator applies other offsets. Verification sees it,
-    the connector stays STOPPED with its journal, and the printed recover command (here --rollback) plus undo put
-    everything back."""
-    conn = idle_source
-    before = _offsets(cli, conn)
-    other = json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 77}}]})
-    hooks.update(_hold_operator_then(emulator, lambda: _overwrite_alter_data(lab, conn, {"offsets.json": other})))
-
-    result = _alter_to_9(cli, conn)
-
-    assert result.exit_code == ExitStatus.VERIFY, str(result)
-    assert "the connector's offsets after the operation are not the ones requested" in result.stderr
-    assert "The connector is left STOPPED and the journal kept" in result.stderr
-    recover = f"kubectl offsets recover kafkaconnector/{conn.name} -n {conn.ns}"
-    assert f"next: {recover}" in result.stderr
-    obj = lab.cr(conn)
-    assert live_state(obj) == "STOPPED" and JOURNAL in annotations(obj)
-    assert "then either finish (accept them) with the recover command below, or roll back" in result.stderr
-    # The advice says to check with list: list works beside the journal, and reminds of the recover command.
-    listed = cli("list", conn.name, "-n", conn.ns, "-o", "json")
-    assert listed.exit_code == 0, str(listed)
-    assert json.loads(listed.stdout)["offsets"][0]["offset"] == {"position": 77}
-    assert f"has not finished; finish or roll it back with: {recover}" in listed.stderr
-
-    result = cli(*recover.split()[2:], "--rollback")
-    assert result.exit_code == 0, str(result)
-    assert "restored to running; the offsets DID change before the failure; to put them back: " \
-        f"kubectl offsets undo kafkaconnector/{conn.name}" in result.stdout
-    result = cli("undo", conn.name, "-n", conn.ns, "--yes")
-    assert result.exit_code == 0, str(result)
-    _assert_as_before(lab, cli, conn, before)
-
-
-def test_operator_dies_before_the_connector_stopped(lab, cli, emulator, hooks, idle_source):
+def test_operator_dies_before_the_connector_stopped(lab, cli, operator, hooks, idle_source):
     """Before the hand-over nothing has touched the offsets: the timeout rolls back at once, no list needed."""
     conn = idle_source
-    before = _offsets(cli, conn)
-    hooks["stopping connector"] = emulator.stop_emulator
+    hooks["stopping connector"] = operator.down
 
     result = _alter_to_9(cli, conn, "--timeout", "3s")
 
@@ -280,56 +310,64 @@ def test_operator_dies_before_the_connector_stopped(lab, cli, emulator, hooks, i
     assert "Connector restored to running; offsets unchanged;" in result.stderr
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and spec_state(obj) is None and live_state(obj) == "RUNNING"
-    emulator.start_emulator()
-    _assert_as_before(lab, cli, conn, before)
+    assert lab.judge.state(conn.name) == "RUNNING"  # Connect never heard of the stop
+    operator.up()
+    _assert_as_before(lab, conn, 5)
 
 
-# ---- a failed operator pass: NotReady without connectorStatus ------------------------------------------------------
+# ---- something else ends the wait while the operator is held -------------------------------------------------------
 
-REBALANCE = ("GET /connectors/{name}/config returned 500 (500): Request cannot be completed because a rebalance is "
-             "expected")
-
-
-def _failed_pass_status(lab, conn) -> None:
-    """What Strimzi writes after a pass that failed (maybeUpdateConnectorStatus in AbstractConnectOperator): a
-    NotReady condition and no connectorStatus, here for Connect's 500 while its workers rebalance."""
-    from .conftest import GROUP, VERSION
-
-    obj = lab.cr(conn)
-    obj["status"] = {"observedGeneration": obj["metadata"]["generation"],
-                     "conditions": [{"type": "NotReady", "status": "True", "reason": "CompletionException",
-                                     "message": REBALANCE.format(name=conn.name),
-                                     "lastTransitionTime": "2026-11-24T07:00:00Z"}]}
-    lab.cluster.custom.replace_namespaced_custom_object_status(GROUP, VERSION, conn.ns, "kafkaconnectors",
-                                                              conn.name, obj)
+def _own_connect_and_sink(lab, prefix: str) -> tuple[str, str]:
+    """A KafkaConnect of the test's own (the lab's must stay as it is) and a running sink on it."""
+    connect, name, topic = unique_name(f"connect-{prefix}"), unique_name(prefix), unique_name(f"{prefix}-topic")
+    lab.cluster.custom.create_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects", {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
+        "metadata": {"name": connect, "annotations": {"strimzi.io/use-connector-resources": "true"}},
+        "spec": connect_spec_for(lab.env, lab.cluster.core, lab.ns, connect)})
+    create_topic(lab.admin, topic)
+    body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
+    body["metadata"]["labels"]["strimzi.io/cluster"] = connect
+    lab.cluster.create(body)
+    lab.wait_state(Connector(lab.ns, name, topic, lab.workdir / f"{name}.out"), "RUNNING", timeout=180)
+    return connect, name
 
 
-def test_a_failed_operator_pass_is_waited_out_not_refused(lab, cli, emulator, idle_source):
-    """Until the operator's next pass succeeds there is no connector status to judge: list and alter wait for it
-    (a watch, bounded by --timeout), saying why, and refuse with the operator's own reason when it does not come."""
-    import threading
+def test_kafka_connect_scaled_to_zero_while_we_wait_ends_the_wait_with_advice(lab, cli, operator, hooks):
+    """The operator reports NotReady "has 0 replicas" and never reaches the offsets step: we say so at once instead
+    of waiting for the whole --timeout and then asking whether the operator runs. Held while the list request is
+    placed, the operator meets the request and the scale-down together: the connector's event reads its KafkaConnect
+    afresh."""
+    connect, name = _own_connect_and_sink(lab, "scaled")
 
-    conn = idle_source
-    before = _offsets(cli, conn)
-    emulator.stop_emulator()  # the operator's next pass comes when we say
-    _failed_pass_status(lab, conn)
-    snapshot_spec = lab.cr(conn)["spec"]
+    def scale_down_and_release():
+        lab.cluster.custom.patch_namespaced_custom_object(GROUP, VERSION, lab.ns, "kafkaconnects", connect,
+                                                          {"spec": {"replicas": 0}},
+                                                          _content_type="application/merge-patch+json")
+        operator.release()
 
-    refused = cli("alter", conn.name, "-n", conn.ns, "--timeout", "3s", "--yes", "-f", "-",
-                  input=json.dumps({"offsets": [{"partition": {"filename": str(conn.file)}, "offset": {"position": 9}}]}))
-    assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
-    assert f"has not reported a status for connector '{conn.name}' after 3s; its last pass failed: " \
-           f"{REBALANCE.format(name=conn.name)}" in refused.stderr, str(refused)
-    obj = lab.cr(conn)
-    assert obj["spec"] == snapshot_spec and JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+    hooks["waiting for the operator to list"] = scale_down_and_release
+    operator.hold()  # list places its request at once: held before it
 
-    # The operator comes back: its start-up pass over every resource reports the status, and list goes on.
-    starter = threading.Timer(2.0, emulator.start_emulator)
-    starter.start()
-    try:
-        listed = cli("list", conn.name, "-n", conn.ns, "-o", "json")
-    finally:
-        starter.join()
-    assert listed.exit_code == 0, str(listed)
-    assert "its last pass failed: GET /connectors/" in listed.stderr and "waiting for its next pass" in listed.stderr
-    assert json.loads(listed.stdout)["offsets"] == before
+    result = cli("list", name, "-n", lab.ns, "--timeout", "90s")
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert f"the operator cannot reconcile kafkaconnector/{name}" in result.stderr
+    assert "has 0 replicas" in result.stderr
+    assert "hint: the operator manages no connectors of a cluster scaled to replicas: 0" in result.stderr
+    assert OFFSETS_ANNOTATION not in annotations(lab.cluster.get(lab.ns, name)), "the list request was left behind"
+
+
+def test_reconciliation_paused_while_we_wait_ends_the_wait(lab, cli, operator, hooks):
+    conn = lab.sink("midpause")
+    hooks["waiting for the operator to list"] = lambda: lab.cluster.merge(
+        conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": "true"}}})
+    operator.hold()  # the list stays pending until someone pauses reconciliation
+
+    result = cli("list", conn.name, "-n", conn.ns, "--timeout", "90s")
+
+    assert result.exit_code == ExitStatus.PRECONDITION, str(result)
+    assert f"reconciliation of kafkaconnector/{conn.name} was paused (strimzi.io/pause-reconciliation)" \
+        in result.stderr
+    assert OFFSETS_ANNOTATION not in annotations(lab.cr(conn))
+    operator.release()
+    lab.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": None}}})

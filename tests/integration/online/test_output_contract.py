@@ -1,5 +1,6 @@
 """The output contract: what list prints in json, yaml and csv is what alter -f accepts (and feeding it back leaves
-the offsets as they were); structured output on stdout only, progress on stderr; --dry-run changes nothing."""
+the offsets as they were); structured output on stdout only, progress on stderr; --dry-run changes nothing.
+What list prints is compared with the sink's consumer group (tests/judges.py), the truth it reports."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from .conftest import JOURNAL, annotations, assert_unchanged, eventually, live_state, snapshot
+from .conftest import JOURNAL, annotations, assert_unchanged, live_state, snapshot
 
 
 @pytest.fixture(scope="module")
@@ -20,12 +21,7 @@ def paused_sink(lab, cli):
     produce(lab.producer, conn.topic, [b"a0", b"a1", b"a2"], partition=0)
     produce(lab.producer, conn.topic, [b"b0"], partition=1)
 
-    def committed():
-        result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")
-        found = {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"]
-                 for e in json.loads(result.stdout)["offsets"]} if result.exit_code == 0 else {}
-        return found == {0: 3, 1: 1}
-    eventually("offsets 3 and 1 committed", committed, interval=1.0)
+    lab.judge.wait_sink_offsets(conn.name, {0: 3, 1: 1})
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "paused"}})
     lab.wait_state(conn, "PAUSED")
     return conn
@@ -42,11 +38,12 @@ def _as_set(document):
             for e in document["offsets"]}
 
 
-def test_list_json_is_the_connect_document_on_stdout_only(cli, paused_sink):
+def test_list_json_is_the_connect_document_on_stdout_only(lab, cli, paused_sink):
     conn = paused_sink
     result = _list(cli, conn, "json")
     document = json.loads(result.stdout)  # all of stdout is the document: no progress mixed in
     assert _as_set(document) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}
+    assert _as_set(document) == _as_set({"offsets": lab.judge.stored(conn.name)})  # what Connect stores
     assert set(document) == {"offsets"}
     assert "==> " not in result.stdout
     assert "waiting for the operator to list the offsets" in result.stderr
@@ -72,7 +69,7 @@ def test_list_output_fed_to_alter_validates_and_keeps_the_offsets(lab, cli, paus
     assert result.exit_code == 0, str(result)
     assert _as_set(json.loads(result.stdout)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}  # -o json: the after
     assert "==> backing up the offsets to configmap/" in result.stderr and "==> " not in result.stdout
-    assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == {(conn.topic, 0, 3), (conn.topic, 1, 1)}
+    assert lab.judge.sink_offsets(conn.name) == {0: 3, 1: 1}  # the group as it was
     obj = lab.cr(conn)
     assert live_state(obj) == "PAUSED" and obj["spec"]["state"] == "paused" and JOURNAL not in annotations(obj)
 
@@ -123,7 +120,7 @@ def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_s
     import datetime as dt
 
     conn = paused_sink
-    before = _as_set(json.loads(_list(cli, conn, "json").stdout))
+    before = lab.judge.sink_offsets(conn.name)
     now = dt.datetime.now(dt.timezone.utc)
     taken = [f"{conn.name}-offsets-backup-{(now + dt.timedelta(seconds=s)).strftime('%Y%m%dt%H%M%Sz')}"
              for s in range(0, 30)]
@@ -135,9 +132,10 @@ def test_backup_names_taken_in_the_same_second_do_not_collide(lab, cli, paused_s
     assert result.exit_code == 0, str(result)
     backup = result.stderr.split("backup: configmap/")[1].split(";")[0]
     assert backup.endswith("-2") and backup[:-2] in taken
+    assert lab.judge.sink_offsets(conn.name) == {**before, 0: 1}
     result = cli("undo", conn.name, "-n", conn.ns, "--yes")  # the newest backup is the alter's "-2" one
     assert result.exit_code == 0, str(result)
-    assert _as_set(json.loads(_list(cli, conn, "json").stdout)) == before
+    assert lab.judge.sink_offsets(conn.name) == before
 
 
 def test_declined_confirmation_changes_nothing(lab, kube, paused_sink):

@@ -1,9 +1,10 @@
 """The operator as it really behaves (issue 12): annotations read like Java's Boolean.parseBoolean, the deprecated
-``spec.pause``, reconcile failures that only show as a NotReady condition, and a failed request that the operator
-completes on a later pass.
+``spec.pause``, reconcile failures that only show as a NotReady condition, a failed request that the operator
+completes on a later pass, and Connect's errors on the offsets calls.
 
-Tests that need an emulator knob (faults, a restarted emulator) carry ``exclusive``: they change the one operator
-every test shares, and a real Strimzi (tests/env/kind) has no such knobs.
+Connect's errors are real answers to the operator's calls: the front on the test's Connect workers answers a rule
+that names the test's own connector (``connect_faults``, tests/env/connect_faults.py), so these tests run beside the
+others. The judges are Connect's stored offsets and state and the records (tests/judges.py).
 """
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from kubernetes import client as k8s
 
 from kubectl_offsets.errors import ExitStatus
 from tests.env.clients import unique_name
+from tests.env.connect_faults import REBALANCE
+from tests.env.emulator.connect_client import ConnectRestError
 from tests.env.kind.shared import connect_spec_for
+from tests.waits import nudge
 
 from .conftest import (FILE_SINK, GROUP, JOURNAL, OFFSETS_ANNOTATION, STRING, VERSION, annotations, eventually,
-                       live_state)
+                       live_state, source_document)
 
 
 def _connect(lab, name: str, *, annotation: str | None = "true", replicas: int = 1) -> str:
@@ -71,7 +75,7 @@ def test_use_connector_resources_is_read_in_any_letter_case(lab, cli):
     result = cli("list", name, "-n", lab.ns, "-o", "json", "--timeout", "60s")
 
     assert result.exit_code == 0, str(result)
-    assert json.loads(result.stdout)["offsets"] == []
+    assert json.loads(result.stdout)["offsets"] == lab.judge.stored(name) == []  # a fresh sink: nothing consumed
 
 
 def test_pause_reconciliation_is_read_in_any_letter_case(lab, cli):
@@ -138,49 +142,15 @@ def test_kafka_connect_scaled_to_zero_is_refused_in_preflight(lab, cli):
     assert annotations(after) == annotations(before) and after["spec"] == before["spec"]
 
 
-@pytest.mark.exclusive
-def test_kafka_connect_scaled_to_zero_while_we_wait_ends_the_wait_with_advice(lab, cli, emulator, hooks):
-    """The operator reports NotReady "has 0 replicas" and never reaches the offsets step: we say so at once instead
-    of waiting for the whole --timeout and then asking whether the operator runs."""
-    connect = _connect(lab, unique_name("connect-scaled"))
-    name = _sink_on(lab, connect, "scaled")
-    _ready_in(lab, name, "RUNNING")
-    # The operator leaves offsets alone (as if busy) until the end, so the only thing that can end the wait is the
-    # NotReady it writes once the KafkaConnect is scaled down while we wait.
-    emulator.write_faults({"ignore_offsets": True})
-    hooks["waiting for the operator to list"] = lambda: _scale(lab, connect, 0)
-
-    result = cli("list", name, "-n", lab.ns, "--timeout", "90s")
-
-    assert result.exit_code == ExitStatus.OPERATOR, str(result)
-    assert f"the operator cannot reconcile kafkaconnector/{name}" in result.stderr
-    assert "has 0 replicas" in result.stderr
-    assert "hint: the operator manages no connectors of a cluster scaled to replicas: 0" in result.stderr
-    assert OFFSETS_ANNOTATION not in annotations(lab.cluster.get(lab.ns, name)), "the list request was left behind"
+# (A scale-down or a pause of reconciliation while the operator is held: test_operator_failures.py, which holds the
+# real operator in an environment of its own.)
 
 
-@pytest.mark.exclusive
-def test_reconciliation_paused_while_we_wait_ends_the_wait(lab, cli, emulator, hooks):
-    conn = lab.sink("midpause")
-    emulator.write_faults({"ignore_offsets": True})  # the list stays pending until someone pauses reconciliation
-    hooks["waiting for the operator to list"] = lambda: lab.cluster.merge(
-        conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": "true"}}})
-
-    result = cli("list", conn.name, "-n", conn.ns, "--timeout", "90s")
-
-    assert result.exit_code == ExitStatus.PRECONDITION, str(result)
-    assert f"reconciliation of kafkaconnector/{conn.name} was paused (strimzi.io/pause-reconciliation)" \
-        in result.stderr
-    assert OFFSETS_ANNOTATION not in annotations(lab.cr(conn))
-    lab.cluster.merge(conn.ns, conn.name, {"metadata": {"annotations": {"strimzi.io/pause-reconciliation": None}}})
-
-
-@pytest.mark.exclusive
-def test_connect_refusing_the_stop_is_named_when_the_wait_times_out(lab, cli, emulator):
+def test_connect_refusing_the_stop_is_named_when_the_wait_times_out(lab, cli, connect_faults):
     """PUT /stop fails on every pass: the connector never stops, the operator only says so in NotReady. The timeout
     names that cause and its advice; the connector ends as it was."""
     conn = lab.sink("nostop", records=2)
-    emulator.write_faults({"connect_failures": [{"method": "PUT", "path_regex": "/stop$", "status": 500}]})
+    connect_faults.write({"connector": conn.name, "method": "PUT", "path_regex": "/stop$", "status": 500})
 
     result = cli("reset", conn.name, "-n", conn.ns, "--yes", "--timeout", "25s")
 
@@ -188,61 +158,155 @@ def test_connect_refusing_the_stop_is_named_when_the_wait_times_out(lab, cli, em
     assert "waiting for the connector to be STOPPED" in result.stderr
     assert "; the operator reports " in result.stderr and "/stop returned 500" in result.stderr
     assert "hint: Connect refused the operator's stop call" in result.stderr
-    emulator.clear_faults()
+    connect_faults.clear()
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and "state" not in obj["spec"]
     eventually("back to RUNNING", lambda: live_state(lab.cr(conn)) == "RUNNING")
+    assert lab.judge.state(conn.name) == "RUNNING"  # Connect never stopped it
+    assert lab.judge.sink_offsets(conn.name, but=conn.live_partition) == {0: 2}
 
 
 # --- the real cadence: a failure the operator's next pass gets past -----------------------------------------------
 
 
-@pytest.mark.exclusive
-def test_a_failed_alter_the_next_pass_completes_is_not_rolled_back(lab, cli, emulator):
+def test_a_failed_alter_the_next_pass_completes_is_not_rolled_back(lab, cli, connect_faults):
     """Connect fails the first PATCH and its immediate retry (a sink whose tasks had not stopped yet). With the
-    operator's real cadence the next attempt is its periodic pass, minutes away: the plugin must not roll back,
-    but bring that pass forward (a nudge) and finish."""
-    emulator.restart_emulator(interval=300)  # no periodic pass within the test: only events drive the operator
-    conn = lab.sink("retry", records=5)
-    emulator.write_faults({"connect_failures": [{"method": "PATCH", "path_regex": "/offsets$", "status": 500,
-                                                 "times": 2}]})
+    operator's real cadence the next attempt is its periodic pass, up to two minutes away: the plugin must not roll
+    back, but bring that pass forward (a nudge) and finish."""
+    conn = lab.sink("retry", records=5, live=False)  # every offset of it is checked below
+    lab.judge.wait_sink_offsets(conn.name, {0: 5})
+    connect_faults.write({"connector": conn.name, "method": "PATCH", "path_regex": "/offsets$", "status": 500,
+                          "times": 2})
 
     result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=2", "--yes", "--timeout", "120s")
 
     assert result.exit_code == 0, str(result)
     assert "making the connector safe" not in result.stderr
+    assert len(connect_faults.hits()) == 2, connect_faults.hits()  # both failures met, then the nudged pass worked
     # Verified by the command itself; the resumed sink then writes records 2, 3 and 4 a second time.
-    eventually("records 2-4 re-written", lambda: conn.file_lines() == [f"r{i}" for i in (0, 1, 2, 3, 4, 2, 3, 4)])
+    lab.judge.wait_sink_offsets(conn.name, {0: 5})
+    assert conn.file_lines() == [f"r{i}" for i in (0, 1, 2, 3, 4, 2, 3, 4)]
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and "kubectl-offsets.io/nudge" not in annotations(obj)
 
 
-@pytest.mark.exclusive
-def test_a_stop_the_next_pass_completes_is_waited_for(lab, cli, emulator):
+def test_a_stop_the_next_pass_completes_is_waited_for(lab, cli, connect_faults):
     """PUT /stop fails on the first pass and its immediate retry; without a later event the connector would stay
     RUNNING until the periodic pass. The wait for STOPPED nudges the operator and goes on."""
-    emulator.restart_emulator(interval=300)
     conn = lab.sink("latestop", records=3)
-    emulator.write_faults({"connect_failures": [{"method": "PUT", "path_regex": "/stop$", "status": 500,
-                                                 "times": 2}]})
+    lab.judge.wait_sink_offsets(conn.name, {0: 3}, but=conn.live_partition)
+    connect_faults.write({"connector": conn.name, "method": "PUT", "path_regex": "/stop$", "status": 500, "times": 2})
 
     result = cli("alter", conn.name, "-n", conn.ns, "--set", f"{conn.topic}:0=1", "--yes", "--timeout", "120s")
 
     assert result.exit_code == 0, str(result)
+    assert len(connect_faults.hits()) == 2, connect_faults.hits()
     eventually("back to RUNNING", lambda: live_state(lab.cr(conn)) == "RUNNING")
+    lab.judge.wait_sink_offsets(conn.name, {0: 3}, but=conn.live_partition)  # r1, r2 read again after the alter
+    assert conn.file_lines() == ["r0", "r1", "r2", "r1", "r2"]
 
 
-@pytest.mark.exclusive
-def test_a_connector_whose_creation_met_a_connect_error_is_running_before_the_periodic_pass(lab, emulator):
+def test_a_connector_whose_creation_met_a_connect_error_is_running_before_the_periodic_pass(lab, connect_faults):
     """Connect answers 500 ("a rebalance is expected") while it takes in a connector: the operator's pass fails,
     its NotReady status write is one more event that fails the same way, and then it waits for its periodic pass
     (120 s). The lab's wait gives it an event, as a user would, and the connector runs well before that. Three
     failures: the periodic pass may come at any time, and may take the third."""
     started = time.monotonic()
-    emulator.write_faults({"connect_failures": [{"method": "GET", "path_regex": "/connectors/created-[^/]*/config$",
-                                                 "status": 500, "times": 3}]})
+    name = unique_name("created")
+    connect_faults.write({"connector": name, "method": "GET", "path_regex": "/config$", "status": 500, "times": 3,
+                          "message": REBALANCE})
 
-    conn = lab.source("created", state=None)
+    conn = lab.source("created", name=name)
 
-    assert live_state(lab.cr(conn)) == "RUNNING"
+    assert live_state(lab.cr(conn)) == "RUNNING" and lab.judge.state(name) == "RUNNING"
+    assert len(connect_faults.hits()) == 3, connect_faults.hits()
     assert time.monotonic() - started < 60
+
+
+# --- Connect's errors on the offsets calls, and a failed pass ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def idle_source(lab, cli):
+    """A FileStreamSource whose file does not exist: its task idles, so its offsets only move when we move them.
+    Given a known offset (position 5) once, for the tests to check that it stays."""
+    conn = lab.source("idle", lines=None)
+    result = cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", "-q", input=source_document(conn, 5))
+    assert result.exit_code == 0, str(result)
+    return conn
+
+
+def rest_error(lab, method: str, path: str, status: int, detail: str = "Unexpected status code"):
+    """How the era's operator words Connect's answer (tests/env/emulator/connect_client.py, read in Strimzi's
+    KafkaConnectApiImpl at each era's tag): ``str()`` is the text, ``.message`` what a condition shows."""
+    return ConnectRestError(method, path, status, detail, profile=lab.env.profile)
+
+
+def _as_before(lab, conn) -> None:
+    obj = lab.cr(conn)
+    assert JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+    assert "state" not in obj["spec"] and "alterOffsets" not in obj["spec"]
+    eventually("connector back to RUNNING", lambda: live_state(lab.cr(conn)) == "RUNNING")
+    assert lab.judge.state(conn.name) == "RUNNING" and lab.judge.source_position(conn.name) == 5
+
+
+# (the operation, Connect's answer to the operator's offsets call, the operator's words for it, the plugin's advice)
+REFUSALS = [(("alter", "-f", "-"), "PATCH", 400, "AlterOffsets: Encountered error altering connector offsets. ",
+             "hint: Connect rejected the request"),  # offsets that do not fit the connector
+            (("reset",), "DELETE", 500, "ResetOffsets: Encountered error resetting connector offsets. ",
+             "hint: Connect failed to apply the offsets (5xx)")]
+
+
+@pytest.mark.parametrize(("operation", "method", "status", "said", "hint"), REFUSALS, ids=["alter-400", "reset-500"])
+def test_connect_refusing_the_offsets_call_leaves_the_connector_as_it_was(lab, cli, connect_faults, idle_source,
+                                                                          operation, method, status, said, hint):
+    conn = idle_source
+    connect_faults.write({"connector": conn.name, "method": method, "path_regex": "/offsets$", "status": status})
+
+    result = cli(operation[0], conn.name, "-n", conn.ns, *operation[1:], "--yes", input=source_document(conn, 9))
+
+    assert result.exit_code == ExitStatus.OPERATOR, str(result)
+    assert said + rest_error(lab, method, f"/connectors/{conn.name}/offsets", status).message in result.stderr
+    assert hint in result.stderr
+    assert connect_faults.hits(), "the operator never met the fault"
+    connect_faults.clear()
+    _as_before(lab, conn)
+
+
+def test_a_failed_operator_pass_is_waited_out_not_refused(lab, cli, connect_faults, idle_source):
+    """Until the operator's next pass succeeds there is no connector status to judge: list and alter wait for it
+    (a watch, bounded by --timeout), saying why, and refuse with the operator's own reason when it does not come.
+    The failed pass is real: Connect answers the operator's GET config with 500 while its group rebalances, and
+    Strimzi writes NotReady without a connector status (AbstractConnectOperator#maybeUpdateConnectorStatus)."""
+    conn = idle_source
+    # A GET's error carries Connect's own message (KafkaConnectApiImpl#doGet), unlike the offsets and state calls.
+    failed = str(rest_error(lab, "GET", f"/connectors/{conn.name}/config", 500, REBALANCE))
+    connect_faults.write({"connector": conn.name, "method": "GET", "path_regex": "/config$", "status": 500,
+                          "message": REBALANCE})
+    nudge(lab.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name, "failed-pass")
+    eventually("the operator's failed pass", lambda: failed_pass(lab.cr(conn), f"/{conn.name}/config returned 500"),
+               timeout=90)
+    snapshot_spec = lab.cr(conn)["spec"]
+
+    refused = cli("alter", conn.name, "-n", conn.ns, "--timeout", "3s", "--yes", "-f", "-",
+                  input=source_document(conn, 9))
+    assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
+    assert f"has not reported a status for connector '{conn.name}' after 3s; its last pass failed: " in refused.stderr
+    assert failed in refused.stderr, str(refused)
+    obj = lab.cr(conn)
+    assert obj["spec"] == snapshot_spec and JOURNAL not in annotations(obj) and OFFSETS_ANNOTATION not in annotations(obj)
+
+    # Connect answers again: the pass list brings forward reports the status, and list goes on.
+    connect_faults.clear()
+    listed = cli("list", conn.name, "-n", conn.ns, "-o", "json", "--timeout", "90s")
+    assert listed.exit_code == 0, str(listed)
+    assert "its last pass failed: GET /connectors/" in listed.stderr and "waiting for its next pass" in listed.stderr
+    assert json.loads(listed.stdout)["offsets"] == lab.judge.stored(conn.name)
+    assert lab.judge.source_position(conn.name) == 5
+
+
+def failed_pass(obj: dict, cause: str) -> bool:
+    """NotReady naming ``cause``, and no connector status: what Strimzi writes after a failed pass."""
+    status = obj.get("status") or {}
+    return not status.get("connectorStatus") and any(
+        c.get("type") == "NotReady" and cause in str(c.get("message")) for c in status.get("conditions") or [])

@@ -55,7 +55,7 @@ class CutAtEveryWait(SilentProgress):
 
 def test_a_dropped_api_connection_during_every_wait_is_survived(lab, cli, env, idle, tmp_path):
     conn = idle
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     api = env.api_server.rsplit(":", 1)
     with TcpProxy("127.0.0.1", int(api[1].strip("/"))) as proxy:
         kube = operations.connect(ClusterConfig(kubeconfig=proxy.kubeconfig_for(env.kubeconfig, tmp_path)))
@@ -71,12 +71,12 @@ def test_a_dropped_api_connection_during_every_wait_is_survived(lab, cli, env, i
     assert len(progress.waits) >= 6 and proxy.cuts >= 6, progress.waits
     assert outcome.final_state == "running"
     _assert_safe(lab, conn)
-    assert source_position(cli, conn) == old + 7
+    assert source_position(lab, conn) == old + 7
 
 
 def test_an_unwritable_local_backup_folder_rolls_back(lab, cli, idle, tmp_path, monkeypatch):
     conn = idle
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the state folder should be\n")
     monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))  # mkdir fails (even for root)
@@ -88,7 +88,7 @@ def test_an_unwritable_local_backup_folder_rolls_back(lab, cli, idle, tmp_path, 
     assert "cannot write the local copy of the backup" in result.stderr and "XDG_STATE_HOME" in result.stderr
     assert "restored to running; offsets unchanged" in result.stderr
     _assert_safe(lab, conn)
-    assert source_position(cli, conn) == old
+    assert source_position(lab, conn) == old
 
 
 def test_an_unexpected_exception_makes_the_connector_safe(lab, cli, idle, monkeypatch):
@@ -96,7 +96,7 @@ def test_an_unexpected_exception_makes_the_connector_safe(lab, cli, idle, monkey
     from kubectl_offsets.core.online import configmaps
 
     conn = idle
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
@@ -109,13 +109,13 @@ def test_an_unexpected_exception_makes_the_connector_safe(lab, cli, idle, monkey
     assert "unexpected failure: RuntimeError: disk on fire" in result.stderr
     assert "restored to running; offsets unchanged" in result.stderr
     _assert_safe(lab, conn)
-    assert source_position(cli, conn) == old
+    assert source_position(lab, conn) == old
 
 
 def test_sigterm_while_waiting_makes_the_connector_safe(lab, cli, env, idle, tmp_path):
     """kill (SIGTERM) while the alter waits for the operator: the plugin unwinds like Ctrl-C (exit 130)."""
     conn = idle
-    old = source_position(cli, conn)
+    old = source_position(lab, conn)
     process = subprocess.Popen(
         [sys.executable, "-m", "kubectl_offsets", "alter", conn.name, "-n", conn.ns, "--yes", "-f", "-",
          "--kubeconfig", env.kubeconfig], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -136,4 +136,4 @@ def test_sigterm_while_waiting_makes_the_connector_safe(lab, cli, env, idle, tmp
     assert code == ExitStatus.INTERRUPTED, stderr
     assert "interrupted; making the connector safe" in stderr and "Traceback" not in stderr, stderr
     _assert_safe(lab, conn)
-    assert source_position(cli, conn) == old
+    assert source_position(lab, conn) == old

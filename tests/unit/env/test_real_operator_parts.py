@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.env import connect_router, kubelet, path_front, strimzi_operator
+from tests.env.connect_faults import FaultFile, Injector
 
 GENERATED_1_2 = textwrap.dedent("""\
     ##############################
@@ -235,7 +236,7 @@ def test_a_worker_that_keeps_crashing_is_restarted_ever_more_slowly_like_a_kubel
                                         ("quay.io/strimzi/kafka:0.44.0-kafka-3.8.0", True),
                                         ("quay.io/strimzi/kafka:0.51.0-kafka-4.2.0", False),
                                         ("quay.io/strimzi/kafka:1.2.0-kafka-4.3.0", False), ("", False)])
-def test_pods_of_releases_before_0_46_get_a_path_front(image, raw):
+def test_pods_of_releases_before_0_46_get_their_paths_encoded(image, raw):
     assert kubelet.sends_raw_paths(image) is raw
 
 
@@ -245,29 +246,41 @@ def test_a_fronted_worker_listens_on_another_port_than_the_one_the_operator_call
     assert kubelet.FRONTED_WORKER_PORT != kubelet.CONNECT_PORT
 
 
-def test_the_path_front_encodes_what_strimzi_0_45_sends_raw_and_passes_the_rest():
-    """Strimzi 0.45 calls /connectors/a->b.MirrorSourceConnector/config; Connect 4 refuses a raw '>' (400 Illegal
-    Path Character). The worker behind the front must see it encoded, the answer unchanged."""
+@pytest.fixture
+def worker():
+    """A stand-in for a Connect worker behind the front: answers every request 201 with ``{}`` and records
+    (method, path, body); ``worker.url`` is where it listens."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     import threading
 
-    seen = []
+    seen: list[tuple[str, str, bytes]] = []
 
     class Backend(BaseHTTPRequestHandler):
-        def do_PUT(self):
-            seen.append((self.command, self.path, self.rfile.read(int(self.headers["Content-Length"]))))
+        def _answer(self):
+            seen.append((self.command, self.path, self.rfile.read(int(self.headers.get("Content-Length") or 0))))
             self.send_response(201)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", "2")
             self.end_headers()
             self.wfile.write(b"{}")
 
+        do_GET = do_PUT = do_PATCH = do_DELETE = _answer
+
         def log_message(self, *args):
             pass
 
-    backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
-    threading.Thread(target=backend.serve_forever, daemon=True).start()
-    front = path_front.serve("127.0.0.1", 0, f"http://127.0.0.1:{backend.server_address[1]}")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.url, server.seen = f"http://127.0.0.1:{server.server_address[1]}", seen
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_path_front_encodes_what_strimzi_0_45_sends_raw_and_passes_the_rest(tmp_path, worker):
+    """Strimzi 0.45 calls /connectors/a->b.MirrorSourceConnector/config; Connect 4 refuses a raw '>' (400 Illegal
+    Path Character). The worker behind the front must see it encoded, the answer unchanged."""
+    front = path_front.serve("127.0.0.1", 0, worker.url, Injector(tmp_path), encode=True)
     try:
         with socket.create_connection(front.server_address, timeout=10) as sock:
             sock.sendall(b"PUT /connectors/a->b.MirrorSourceConnector/config HTTP/1.1\r\nHost: x\r\n"
@@ -279,11 +292,51 @@ def test_the_path_front_encodes_what_strimzi_0_45_sends_raw_and_passes_the_rest(
                     break
                 answer += chunk
         assert answer.startswith(b"HTTP/1.1 201") and answer.endswith(b"{}")
-        assert seen == [("PUT", "/connectors/a-%3Eb.MirrorSourceConnector/config", b"{}")]
+        assert worker.seen == [("PUT", "/connectors/a-%3Eb.MirrorSourceConnector/config", b"{}")]
     finally:
         path_front.stop(front)
-        backend.shutdown()
-        backend.server_close()
+
+
+def test_a_connect_fault_fails_only_its_connectors_matching_calls_as_often_as_asked(tmp_path):
+    """The front answers the operator with a test's 4xx/5xx: only for the connector the rule names (tests beside it
+    run their own), only the method and path it names, ``times`` times; each answer is recorded for the test."""
+    faults = Injector(tmp_path)
+    assert faults.answer("PATCH", "/connectors/mine/offsets") is None  # no folder yet: forward everything
+    rules = FaultFile(tmp_path, "one-test").write(
+        {"connector": "mine", "method": "PATCH", "path_regex": "/offsets$", "status": 400, "times": 2},
+        {"connector": "east->west.MirrorSourceConnector", "method": "*", "path_regex": "/stop$", "status": 500})
+
+    assert faults.answer("PATCH", "/connectors/other/offsets") is None
+    assert faults.answer("GET", "/connectors/mine/offsets") is None
+    assert faults.answer("PATCH", "/connectors/mine/offsets")[0] == 400
+    assert faults.answer("PATCH", "/connectors/mine/offsets?x=1")[0] == 400
+    assert faults.answer("PATCH", "/connectors/mine/offsets") is None  # times: 2 used up
+    assert faults.answer("PUT", "/connectors/east-%3Ewest.MirrorSourceConnector/stop")[0] == 500  # decoded name
+    assert rules.hits() == ["PATCH /connectors/mine/offsets 400", "PATCH /connectors/mine/offsets 400",
+                            "PUT /connectors/east->west.MirrorSourceConnector/stop 500"]
+    rules.clear()
+    assert faults.answer("PUT", "/connectors/east->west.MirrorSourceConnector/stop") is None and rules.hits() == []
+    with pytest.raises(ValueError, match="needs connector"):
+        FaultFile(tmp_path, "bad").write({"method": "GET", "status": 500})  # would fail every test's connector
+
+
+def test_the_front_answers_an_injected_fault_with_connects_error_body_and_forwards_the_rest(tmp_path, worker):
+    import json
+    import urllib.error
+    import urllib.request
+
+    front = path_front.serve("127.0.0.1", 0, worker.url, Injector(tmp_path), encode=False)
+    url = f"http://127.0.0.1:{front.server_address[1]}/connectors/%s/offsets"
+    try:
+        FaultFile(tmp_path, "t").write({"connector": "a", "method": "PATCH", "status": 500, "message": "boom"})
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(urllib.request.Request(url % "a", data=b"{}", method="PATCH"), timeout=10)
+        assert failed.value.code == 500 and json.loads(failed.value.read()) == {"error_code": 500, "message": "boom"}
+        with urllib.request.urlopen(urllib.request.Request(url % "b", data=b"{}", method="PATCH"), timeout=10) as ok:
+            assert ok.status == 201
+        assert worker.seen == [("PATCH", "/connectors/b/offsets", b"{}")]  # the failed call never reached it
+    finally:
+        path_front.stop(front)
 
 
 def test_the_kubelet_stand_in_polls_quickly_while_pods_move_and_slower_when_idle():

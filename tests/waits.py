@@ -1,0 +1,79 @@
+"""The tests' one way to wait: poll a probe until it answers, bounded, with an optional nudge for the operator.
+
+Used by the integration tests, the fault matrix and the benchmarks, so it raises ``AssertionError`` (pytest shows it
+as a failure) and imports nothing heavy. A sleep in a test is a question with no answer: wait for the event that
+proves the thing instead (a stored offset, Connect forgetting a connector, a file reaching its end).
+
+Strimzi's operator reconciles a KafkaConnector once per watch event, and writes its status only when it changes, so
+a pass that failed twice the same way (Connect answering 500 while its group rebalances) is retried only by the
+periodic pass, 120 s later (KafkaConnectAssemblyOperator#connectorEventHandler; StatusDiff ignores
+lastTransitionTime). A user waiting on ``kubectl get`` eventually touches the resource; ``nudge`` is that touch: a
+new value of an annotation nothing reads, which is one more event.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+# The tests' own annotation whose new value is a watch event for the operator (the plugin's is kubectl-offsets.io/nudge).
+NUDGE_ANNOTATION = "kubectl-offsets-test/nudge"
+NUDGE_EVERY = 10.0  # Strimzi's lock timeout (AbstractOperator.LOCK_TIMEOUT_MS): an event queued longer is dropped
+
+
+def eventually(what: str, probe: Callable[[], Any], timeout: float = 60.0, interval: float = 0.25, *,
+               nudge: Callable[[], None] | None = None, nudge_every: float = NUDGE_EVERY,
+               tolerate: tuple[type[BaseException], ...] = ()) -> Any:
+    """``probe()``'s first truthy value, polled every ``interval`` seconds; after ``timeout`` an AssertionError that
+    names ``what`` and the last value. ``nudge()`` runs every ``nudge_every`` seconds without an answer;
+    exceptions of a ``tolerate`` type count as no answer (a resource not created yet), and the last one is named."""
+    started = time.monotonic()
+    deadline, next_nudge, nudges = started + timeout, started + nudge_every, 0
+    last: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            last = probe()
+        except tolerate as raised:
+            last, error = None, raised
+        if last:
+            return last
+        now = time.monotonic()
+        if now >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}"
+                                 + (f" ({nudges} nudges)" if nudge else "") + f"; last value: {str(last)[:1500]}"
+                                 + (f"; last error: {error!r}"[:600] if error is not None else ""))
+        if nudge is not None and now >= next_nudge:
+            nudge()
+            nudges, next_nudge = nudges + 1, now + nudge_every
+        time.sleep(interval)
+
+
+def unchanged_for(what: str, read: Callable[[], Any], quiet: float, timeout: float = 60.0,
+                  interval: float = 0.5) -> Any:
+    """``read()``'s value once it stayed the same for ``quiet`` seconds (a resourceVersion the operator's trailing
+    status writes have stopped moving), so a later comparison is not overtaken by a late write."""
+    deadline = time.monotonic() + timeout
+    last, since = read(), time.monotonic()
+    while True:
+        time.sleep(interval)
+        value = read()
+        if value != last:
+            last, since = value, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what} never stayed the same for {quiet:.0f}s in {timeout:.0f}s; last: "
+                                 f"{str(last)[:500]}")
+
+
+def nudge(custom_api, version: str, namespace: str, plural: str, name: str, value: str | None = None) -> None:
+    """Give the operator a watch event on one Strimzi resource (``value`` None removes the annotation again)."""
+    custom_api.patch_namespaced_custom_object(
+        "kafka.strimzi.io", version, namespace, plural, name,
+        {"metadata": {"annotations": {NUDGE_ANNOTATION: value}}},
+        _content_type="application/merge-patch+json")
+
+
+def nudger(custom_api, version: str, namespace: str, plural: str, name: str) -> Callable[[], None]:
+    """``nudge`` bound to one resource, each call with a new value: the ``nudge=`` of ``eventually``."""
+    return lambda: nudge(custom_api, version, namespace, plural, name, str(time.time_ns()))
