@@ -14,6 +14,7 @@ from tests.env.environment import ADMIN_GROUPS, ADMIN_USER
 from tests.env.kubeconfig import write_kubeconfig
 from tests.env.kuberest import KubeRest
 from tests.env.processes import stop
+from tests.signals import interruptible
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,7 @@ def test_ctrl_c_and_ctrl_d_at_the_prune_prompt_cancel_with_a_message(env, namesp
     process = subprocess.Popen([sys.executable, "-m", "kubectl_offsets", "backups", "--all", "-n", namespace,
                                 "--prune", "--keep", "0", "--kubeconfig", env.kubeconfig],
                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+                               env={**os.environ, "XDG_STATE_HOME": str(tmp_path)}, **interruptible())
     os.close(slave)
     seen, deadline = b"", time.monotonic() + 120
     try:

@@ -32,6 +32,8 @@ from tests.env.kind.shared import connect_spec_for
 from .conftest import (FILE_SINK, GROUP, JOURNAL, OFFSETS_ANNOTATION, VERSION, Cli, Cluster, Connector, annotations,
                        eventually, live_state, module_lab, source_document, spec_state)
 
+pytestmark = pytest.mark.local_operator  # the operator is a process here to hold or kill: not on kind
+
 
 # ---- the module's own environment ------------------------------------------------------------------------------
 

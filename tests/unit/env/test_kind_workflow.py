@@ -17,7 +17,7 @@ WORKFLOW = ROOT / ".github" / "workflows" / "e2e-kind.yml"
 # What only the local environment (tests/env without --kind) provides: the emulator and its knobs, a private
 # environment whose operator a test pauses or kills, the fault matrices (they hang, kill or restart the operator,
 # delete pods through the kubelet stand-in, cut the API connection through a local proxy), a local Spark cluster.
-LOCAL_MARKERS = {"exclusive", "emulator_only", "fault_matrix"}
+LOCAL_MARKERS = {"exclusive", "emulator_only", "fault_matrix", "local_operator"}
 LOCAL_FIXTURES = {"emulator", "faults", "emu_env", "private_strimzi_env", "spark_cluster"}
 
 DUMP = '''
