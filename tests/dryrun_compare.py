@@ -66,5 +66,15 @@ def _text(body: Any) -> str:
         if isinstance(value, str) and value.startswith("{") and '"operation"' in value:
             journal = json.loads(value)
             return {k: v for k, v in journal.items() if k not in VOLATILE}
+        if isinstance(value, str) and value.lstrip().startswith("{") and ('"offsets"' in value or '"partitions"' in value):
+            return _document(json.loads(value))
         return BACKUP_NAME.sub("-offsets-backup-T", value) if isinstance(value, str) else value
     return json.dumps(clean(body), sort_keys=True)
+
+
+def _document(document: dict) -> dict:
+    """An offsets document (a backup's offsets.json, its changed.json) with its partitions in one order: Connect
+    lists them in its own map's order, which is no fact about the offsets."""
+    def key(entry: Any) -> str:
+        return json.dumps(entry, sort_keys=True)
+    return {k: sorted(v, key=key) if isinstance(v, list) else v for k, v in document.items()}

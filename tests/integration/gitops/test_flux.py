@@ -183,8 +183,11 @@ def test_mirrormaker2_source_connector_under_flux(env, namespace, kube_api, repo
     eventually("5 records replicated", lambda: _source_offset(connect, source) == 4, timeout=STARTUP_TIMEOUT)
 
     # Phase 1 straight to the watched branch (a team that lets the tool push there), Flux stops the one connector.
-    run("gitops", "alter", f"kmm2/{name}", "--connector", "source", "--repo", str(repo.dir), "-n", namespace,
-        "--set", f"{topic}:0=1", "--branch", "main", "--push", "--allow-default-branch")
+    # main is checked out in --repo: the plugin pushes it and leaves the checkout alone, saying how to update it.
+    phase1 = run("gitops", "alter", f"kmm2/{name}", "--connector", "source", "--repo", str(repo.dir), "-n", namespace,
+                 "--set", f"{topic}:0=1", "--branch", "main", "--push", "--allow-default-branch")
+    assert "git pull --ff-only" in phase1.stdout + phase1.stderr, phase1.stderr
+    repo.git("pull", "--ff-only")
     repo.sync("phase 1")
     eventually("the source connector STOPPED", lambda: connector_state(connect, source) == "STOPPED", timeout=120)
 
