@@ -38,7 +38,8 @@ from typing import Any, Callable, Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.env.clients import create_topic, kafka_conf, kube_api_client, one_mirror_mm2, produce  # noqa: E402
+from tests.env.clients import (create_topic, kafka_conf, kube_api_client, one_mirror_mm2, produce,  # noqa: E402
+                               producer_conf)
 from tests.env.emulator import profiles  # noqa: E402
 from tests.env.environment import start_environment  # noqa: E402  (the repository's own test environment)
 from tests.env.kind.shared import cluster_bootstrap, connect_spec_for  # noqa: E402
@@ -155,7 +156,7 @@ class Demo:
         from confluent_kafka.admin import AdminClient
 
         self.admin = AdminClient(kafka_conf(environment.bootstrap_servers))
-        self.producer = Producer(kafka_conf(environment.bootstrap_servers))
+        self.producer = Producer(producer_conf(environment.bootstrap_servers))
 
     def offsets(self, *args: str) -> list[str]:
         return ["kubectl", "offsets", *args]

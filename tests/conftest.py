@@ -20,7 +20,7 @@ import pytest
 from tests.env import Env, start_environment
 from tests.env.assets import spark_kafka_jars as _spark_kafka_jars
 from tests.env.assets import versions
-from tests.env.clients import (ConnectRest, create_topic, kafka_conf, kube_api_client, unique_name)
+from tests.env.clients import ConnectRest, create_topic, kafka_conf, kube_api_client, producer_conf, unique_name
 from tests.env.emulator import profiles
 
 INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
@@ -261,7 +261,7 @@ def kafka_admin(env):
 def kafka_producer(env):
     from confluent_kafka import Producer
 
-    producer = Producer(kafka_conf(env.bootstrap_servers))
+    producer = Producer(producer_conf(env.bootstrap_servers))
     yield producer
     producer.flush(10)
 

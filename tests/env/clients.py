@@ -72,6 +72,13 @@ def kafka_conf(bootstrap: str, **extra) -> dict:
     return {"bootstrap.servers": bootstrap, "log_level": 3, **extra}
 
 
+def producer_conf(bootstrap: str, **extra) -> dict:
+    """A test producer's settings: idempotent, so records land in the order produced. Without it librdkafka retries
+    a failed request (a just-created topic's leader not known yet) after later ones succeeded: a test produced r0,
+    r1, r2 and the partition held r1, r2, r0."""
+    return kafka_conf(bootstrap, **{"enable.idempotence": True, **extra})
+
+
 def create_topic(admin, name: str, partitions: int = 1, timeout: float = 30.0) -> str:
     from confluent_kafka.admin import NewTopic
 
@@ -119,7 +126,7 @@ class Feeder:
     def _run(self) -> None:
         from confluent_kafka import Producer
 
-        producer = Producer(kafka_conf(self.bootstrap, **{"linger.ms": 5}))
+        producer = Producer(producer_conf(self.bootstrap, **{"linger.ms": 5}))
 
         def on_delivery(err, _msg):
             if err is None:

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.env.clients import kafka_conf, unique_name
+from tests.env.clients import producer_conf, unique_name
 from tests.integration.online.conftest import Cli, Cluster, local_backups_in_tmp, module_lab
 from . import data
 from .session import make_spark
@@ -31,7 +31,7 @@ def create_topic(admin, name: str, partitions: int) -> str:
 def produce_records(bootstrap: str, recs) -> None:
     from confluent_kafka import Producer
 
-    producer, errors = Producer(kafka_conf(bootstrap, **{"enable.idempotence": True})), []
+    producer, errors = Producer(producer_conf(bootstrap)), []
     for r in recs:
         producer.produce(r.topic, key=r.key, value=r.value, partition=r.partition, timestamp=r.ts_ms,
                          on_delivery=lambda err, _m: errors.append(err) if err else None)

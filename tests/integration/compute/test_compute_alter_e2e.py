@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.env.clients import for_one_broker
+from tests.env.clients import for_one_broker, producer_conf
 from tests.integration.online.conftest import eventually
 from . import data
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 def _produce_timed(env, topic: str, count: int, base_ms: int) -> None:
     from confluent_kafka import Producer
 
-    producer = Producer({"bootstrap.servers": env.bootstrap_servers, "log_level": 3})
+    producer = Producer(producer_conf(env.bootstrap_servers))
     for i in range(count):
         producer.produce(topic, value=f"r{i}".encode(), partition=0, timestamp=base_ms + i * 10_000)
     assert producer.flush(30) == 0

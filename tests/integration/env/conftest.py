@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
+from tests.env.clients import producer_conf
 from tests.env.emulator import profiles
 from tests.waits import eventually
 
@@ -140,7 +141,7 @@ class KafkaHelper:
         futures[name].result(30)
 
     def produce(self, topic, values):
-        producer = Producer({"bootstrap.servers": self.bootstrap})
+        producer = Producer(producer_conf(self.bootstrap))
         for value in values:
             producer.produce(topic, value=value.encode() if isinstance(value, str) else value)
         assert producer.flush(30) == 0

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import pytest
 from click.testing import CliRunner
 
-from tests.env.clients import Feeder, create_topic, for_one_broker, kafka_conf, produce
+from tests.env.clients import Feeder, create_topic, for_one_broker, kafka_conf, produce, producer_conf
 from tests.env.emulator import profiles
 from tests.env.kind.shared import cluster_bootstrap
 from tests.judges import Judges
@@ -202,7 +202,7 @@ class Mirror:
         from confluent_kafka import Producer
 
         if self.producer is None:  # one per mirror, dropped at teardown while the broker still runs
-            self.producer = Producer(kafka_conf(self.bootstrap))
+            self.producer = Producer(producer_conf(self.bootstrap))
         produce(self.producer, topic or self.topic, values, partition=0)
         if topic is None:
             self.produced += values

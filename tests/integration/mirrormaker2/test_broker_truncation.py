@@ -14,7 +14,7 @@ import pytest
 
 from kubectl_offsets.adapters.kafka import Broker
 from kubectl_offsets.errors import ClusterError
-from tests.env.clients import kafka_conf
+from tests.env.clients import producer_conf
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def compacted(kafka_admin, env):
 
     topic = f"syncs-{uuid.uuid4().hex[:8]}"
     kafka_admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[topic].result(30)
-    producer = Producer(kafka_conf(env.bootstrap_servers))
+    producer = Producer(producer_conf(env.bootstrap_servers))
     for i in range(3):
         producer.produce(topic, key=f"k{i}".encode(), value=b"v")
     producer.flush(30)

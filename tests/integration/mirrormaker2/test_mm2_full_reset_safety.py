@@ -19,7 +19,7 @@ import uuid
 import pytest
 
 from kubectl_offsets.adapters.kafka import Broker
-from tests.env.clients import create_topic, kafka_conf, produce
+from tests.env.clients import create_topic, produce, producer_conf
 from tests.env.tcpproxy import TcpProxy
 
 from tests.waits import eventually
@@ -50,7 +50,7 @@ def subject(env, kube_api, kafka_admin):
 
     topic = f"orders-{uuid.uuid4().hex[:6]}"
     create_topic(kafka_admin, topic)
-    produce(Producer(kafka_conf(env.bootstrap_servers)), topic, [f"r{i}" for i in range(5)])
+    produce(Producer(producer_conf(env.bootstrap_servers)), topic, [f"r{i}" for i in range(5)])
     with running_mirror(env, kube_api, "mm2-safety", [topic]) as m:
         s = Subject(m, topic)
         try:

@@ -16,7 +16,7 @@ from datetime import datetime
 import pytest
 
 from kubectl_offsets import schemas, strimzi
-from tests.env.clients import create_topic, kafka_conf, produce
+from tests.env.clients import create_topic, kafka_conf, produce, producer_conf
 from tests.env.kind.shared import cluster_bootstrap
 
 from tests.waits import eventually
@@ -59,7 +59,7 @@ def damaged(env, kube_api, kafka_admin):
     gap, gone, again = f"gap-{tag}", f"gone-{tag}", f"again-{tag}"
     for topic in (gap, gone, again):
         create_topic(kafka_admin, topic)
-    producer = Producer(kafka_conf(env.bootstrap_servers))
+    producer = Producer(producer_conf(env.bootstrap_servers))
     produce(producer, gap, [f"g{i}" for i in range(10)])
     produce(producer, gone, [f"x{i}" for i in range(3)])
     produce(producer, again, [f"a{i}" for i in range(5)])
@@ -91,7 +91,7 @@ def _produce_into_recreated(bootstrap, topic, values):
     from confluent_kafka import Producer
 
     def landed() -> bool:
-        produce(Producer(kafka_conf(bootstrap)), topic, values)
+        produce(Producer(producer_conf(bootstrap)), topic, values)
         try:
             return bool(eventually(f"{values} in {topic}", lambda: _holds(bootstrap, topic, len(values)), 10, 0.5))
         except AssertionError:
@@ -366,7 +366,7 @@ def test_syncs_written_by_a_mirror_we_cannot_see_are_found_in_the_topic(damaged,
     create_topic(kafka_admin, topic)
     from confluent_kafka import Producer
 
-    produce(Producer(kafka_conf(env.bootstrap_servers)), topic, ["f0", "f1"])
+    produce(Producer(producer_conf(env.bootstrap_servers)), topic, ["f0", "f1"])
     _, end_before = watermarks(env.bootstrap_servers, d.syncs_topic)
     m.custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, mirror_resource(
         LAYOUT, ns, name, _untied_spelling(env, m.core), south, m.tgt, f"^{topic}$", checkpoint=False))

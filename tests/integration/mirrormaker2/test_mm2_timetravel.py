@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from tests.env.clients import create_topic, kafka_conf, one_mirror_mm2
+from tests.env.clients import create_topic, kafka_conf, one_mirror_mm2, producer_conf
 
 from tests.waits import eventually
 
@@ -67,7 +67,7 @@ def timed_mirror(env, kube_api, kafka_admin, judge):
         name=ns, labels={"kubectl-offsets-test": "true"})))
     create_topic(kafka_admin, topic, partitions=2)
     t0 = (int(time.time()) - 3600) * 1000
-    producer = Producer(kafka_conf(env.bootstrap_servers))
+    producer = Producer(producer_conf(env.bootstrap_servers))
     for i in range(6):
         producer.produce(topic, value=f"p0-{i}".encode(), partition=0, timestamp=t0 + i * 1000)
     for i in range(3):

@@ -22,7 +22,7 @@ from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
 from kubectl_offsets.output import progress as progress_module
-from tests.env.clients import Feeder, create_topic, produce, unique_name
+from tests.env.clients import Feeder, create_topic, produce, producer_conf, unique_name
 from tests.env.emulator import profiles
 from tests.env.kind.shared import connect_spec_for
 from tests.judges import Judges
@@ -172,7 +172,7 @@ class Lab:
         self.env, self.cluster, self.admin, self.ns, self.workdir = env, cluster, kafka_admin, ns, workdir
         from confluent_kafka import Producer
 
-        self.producer = Producer({"bootstrap.servers": env.bootstrap_servers, "log_level": 3})
+        self.producer = Producer(producer_conf(env.bootstrap_servers))
         self.judge = Judges(env.connect_url, env.bootstrap_servers)  # what the tests check, never the plugin
         self.feeders: list[Feeder] = []
         self.connect = CONNECT  # the KafkaConnect new connectors belong to (the fleet benchmark spreads them)
