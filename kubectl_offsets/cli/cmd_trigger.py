@@ -15,8 +15,8 @@ from .help import KubectlCommand
 @cluster_options
 @yes_option("Accepted as on every command that changes things; trigger never asks (it fires what the reviewed "
             "phase 1 committed).")
-@dry_run_option("Check everything trigger checks (the record, spec.state, the ConfigMap, RBAC) and say what it would "
-                "fire; change nothing.")
+@dry_run_option("Check everything trigger checks (the record, spec.state, the ConfigMap, RBAC), say what it would "
+                "fire and print the writes it would make; change nothing.")
 @quiet_option
 def trigger_command(target, connector, source_cluster, force, namespace, context, kubeconfig, timeout, yes, dry_run,
                     quiet):
@@ -45,6 +45,7 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
                 if result.change is not None else ""
             echo(f"dry run: trigger would fire the {result.action} of operation {result.operation_id} on "
                  f"{result.target.display}{setting}")
+            _print_writes(result)
             click.echo("dry run: nothing was changed", err=True)
         elif result.already:
             echo(f"operation {result.operation_id} was already triggered on {result.target.display}; "
@@ -56,3 +57,14 @@ def trigger_command(target, connector, source_cluster, force, namespace, context
                        "connector stays stopped until GitOps phase 2 (kubectl offsets gitops next) is merged", err=True)
 
     work()
+
+
+def _print_writes(result) -> None:
+    """The writes the engine recorded for the dry run, as alter --dry-run shows them: YAML documents on stdout."""
+    from ..output.render import to_yaml
+    from .invocation import server_dry_run_done
+
+    echo("\n---\n".join(f"# {description}\n{to_yaml(body)}" for description, body in result.writes))
+    if result.server_judged is not None:
+        server_dry_run_done()
+        echo(f"server-side dry run: the API server accepted {result.server_judged} write(s)", err=True)

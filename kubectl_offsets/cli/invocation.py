@@ -97,8 +97,8 @@ def warn_if_server_dry_run_skipped(ctx: click.Context) -> None:
     """--dry-run=server on a command (or form, such as -l) that has no server-side dry run: never silently a
     client-side one."""
     if ctx.meta.get("kubectl_offsets.dry_run_mode") == "server" and not ctx.meta.get(_SERVER_DRY_RUN_DONE):
-        click.echo("warning: --dry-run=server is not available for this command (only for alter, reset and undo on "
-                   "one connector); this was a client-side dry run", err=True)
+        click.echo("warning: --dry-run=server is not available for this command (only for alter, reset, undo, "
+                   "delete --reset-offsets and trigger on one connector); this was a client-side dry run", err=True)
 
 
 def set_verbosity(level: int) -> None:

@@ -14,7 +14,7 @@ The pieces are the online flow's (``targets.resolve``/``preflight``, ``OperatorC
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ... import strimzi
@@ -41,6 +41,11 @@ class TriggerResult:
     backup: str | None = None  # the ConfigMap holding the offsets before the trigger (undo restores it)
     change: OffsetsDocument | None = None  # what an alter hands Strimzi: phase 1's ConfigMap, read before firing
     configmap: str | None = None  # that ConfigMap's name
+    # --dry-run: the connector's last list (None: never listed), the writes the engine recorded (description, body),
+    # and with --dry-run=server how many of them the API server judged
+    before: OffsetsDocument | None = None
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    server_judged: int | None = None
 
 
 def record_of(resource: dict[str, Any]) -> dict[str, Any] | None:
@@ -66,8 +71,7 @@ def trigger(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, optio
     change = _phase1_change(kube, live.target, record)
     preflight(kube, live, mutating=True, wait=options.wait, progress=progress)
     if options.dry_run:  # every check above ran; firing is the first write
-        return TriggerResult(live.target, record["operation"], record["id"], live.kind, change=change,
-                             configmap=record.get("configMap"))
+        return _recorded_fire(kube, live, record, change, options)
     return _fire(kube, live, record, change, options, progress)
 
 
@@ -128,19 +132,47 @@ def _phase1_change(kube: Kube, target: strimzi.ConnectorTarget, record: dict[str
                                        "kubectl offsets gitops next and a new gitops alter") from None
 
 
+def _run(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDocument | None, options: Options,
+         progress: Progress):
+    """The engine's run of ``steps.PREPARED`` that fires phase 1's request, for the real run and the dry run alike."""
+    from ..online.engine import Run
+    from ..online.steps import PREPARED
+
+    action = record["operation"]
+    return Run(PREPARED, kube, live.target, live.kind, options.wait, progress, operation=action, request=action,
+               plan=lambda stopped: change, marker={ANNOTATION_TRIGGERED: record["id"]},
+               offsets_configmap=record.get("configMap"))
+
+
+def _recorded_fire(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDocument | None,
+                   options: Options) -> TriggerResult:
+    """--dry-run: the same engine run against a recording client (``online.recording``), starting from the
+    connector's last list; nothing is written (with --dry-run=server each write is also judged by the API server).
+    The writes it would send are the result's ``writes``."""
+    from typing import cast
+
+    from ..online.operations import peek_last_list
+    from ..online.recording import Recorder
+
+    recorder = Recorder(kube, server=options.dry_run_server)
+    last, listed_at = peek_last_list(kube, live)
+    recorder.start_from_last_list(live.target, last, listed_at)
+    with recorder.observe():
+        _run(cast("Kube", recorder), live, record, change, options, SilentProgress()).execute()
+    return TriggerResult(live.target, record["operation"], record["id"], live.kind, change=change,
+                         configmap=record.get("configMap"), before=last,
+                         writes=[(write.description, write.body) for write in recorder.writes],
+                         server_judged=recorder.sent if options.dry_run_server else None)
+
+
 def _fire(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDocument | None, options: Options,
           progress: Progress) -> TriggerResult:
     """Fire through the engine (``steps.PREPARED``): wait until Connect reports it stopped, back up (the list is
     exact then), and hand phase 1's request over (``change``: its ConfigMap's offsets, read and checked before
     anything was written) with our marker in the same patch."""
-    from ..online.engine import Run
-    from ..online.steps import PREPARED
-
     target, action = live.target, record["operation"]
     progress.step(f"firing GitOps operation {record['id']} ({action})")
-    flow = Run(PREPARED, kube, target, live.kind, options.wait, progress, operation=action, request=action,
-               plan=lambda stopped: change, marker={ANNOTATION_TRIGGERED: record["id"]},
-               offsets_configmap=record.get("configMap"))
+    flow = _run(kube, live, record, change, options, progress)
     try:
         outcome = flow.execute()
     except OffsetsError as error:

@@ -41,3 +41,13 @@ def test_trigger_dry_run_reads_the_phase1_configmap(lab, cli):
     assert good.exit_code == 0, str(good)
     assert "would fire the alter" in good.stdout and f"1 offset from configmap/{configmap}" in good.stdout
     assert_unchanged(lab.cluster, conn, before, listed=True)
+    # The engine's writes, recorded (issue 29): the hand-over carries the one-shot annotation and the marker.
+    assert f"# patch kafkaconnector/{conn.name}" in good.stdout and "connector-offsets" in good.stdout, good.stdout
+    assert "kubectl-offsets.io~1triggered" in good.stdout, good.stdout
+
+    judged = cli("trigger", conn.name, "-n", conn.ns, "--dry-run=server", "--timeout", "60s")
+
+    assert judged.exit_code == 0, str(judged)
+    assert "server-side dry run: the API server accepted" in judged.stderr, judged.stderr
+    assert "no server-side dry run" not in judged.stderr
+    assert_unchanged(lab.cluster, conn, before, listed=True)

@@ -45,3 +45,24 @@ def _object(description: str) -> tuple[str, str]:
     what = description.split(" ")[1] if not description.startswith("write local file") else "file/-"
     kind, name = what.split("/", 1)
     return {"kafkaconnector": "KafkaConnector", "configmap": "ConfigMap"}.get(kind, kind), name
+
+
+def test_the_trigger_dry_runs_writes_are_the_real_triggers(tmp_path, monkeypatch):
+    """trigger --dry-run runs the engine's PREPARED declaration against the recorder too: what it shows is what the
+    real trigger then sends, and nothing is written."""
+    from kubectl_offsets.core.gitops import trigger_command
+    from tests.inmemory.scenarios import prepare
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    cluster = Cluster()
+    prepare(cluster, "trigger")
+    operations.list_offsets(cluster.kube, TargetSpec("sink"))
+    before = len(cluster.writes)
+    dry = trigger_command.trigger(cluster.kube, TargetSpec("sink"),
+                                  options=Options(yes=True, dry_run=True, wait=WaitSettings(timeout=60)))
+    assert len(cluster.writes) == before, "the dry run wrote to the cluster"
+    assert dry.before is not None and dry.change is not None and dry.writes
+    recorded = [(d.split(" ")[0], *_object(d), body) for d, body in dry.writes]
+    trigger_command.trigger(cluster.kube, TargetSpec("sink"), options=Options(yes=True, wait=WaitSettings(timeout=60)))
+    assert normalised(recorded) == normalised(from_the_claim(cluster.writes[before:]))
+    assert any("kubectl-offsets.io~1triggered" in str(body) for _, body in dry.writes), "the marker is not shown"
