@@ -120,8 +120,8 @@ def private_strimzi_env():
         environment.check_alive()
         yield environment
         return
-    environment = start_environment(strimzi=os.environ.get(profiles.ENV_VAR) or profiles.DEFAULT,
-                                    operator="strimzi")
+    # The session's era (the shared environment's, KO_ENV_JSON): an era run's modules speak that era's API version.
+    environment = start_environment(strimzi=profiles.selected_name(), operator="strimzi")
     environment.start_reaper()
     try:
         yield environment

@@ -78,3 +78,12 @@ def _document(document: dict) -> dict:
     def key(entry: Any) -> str:
         return json.dumps(entry, sort_keys=True)
     return {k: sorted(v, key=key) if isinstance(v, list) else v for k, v in document.items()}
+
+
+def first_difference(left: list, right: list) -> str:
+    """The first write where two normalised sequences differ, whole on both sides (pytest's diff cuts them short)."""
+    for index, (a, b) in enumerate(zip(left, right)):
+        if a != b:
+            return f"write {index}:\n  left:  {a}\n  right: {b}"
+    shorter, longer = (left, right) if len(left) < len(right) else (right, left)
+    return f"one side has {len(longer) - len(shorter)} more write(s): {longer[len(shorter):]}"

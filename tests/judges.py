@@ -12,6 +12,8 @@ itself is under test.
 """
 from __future__ import annotations
 
+import json
+
 from contextlib import contextmanager
 from typing import Any, Mapping
 
@@ -29,6 +31,12 @@ def sink_group(connector: str) -> str:
 def by_partition(entries: list[Mapping[str, Any]]) -> dict[int, int]:
     """A sink's offsets document entries as {kafka_partition: kafka_offset}."""
     return {e["partition"]["kafka_partition"]: e["offset"]["kafka_offset"] for e in entries if e.get("offset")}
+
+
+def canonical(entries: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Offsets document entries in one order. Connect lists partitions in its map's order, which may differ from one
+    answer to the next (a list ConfigMap written by the operator against a later GET): the order is no fact."""
+    return sorted(entries, key=lambda entry: json.dumps(entry, sort_keys=True))
 
 
 def position(entries: list[Mapping[str, Any]]) -> int | None:

@@ -42,7 +42,7 @@ from ...model import OffsetsDocument, WaitSettings
 from ...progress import Progress
 from ...strimzi import OffsetsAction
 from . import backups, configmaps
-from .journal import Journal, Step, document_digest, this_process, utc_text
+from .journal import Journal, Step, digest_matches, this_process, utc_text
 from .operator import OperatorClient, list_stanza
 
 if TYPE_CHECKING:
@@ -404,7 +404,7 @@ class Run:
         ConfigMap left by an earlier operation, or edited since, is never taken for it."""
         name = self.claimed.offsets_configmap
         document = configmaps.get_document(self.kube, self.target, name)
-        if self.claimed.request_digest and document_digest(document) != self.claimed.request_digest:
+        if self.claimed.request_digest and not digest_matches(document, self.claimed.request_digest):
             # The operator may have applied whatever the ConfigMap held: keep the connector stopped (journal kept).
             raise VerificationError(f"configmap/{name} no longer holds the offsets this {self.claimed.operation} "
                                     "asked for (it was changed since, or is left over from another operation)",

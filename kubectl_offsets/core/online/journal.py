@@ -66,9 +66,25 @@ def parse_utc(text: str) -> dt.datetime:
 
 
 def document_digest(document) -> str:
-    """sha256 of an offsets document's JSON with sorted keys: what the journal records of the alter ConfigMap, so
-    ``recover`` can tell the document it handed over from a ConfigMap changed (or left over) since."""
-    text = json.dumps(document.to_json(), sort_keys=True, separators=(",", ":"))
+    """sha256 of an offsets document's JSON with sorted keys and its entries in one order: what the journal records
+    of the alter ConfigMap, so ``recover`` can tell the document it handed over from a ConfigMap changed (or left
+    over) since. The order of the entries is no fact about the offsets (Connect lists partitions in its map's order,
+    so an undo's document, read from a backup, came in whatever order that list had)."""
+    data = document.to_json()
+    entries = data.get("offsets")
+    if isinstance(entries, list):
+        data = {**data, "offsets": sorted(entries, key=lambda e: json.dumps(e, sort_keys=True, separators=(",", ":")))}
+    return _sha256(data)
+
+
+def digest_matches(document, recorded: str) -> bool:
+    """Whether ``document`` is the one a journal's ``request_digest`` names: in one order (``document_digest``), or
+    in the order of the document as written (a journal of an earlier version, which hashed it so)."""
+    return recorded in (document_digest(document), _sha256(document.to_json()))
+
+
+def _sha256(data) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -10,6 +10,7 @@ import yaml
 from kubernetes import client as k8s
 
 from kubectl_offsets.errors import ExitStatus
+from tests.judges import canonical
 
 from .conftest import EXAMPLES, assert_unchanged, bind_documented_role, eventually, snapshot
 
@@ -20,7 +21,7 @@ def sink(lab, cli):
     conn = lab.sink("bad", records=3, live=False)  # "nothing changed" includes the list ConfigMap's data
     lab.judge.wait_sink_offsets(conn.name, {0: 3})
     result = cli("list", conn.name, "-n", conn.ns, "-o", "json", "-q")  # the list ConfigMap now exists
-    assert result.exit_code == 0 and json.loads(result.stdout)["offsets"] == lab.judge.stored(conn.name), str(result)
+    assert result.exit_code == 0 and canonical(json.loads(result.stdout)["offsets"]) == canonical(lab.judge.stored(conn.name)), str(result)
     return conn
 
 

@@ -10,7 +10,10 @@ import json
 import time
 from urllib.parse import quote
 
+import pytest
+
 from tests.env import operator_faults
+from tests.env.emulator import profiles
 
 from tests.waits import eventually, nudge
 
@@ -49,6 +52,11 @@ def _ready_again(env, namespace: str, gone: tuple[str, ...]) -> bool:
     return bool(pods) and all(p["metadata"]["uid"] not in gone and operator_faults.pod_ready(p) for p in pods)
 
 
+# Strimzi 0.45.2's pass did not fail while the pod was gone: in the era run of 2026-11-27 the re-created worker
+# answered its calls in each of 4 tries (Ready, connectorStatus kept), so the state this test needs does not arise
+# there. The pod-gone fault itself runs on 0.45.2 in the era's fault slice (test_operator_fault_matrix.py).
+@pytest.mark.skipif(profiles.selected_name() == "0.45", reason="Strimzi 0.45.2's pass does not fail while the Connect "
+                    "pod is gone (it reaches the re-created worker); the era's fault slice runs the pod-gone fault")
 def test_a_command_after_a_pass_failed_on_a_gone_pod_nudges_the_operator_instead_of_timing_out(lab, cli, connect):
     conn = lab.source("podgone", lines=None)
     _fail_a_pass_while_the_pod_is_gone(lab, conn)

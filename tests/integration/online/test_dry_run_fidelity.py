@@ -17,7 +17,7 @@ from kubectl_offsets.core.inputs import AlterRequest
 from kubectl_offsets.core.online import operations
 from kubectl_offsets.core.online.targets import TargetSpec
 from kubectl_offsets.model import Options, WaitSettings
-from tests.dryrun_compare import from_the_claim, normalised
+from tests.dryrun_compare import first_difference, from_the_claim, normalised
 from tests.inmemory import Cluster
 
 WAIT = WaitSettings(timeout=120)
@@ -122,5 +122,6 @@ def test_the_in_memory_cluster_sends_and_ends_as_the_real_operator(paused, kube,
         assert (_offsets(real.before), _offsets(real.after), _offsets(real.change), real.final_state) == \
             (_offsets(emulated.before), _offsets(emulated.after), _offsets(emulated.change), emulated.final_state), \
             f"operation {number}"
-        assert normalised(from_the_claim(spy.writes)) == normalised(from_the_claim(memory.writes[start:])), \
-            f"operation {number}: the writes differ"
+        real_writes, memory_writes = normalised(from_the_claim(spy.writes)), normalised(from_the_claim(memory.writes[start:]))
+        assert real_writes == memory_writes, f"operation {number}: the writes differ\n" + first_difference(
+            real_writes, memory_writes)

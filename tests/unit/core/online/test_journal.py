@@ -178,3 +178,25 @@ def test_recover_wait_waits_until_the_lease_runs_out_or_the_owner_finishes(monke
     with pytest.raises(steps.OperationTimeoutError) as late:
         _flow(_JournalsOverTime(waiting), timeout=30)._wait_out_the_owner(waiting)
     assert late.value.next_command.endswith("--force")
+
+
+def _document(*entries: tuple[int, int]) -> OffsetsDocument:
+    return OffsetsDocument.from_json({"offsets": [
+        {"partition": {"kafka_topic": "orders", "kafka_partition": p}, "offset": {"kafka_offset": o}} for p, o in entries]})
+
+
+def test_the_request_digest_does_not_depend_on_the_order_of_the_partitions():
+    """An undo's document comes from a backup, in the order Connect listed it; read back, the same offsets in
+    another order are the same request (the real operator showed both orders within one run)."""
+    assert document_digest(_document((0, 3), (1, 1))) == document_digest(_document((1, 1), (0, 3)))
+    assert document_digest(_document((0, 3), (1, 1))) != document_digest(_document((0, 3), (1, 2)))
+
+
+def test_a_digest_an_earlier_version_recorded_still_matches_its_document():
+    from kubectl_offsets.core.online.journal import digest_matches
+
+    document = _document((1, 1), (0, 3))
+    legacy = "sha256:" + __import__("hashlib").sha256(json.dumps(
+        document.to_json(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert digest_matches(document, legacy) and digest_matches(document, document_digest(document))
+    assert not digest_matches(_document((1, 1), (0, 4)), legacy)
