@@ -716,12 +716,31 @@ def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operatio
     return [cell for lane in cells for cell in lane]
 
 
+# `make test`'s SIGKILL slice (the whole product: `make fault-matrix`, benchmarks/fault_matrix.py): each lane kills
+# these operations at every step, the others at one step (``kill_slice``), so every operation of both subjects meets
+# a SIGKILL at every step in one of the two states and at a step in the other, and the API connection is cut in
+# every operation of every lane. What a kill at a step does to the plugin's own steps, for every operation, step and
+# state, is for the in-memory engine tests (tests/unit/core/online/test_engine_faults.py, 931 cases in seconds).
+KILLED_AT_EVERY_STEP = {("connector", "running"): ("alter", "delete"), ("connector", "paused"): ("reset", "undo"),
+                        ("mirror", "running"): ("alter",), ("mirror", "paused"): ("reset", "undo")}
+
+
+def kill_slice(subject: str, state: str) -> dict[str, tuple[str, ...] | None]:
+    """operation -> the steps a lane kills it at (None: every step). The one step of the others is where the
+    plugin hands the request to the operator ("annotate") on a running subject and where it waits for the
+    operator's answer ("await-operator") on a paused one: the steps past which only recover can finish."""
+    every = KILLED_AT_EVERY_STEP[(subject, state)]
+    one = "annotate" if state == "running" else "await-operator"
+    return {operation: None if operation in every else (one,) for operation in operations_of(subject)}
+
+
 def run_lane(env, workdir: Path, subject_name: str, operations: tuple[str, ...], state: str, *,
-             log=print) -> list[Cell]:
-    """One subject in one state, every operation in turn: a SIGKILL at each of its steps, then an API connection
-    cut at every wait. One connector serves the lane's every cell: a subject (its Connect cluster, or a
-    MirrorMaker 2 and its connectors) is the costliest thing the matrix makes, and the cells run one at a time on
-    it anyway. A lane runs alone (a test of test_fault_matrix.py) or beside the others."""
+             steps: dict[str, tuple[str, ...] | None] | None = None, log=print) -> list[Cell]:
+    """One subject in one state, every operation in turn: a SIGKILL at each of its steps (``steps``: operation -> the
+    steps to kill it at, None or absent: every step), then an API connection cut at every wait. One connector serves
+    the lane's every cell: a subject (its Connect cluster, or a MirrorMaker 2 and its connectors) is the costliest
+    thing the matrix makes, and the cells run one at a time on it anyway. A lane runs alone (a test of
+    test_fault_matrix.py) or beside the others."""
     from tests.env.tcpproxy import TcpProxy
 
     bench = Bench(env, workdir)
@@ -733,7 +752,8 @@ def run_lane(env, workdir: Path, subject_name: str, operations: tuple[str, ...],
         bench.set_state(subject, state)
         api = env.api_server.rstrip("/").rsplit(":", 1)
         for operation in (op for op in operations if op in operations_of(subject_name)):
-            for point in kill_points(operation):
+            wanted = (steps or {}).get(operation)
+            for point in (p for p in kill_points(operation) if wanted is None or p[0] in wanted):
                 value += 1
                 cell = run_cell(bench, subject, operation, state, point, value)
                 cells.append(cell)

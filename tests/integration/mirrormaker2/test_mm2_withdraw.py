@@ -3,7 +3,8 @@ stores as '\\u003e', so JSON Patch value tests never match it (a bug that once m
 
 The request stays pending without any knob: an alter request without the alterOffsets stanza is one Strimzi's
 operator answers with a Warning ("missing property alterOffsets") and leaves in place
-(AbstractConnectOperator#alterConnectorOffsets), on the real operator as on the emulator."""
+(AbstractConnectOperator#alterConnectorOffsets), on the real operator as on the emulator; 0.45.2 leaves it in place
+without a Warning."""
 
 from kubectl_offsets import strimzi
 from kubectl_offsets.core.online import operations
@@ -11,7 +12,8 @@ from kubectl_offsets.core.online.operator import OperatorClient
 from kubectl_offsets.core.online.targets import TargetSpec, resolve
 from kubectl_offsets.model import ClusterConfig, WaitSettings
 from kubectl_offsets.progress import SilentProgress
-from tests.waits import eventually
+from tests.env.emulator import profiles
+from tests.waits import eventually, unchanged_for
 
 
 def test_withdraw_removes_our_pending_mm2_request_only(mirror, env):
@@ -22,9 +24,15 @@ def test_withdraw_removes_our_pending_mm2_request_only(mirror, env):
     client.place_request("alter", lambda resource: [])  # no alterOffsets: the operator leaves it pending
 
     assert client.target.pending_annotations(client.read()) == live.target.trigger_annotations("alter")
-    eventually("the operator's answer to the request", lambda: any(
-        c.get("reason") == "AlterOffsets" and "missing property alterOffsets" in str(c.get("message"))
-        for c in (client.read().get("status") or {}).get("conditions") or []), timeout=120)
+    if profiles.selected_name() == "0.45":
+        # Strimzi 0.45.2 leaves it pending without a word (Ready, no Warning; seen 2026-11-27): wait until its
+        # passes over the request have ended, the resource no longer written.
+        unchanged_for("the resource after the operator's passes", lambda: client.read()["metadata"]["resourceVersion"],
+                      quiet=10, timeout=120)
+    else:
+        eventually("the operator's answer to the request", lambda: any(
+            c.get("reason") == "AlterOffsets" and "missing property alterOffsets" in str(c.get("message"))
+            for c in (client.read().get("status") or {}).get("conditions") or []), timeout=120)
     assert client.target.pending_annotations(client.read()), "the operator took the request away"
     assert client.withdraw_request("reset") is False  # not the request we placed: left alone
     assert client.target.pending_annotations(client.read())

@@ -64,3 +64,16 @@ def test_a_column_s_table_reaches_the_suite_s_closing_output(tmp_path, monkeypat
     suite.print_fault_tables(tmp_path / "tables")
     out = capsys.readouterr().out
     assert "### operator crash, running, Strimzi 1.2.0\n\n| subject | ... |" in out
+
+
+def test_make_tests_sigkill_slice_kills_every_operation_at_every_step_in_one_state():
+    """The SIGKILL lanes of `make test` (tests.faultmatrix.kill_slice): each operation of both subjects at every
+    step in one of the two states, and at a step past the hand-over in the other."""
+    from tests.faultmatrix import kill_slice
+
+    for subject in ("connector", "mirror"):
+        for operation in operations_of(subject):
+            slices = [kill_slice(subject, state)[operation] for state in STATES]
+            assert slices.count(None) == 1, (subject, operation, slices)
+            [one] = [steps for steps in slices if steps is not None]
+            assert len(one) == 1 and one[0] in {step for step, _ in kill_points(operation)}, (subject, operation, one)
