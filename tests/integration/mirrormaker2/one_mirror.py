@@ -17,7 +17,7 @@ from tests.env.clients import for_one_broker, kafka_conf
 from tests.env.kind.shared import cluster_bootstrap
 
 from tests.judges import Judges
-from tests.waits import eventually
+from tests.waits import eventually, nudger
 
 from .conftest import GROUP, PLURAL, PROFILE, READ_VERSION, SOURCE_CONFIG, Mirror
 
@@ -62,8 +62,11 @@ def running_mirror(env, kube_api, prefix: str, topics: list[str]) -> Iterator[Mi
         custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, mirror_resource(
             LAYOUT, ns, name, cluster_bootstrap(env), src, tgt, ",".join(f"^{t}$" for t in topics)))
         try:
+            # A pass that failed while the new Connect cluster started is retried on the next event or the periodic
+            # pass, 120 s later (0.45.2 at load 20 took longer than 180 s): give the operator that event.
             eventually("both connectors RUNNING", lambda: m.live_state(m.connector()) == "RUNNING" and m.live_state(
-                m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=180)
+                m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=180,
+                nudge=nudger(custom, LAYOUT, ns, PLURAL, name))
             yield m
         finally:
             custom.delete_namespaced_custom_object(GROUP, READ_VERSION, ns, PLURAL, name)
