@@ -146,19 +146,13 @@ def _run(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDo
 
 def _recorded_fire(kube: Kube, live: LiveTarget, record: dict[str, Any], change: OffsetsDocument | None,
                    options: Options) -> TriggerResult:
-    """--dry-run: the same engine run against a recording client (``online.recording``), starting from the
-    connector's last list; nothing is written (with --dry-run=server each write is also judged by the API server).
-    The writes it would send are the result's ``writes``."""
-    from typing import cast
+    """--dry-run: the same engine run against a recording client (``operations.record_run``), starting from the
+    connector's last list; nothing is written. The writes it would send are the result's ``writes``."""
+    from ..online.operations import peek_last_list, record_run
 
-    from ..online.operations import peek_last_list
-    from ..online.recording import Recorder
-
-    recorder = Recorder(kube, server=options.dry_run_server)
     last, listed_at = peek_last_list(kube, live)
-    recorder.start_from_last_list(live.target, last, listed_at)
-    with recorder.observe():
-        _run(cast("Kube", recorder), live, record, change, options, SilentProgress()).execute()
+    recorder = record_run(kube, live, options, (last, listed_at), lambda client, _recorder: _run(
+        client, live, record, change, options, SilentProgress()))
     return TriggerResult(live.target, record["operation"], record["id"], live.kind, change=change,
                          configmap=record.get("configMap"), before=last,
                          writes=[(write.description, write.body) for write in recorder.writes],

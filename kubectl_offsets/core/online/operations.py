@@ -382,23 +382,33 @@ def dry_run(operation: str, kube: Kube, live: LiveTarget, declaration: Declarati
     (with ``options.dry_run_server`` each write is also judged by the API server), the waits on the operator are
     assumed done, and lists answer with the connector's last list. The preview is what was recorded.
     ``change_for(before)``: the change, from the last list (None when it was never listed)."""
-    from .recording import Recorder
-
-    recorder = Recorder(kube, server=options.dry_run_server)
     last, listed_at = peek_last_list(kube, live)
-    recorder.start_from_last_list(live.target, last, listed_at)
     change = change_for(last)
-    run = Run(declaration, cast("Kube", recorder), live.target, live.kind, options.wait, SilentProgress(), operation=operation,
-              request=OffsetsAction.RESET if change is None else OffsetsAction.ALTER,
-              plan=lambda stopped: change_for(None if recorder.never_listed else stopped), resume=options.resume)
-    with recorder.observe():
-        run.execute()
+    recorder = record_run(kube, live, options, (last, listed_at), lambda client, recorder: Run(
+        declaration, client, live.target, live.kind, options.wait, SilentProgress(), operation=operation,
+        request=OffsetsAction.RESET if change is None else OffsetsAction.ALTER,
+        plan=lambda stopped: change_for(None if recorder.never_listed else stopped), resume=options.resume))
     unverified = unverified_for(change, last) if unverified_for is not None else ()
     preview = Preview(operation, live.target, live.kind, last, change, unverified=list(unverified))
     _mm2_preflight(preview, live, options, progress)
     preview.patches = [(write.description, write.body) for write in recorder.writes]
     preview.listed_at, preview.server_judged = listed_at, recorder.sent if options.dry_run_server else None
     return preview
+
+
+def record_run(kube: Kube, live: LiveTarget, options: Options,
+               last_list: tuple[OffsetsDocument | None, str | None], run_for: Callable[[Kube, Any], Run]):
+    """A dry run's engine run: ``run_for(client, recorder)`` builds the Run on the recording client
+    (``recording.Recorder``), whose lists answer with ``last_list`` (``peek_last_list``: the document and when it
+    was written); nothing is written (with ``options.dry_run_server`` each write is also judged by the API
+    server). Returns the recorder, which holds the writes."""
+    from .recording import Recorder
+
+    recorder = Recorder(kube, server=options.dry_run_server)
+    recorder.start_from_last_list(live.target, *last_list)
+    with recorder.observe():
+        run_for(cast("Kube", recorder), recorder).execute()
+    return recorder
 
 
 def _mm2_preflight(preview: Preview, live: LiveTarget, options: Options, progress: Progress) -> None:
