@@ -2,6 +2,7 @@
 paths cover every Python file the repository tracks: code outside them would collect findings nobody sees."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -33,3 +34,23 @@ def test_ruff_covers_every_tracked_python_file():
     assert tracked, "git ls-files found no Python file"
     top_level = {path.split("/", 1)[0] for path in tracked}
     assert top_level - set(_suite_ruff_paths()) == set()
+
+
+def test_the_suite_compiles_the_plugin_once_and_lets_its_processes_keep_bytecode(tmp_path, monkeypatch):
+    """tests.suite.compile_once: with PYTHONDONTWRITEBYTECODE set (as on CI's machines), every CLI process the tests
+    start would compile the plugin from source again; after it, each module has a current .pyc and the variable is
+    gone from what the suite's processes inherit."""
+    import importlib.util
+    import sys
+
+    package = tmp_path / "kubectl_offsets"
+    package.mkdir()
+    (package / "thing.py").write_text("VALUE = 1\n")
+    monkeypatch.setattr(suite, "ROOT", tmp_path)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+
+    suite.compile_once()
+
+    assert "PYTHONDONTWRITEBYTECODE" not in os.environ and sys.dont_write_bytecode is False
+    assert Path(importlib.util.cache_from_source(str(package / "thing.py"))).is_file()
