@@ -663,23 +663,18 @@ def run_operator_fault_lane(env, workdir: Path, subject_name: str, operation: st
 
 def suite_slice(fault: str, state: str) -> tuple[Lane, ...]:
     """The real-fault cells `make test` runs for ``fault`` on connectors in ``state`` (a column each; the whole
-    product is `make fault-matrix`): every step of one operation on a KafkaConnector (alter on a running one, reset
-    on a paused one, as before), and every other operation of both subjects at one step each. The step rotates
-    over the columns (_ROTATION), so each operation meets the faults at 5 or 6 different steps."""
-    anchor = "alter" if state == "running" else "reset"
-    lanes = []
-    for subject in ("connector", "mirror"):
-        operations = [(operation, None if (subject, operation) == ("connector", anchor)
-                       else (_ROTATION[(fault, state, subject, operation)],)) for operation in operations_of(subject)]
-        operations.sort(key=lambda entry: entry[1] is not None)  # the anchor first: its cells find a fresh subject
-        lanes.append(Lane(subject, state, tuple(operations)))
-    return tuple(lanes)
+    product is `make fault-matrix`): every operation of a KafkaConnector and of a MirrorMaker 2 connector, each at
+    one step. The step rotates over the columns (_ROTATION), so each operation meets the operator's faults at six
+    different steps. What a fault at each step does to the plugin's own steps, for every operation, step and state,
+    is for the in-memory engine tests (tests/unit/core/online/test_engine_faults.py)."""
+    return tuple(Lane(subject, state, tuple((operation, (_ROTATION[(fault, state, subject, operation)],))
+                                            for operation in operations_of(subject)))
+                 for subject in ("connector", "mirror"))
 
 
 def _rotation() -> dict[tuple[str, str, str, str], str]:
-    """(fault, state, subject, operation) -> the one step of a non-anchor operation in `make test`: each (subject,
-    operation) takes its steps in turn over the columns, the preview's list left out (nothing is claimed yet: the
-    anchors cover it)."""
+    """(fault, state, subject, operation) -> the one step of an operation in `make test`: each (subject, operation)
+    takes its steps in turn over the columns, the preview's list left out (nothing is claimed yet)."""
     turns: dict[tuple[str, str], int] = {}
     table = {}
     for fault in OPERATOR_FAULTS:
@@ -717,21 +712,30 @@ def run_matrix(env, workdir: Path, *, subjects=("connector", "mirror"), operatio
 
 
 # `make test`'s SIGKILL slice (the whole product: `make fault-matrix`, benchmarks/fault_matrix.py): each lane kills
-# these operations at every step, the others at one step (``kill_slice``), so every operation of both subjects meets
-# a SIGKILL at every step in one of the two states and at a step in the other, and the API connection is cut in
-# every operation of every lane. What a kill at a step does to the plugin's own steps, for every operation, step and
-# state, is for the in-memory engine tests (tests/unit/core/online/test_engine_faults.py, 931 cases in seconds).
-KILLED_AT_EVERY_STEP = {("connector", "running"): ("alter", "delete"), ("connector", "paused"): ("reset", "undo"),
-                        ("mirror", "running"): ("alter",), ("mirror", "paused"): ("reset", "undo")}
+# the subject once at each of its steps, the operations taking the steps in turn (``kill_slice``), shifted
+# between the two states, so each operation of both subjects meets a SIGKILL at a different set of steps in each
+# state; the API connection is cut in every operation of every lane. What a kill at each step does to the plugin's
+# own steps, for every operation, step and state, is for the in-memory engine tests
+# (tests/unit/core/online/test_engine_faults.py, 931 cases in seconds).
 
 
-def kill_slice(subject: str, state: str) -> dict[str, tuple[str, ...] | None]:
-    """operation -> the steps a lane kills it at (None: every step). The one step of the others is where the
-    plugin hands the request to the operator ("annotate") on a running subject and where it waits for the
-    operator's answer ("await-operator") on a paused one: the steps past which only recover can finish."""
-    every = KILLED_AT_EVERY_STEP[(subject, state)]
-    one = "annotate" if state == "running" else "await-operator"
-    return {operation: None if operation in every else (one,) for operation in operations_of(subject)}
+def kill_slice(subject: str, state: str) -> dict[str, tuple[str, ...]]:
+    """operation -> the steps a lane kills it at: every step of the subject once, dealt to its operations in turn
+    (an operation without that step, a reset's ConfigMap or a delete's resume, passes it to the next one)."""
+    operations = operations_of(subject)
+    steps_of = {operation: [step for step, _ in kill_points(operation)] for operation in operations}
+    dealt: dict[str, list[str]] = {operation: [] for operation in operations}
+    # Paused lanes start two turns on: each operation then meets other steps than in the running lane (a shift of
+    # one deals a MirrorMaker 2 alter, of three operations, two of the same steps again).
+    turn = 2 * STATES.index(state)
+    for step, _ in KILL_POINTS:
+        for _ in operations:
+            operation = operations[turn % len(operations)]
+            turn += 1
+            if step in steps_of[operation]:
+                dealt[operation].append(step)
+                break
+    return {operation: tuple(steps) for operation, steps in dealt.items()}
 
 
 def run_lane(env, workdir: Path, subject_name: str, operations: tuple[str, ...], state: str, *,

@@ -1,7 +1,8 @@
 """The fault matrix (issues 10 and 32): SIGKILL of a real kubectl-offsets process at the steps of alter, reset, undo
 and (a KafkaConnector's) delete --reset-offsets, and the API connection cut during every wait, for a KafkaConnector
 and a MirrorMaker 2 source connector, running and paused. `make test` runs the slice ``tests.faultmatrix.kill_slice``
-(every step of each operation in one state, the hand-over in the other); `make fault-matrix` every step in both. After
+(each lane killed once at every step, the steps dealt to its operations in turn); `make fault-matrix` every step
+of every operation in both states. After
 the recover command the plugin printed (or a user's plain ``kubectl offsets recover TARGET``, then whatever recover
 command it prints), the invariant must hold in every cell, as Connect's REST API and the kubernetes client see it. The
 engine is tests/faultmatrix.py; benchmarks/fault_matrix.py prints the same matrix as a report.
