@@ -278,11 +278,11 @@ class Bench:
                 return entry["offset"][subject.offset_key]
         return None
 
-    def wait(self, what: str, probe, timeout: float = 60.0, interval: float = 0.3):
+    def wait(self, what: str, probe, timeout: float = 60.0, interval: float = 0.3, nudge=None):
         """tests/waits.py's ``eventually``; any exception of ``probe`` (a resource not there yet) is no answer."""
         from tests.waits import eventually
 
-        return eventually(what, probe, timeout, interval, tolerate=(Exception,))
+        return eventually(what, probe, timeout, interval, tolerate=(Exception,), nudge=nudge)
 
     def wait_state(self, subject: Subject, state: str, timeout: float = 60.0) -> None:
         self.wait(f"{subject.label} {state} in Connect", lambda: self.connect_state(subject) == state.upper(),
@@ -437,8 +437,14 @@ def delete_invariant(bench: Bench, subject: Subject, state: str, old: int | None
     name and config, in ``state``) and reads Connect's: none. The new one is the lane's subject from then on."""
     if bench.exists(subject):
         return invariant(bench, subject, state, old, old)
+    from tests.waits import nudger
+
+    # Strimzi's operator deletes the connector from Connect when its resource goes; if Connect could not be reached
+    # then (its pod gone, a new worker joining), the KafkaConnect's next pass deletes every connector that has no
+    # resource. The nudge is that pass now instead of at the periodic one, minutes away.
     try:
-        bench.wait("Connect to forget the deleted connector", lambda: not bench.connect_knows(subject))
+        bench.wait("Connect to forget the deleted connector", lambda: not bench.connect_knows(subject), timeout=120,
+                   nudge=nudger(bench.custom, VERSION, subject.ns, "kafkaconnects", "connect"))
     except AssertionError as error:
         return f"the resource is deleted but Connect still has the connector: {error}"
     bench.create_connector(subject, state)
