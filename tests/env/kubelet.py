@@ -306,7 +306,10 @@ class Kubelet:
     # ---- kube ------------------------------------------------------------------------------------------------
     def _list_pods(self) -> list[dict]:
         selector = urllib.parse.quote(f"strimzi.io/kind in ({','.join(KINDS)})")
-        status, body = self.kube.get(f"/api/v1/pods?labelSelector={selector}")
+        # resourceVersion=0: served from the API server's watch cache instead of read through from etcd; this list of
+        # every Strimzi pod runs twice a second while any worker starts. (The owners below are read through: a pod
+        # must never be taken for an orphan because a cache has not seen its new owner yet.)
+        status, body = self.kube.get(f"/api/v1/pods?labelSelector={selector}&resourceVersion=0")
         if status != 200:
             raise RuntimeError(f"listing pods: HTTP {status}: {str(body)[:300]}")
         return body.get("items") or []
