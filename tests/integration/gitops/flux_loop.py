@@ -47,8 +47,28 @@ def flux_run(env, run_dir: Path) -> FluxRun:
     except BaseException:
         stop(server.proc)
         raise
-    return FluxRun(admin, server, controllers.version, shard,
-                   [server.proc, controllers.source, controllers.kustomize])
+    started = [server.proc, controllers.source, controllers.kustomize]
+    # They run in sessions of their own: if this pytest process is killed before its teardown (a suite stopped,
+    # CI's time-out), only a reaper stops them.
+    started.append(reap_when_gone(run_dir, started))
+    return FluxRun(admin, server, controllers.version, shard, started)
+
+
+def reap_when_gone(run_dir: Path, procs: list[Proc]) -> Proc:
+    """A reaper (tests/env/reaper.py) that stops ``procs`` if this process dies without stopping them."""
+    import json
+    import sys
+
+    from tests.env.assets import REPO_ROOT
+    from tests.env.processes import spawn
+
+    listed = run_dir / "reaped.json"
+    listed.write_text(json.dumps([proc.to_json() for proc in procs]))
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT),
+                                                                         os.environ.get("PYTHONPATH")])))
+    return spawn("reaper", [sys.executable, "-m", "tests.env.reaper", "--owner-pid", str(os.getpid()),
+                            "--procs-json", str(listed)], run_dir / "logs" / "reaper.log", cwd=REPO_ROOT,
+                 env=environ)
 
 
 @dataclass
