@@ -64,10 +64,22 @@ def test_a_long_file_with_a_shared_fixture_starts_first_and_whole(monkeypatch):
     """Plain loadfile sends the files with the most tests first: a file of few tests, each minutes long, sharing one
     module fixture, would start last and make the phase as long as itself."""
     first = "tests/integration/online/test_long_shared.py"
-    monkeypatch.setattr("tests.scheduling.FIRST_FILES", frozenset({first}))
+    monkeypatch.setattr("tests.scheduling.FIRST_FILES", (first,))
     others = [f"tests/integration/{d}/test_f.py::test_{i}" for d, n in (("a", 9), ("b", 6), ("c", 5)) for i in range(n)]
     faults = [f"{first}::test_fault[{c}]" for c in ("hung", "crash")]
     nodes = _schedule(others + faults, workers=2)
     holders = [node for node in nodes if any(t.startswith(first) for t in node.sent)]
     assert len(holders) == 1, "the file is split over workers"
     assert holders[0].sent[:2] == faults
+
+
+def test_the_long_files_go_out_in_the_order_listed_longest_first(monkeypatch):
+    """FIRST_FILES in their order (the longest first), whatever their number of tests: the last one handed out is
+    a short file, not the Spark cluster's twelve minutes."""
+    longest, shorter = "tests/integration/k/test_longest.py", "tests/integration/s/test_shorter.py"
+    monkeypatch.setattr("tests.scheduling.FIRST_FILES", (longest, shorter))
+    others = [f"tests/integration/{d}/test_f.py::test_{i}" for d, n in (("a", 9), ("b", 6)) for i in range(n)]
+    collection = others + [f"{shorter}::test_{i}" for i in range(3)] + [f"{longest}::test_0"]
+    [node] = _schedule(collection, workers=1)
+    files = list(dict.fromkeys(t.split("::")[0] for t in node.sent))
+    assert files[:2] == [longest, shorter]  # plain loadfile: the three-test file before the one-test file
