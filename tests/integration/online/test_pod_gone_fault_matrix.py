@@ -25,5 +25,5 @@ def strimzi_env(request):
 
 
 @pytest.mark.parametrize("state", STATES, ids=[f"pod-gone-{s}" for s in STATES])
-def test_the_connect_pod_gone_at_every_step_leaves_the_connector_safe(strimzi_env, tmp_path, state):
+def test_the_connect_pod_gone_in_every_operation_leaves_the_connector_safe(strimzi_env, tmp_path, state):
     check_lanes(strimzi_env, tmp_path, "pod gone", suite_slice("pod gone", state))
