@@ -135,6 +135,11 @@ def idle_source(lab, cli):
     return conn
 
 
+# The --timeout of an operation that needs the operator for its first steps and meets the fault later: long enough
+# for a loaded machine's operator to answer those steps (the suite runs at 100% CPU), so only the fault ends it.
+WAIT_BEFORE_THE_FAULT = "45s"
+
+
 def _alter_to_9(cli, conn, *extra):
     return cli("alter", conn.name, "-n", conn.ns, "-f", "-", "--yes", *extra, input=source_document(conn, 9))
 
@@ -266,10 +271,12 @@ def test_operator_dies_while_we_wait(lab, cli, operator, hooks, idle_source):
     conn = idle_source
     hooks["asking the operator to"] = operator.down
 
-    result = _alter_to_9(cli, conn, "--timeout", "4s")
+    # Every wait before the hand-over (the preview's list, the stop, the backup's list) needs the operator, alive
+    # and loaded: 4 s was too short for 0.45.2's list on a machine at full load. WAIT_BEFORE_THE_FAULT is not.
+    result = _alter_to_9(cli, conn, "--timeout", WAIT_BEFORE_THE_FAULT)
 
     assert result.exit_code == ExitStatus.TIMEOUT, str(result)
-    assert "timed out after 4s waiting for the operator to alter the offsets" in result.stderr
+    assert f"timed out after {WAIT_BEFORE_THE_FAULT} waiting for the operator to alter the offsets" in result.stderr
     # Past the hand-over only a list can tell whether the offsets changed, and the operator is down: it says so.
     assert ("the offsets could not be listed to check whether they changed; if they did: kubectl offsets undo "
             f"kafkaconnector/{conn.name} -n {conn.ns} --backup {conn.name}-offsets-backup-") in result.stderr
@@ -305,11 +312,11 @@ def test_operator_dies_before_the_connector_stopped(lab, cli, operator, hooks, i
     conn = idle_source
     hooks["stopping connector"] = operator.down
 
-    result = _alter_to_9(cli, conn, "--timeout", "3s")
+    result = _alter_to_9(cli, conn, "--timeout", WAIT_BEFORE_THE_FAULT)  # the preview's list needs the operator
 
     assert result.exit_code == ExitStatus.TIMEOUT, str(result)
-    assert f"error: timed out after 3s waiting for the connector to be STOPPED on kafkaconnector/{conn.name}" \
-        in result.stderr
+    assert (f"error: timed out after {WAIT_BEFORE_THE_FAULT} waiting for the connector to be STOPPED on "
+            f"kafkaconnector/{conn.name}") in result.stderr
     assert "Connector restored to running; offsets unchanged;" in result.stderr
     obj = lab.cr(conn)
     assert JOURNAL not in annotations(obj) and spec_state(obj) is None and live_state(obj) == "RUNNING"
