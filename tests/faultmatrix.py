@@ -211,7 +211,12 @@ class Bench:
         self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnectors", {
             "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnector",
             "metadata": {"name": subject.name, "labels": {"strimzi.io/cluster": "connect"}}, "spec": spec})
-        self.wait_state(subject, state, timeout)
+        # A pass that fails (Connect not answering yet: a new cluster, a worker just started) is retried at the
+        # periodic pass, minutes away; the nudge is that pass now (0.45.2 once took longer than 120 s without it).
+        from tests.waits import nudger
+
+        self.wait(f"{subject.label} {state} in Connect", lambda: self.connect_state(subject) == state.upper(), timeout,
+                  nudge=nudger(self.custom, VERSION, self.ns, "kafkaconnectors", subject.name))
 
     def exists(self, subject: Subject) -> bool:
         """Whether the kubernetes client finds the subject's resource."""
