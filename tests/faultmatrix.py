@@ -215,8 +215,8 @@ class Bench:
         # periodic pass, minutes away; the nudge is that pass now (0.45.2 once took longer than 120 s without it).
         from tests.waits import nudger
 
-        self.wait(f"{subject.label} {state} in Connect", lambda: self.connect_state(subject) == state.upper(), timeout,
-                  nudge=nudger(self.custom, VERSION, self.ns, "kafkaconnectors", subject.name))
+        self.wait_state(subject, state, timeout, nudge=nudger(self.custom, VERSION, self.ns, "kafkaconnectors",
+                                                              subject.name))
 
     def exists(self, subject: Subject) -> bool:
         """Whether the kubernetes client finds the subject's resource."""
@@ -289,9 +289,9 @@ class Bench:
 
         return eventually(what, probe, timeout, interval, tolerate=(Exception,), nudge=nudge)
 
-    def wait_state(self, subject: Subject, state: str, timeout: float = 60.0) -> None:
+    def wait_state(self, subject: Subject, state: str, timeout: float = 60.0, nudge=None) -> None:
         self.wait(f"{subject.label} {state} in Connect", lambda: self.connect_state(subject) == state.upper(),
-                  timeout)
+                  timeout, nudge=nudge)
 
     def set_state(self, subject: Subject, state: str) -> None:
         """What a user edits: running = no state field (the default), paused = state: paused; then waits until

@@ -218,11 +218,7 @@ class Env:
 
     def start_reaper(self, owner_pid: int | None = None) -> Proc:
         """Have a watchdog stop this environment if `owner_pid` (default: this process) dies without stopping it."""
-        command = [sys.executable, "-m", "tests.env.reaper", "--owner-pid", str(owner_pid or os.getpid()),
-                   "--env-json", str(self.env_json)]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(assets.REPO_ROOT),
-                                                                        os.environ.get("PYTHONPATH")])))
-        return spawn("reaper", command, Path(self.run_dir) / "logs" / "reaper.log", cwd=assets.REPO_ROOT, env=env)
+        return start_reaper(["--env-json", str(self.env_json)], Path(self.run_dir) / "logs" / "reaper.log", owner_pid)
 
     # ---- shutdown ----------------------------------------------------------------------------------------------
     def stop(self, purge: bool = False) -> None:
@@ -398,6 +394,15 @@ def start_slot(base: Path = BASE_DIR) -> Iterator[None]:
                     fcntl.flock(slot, fcntl.LOCK_UN)
                 return
         time.sleep(0.5)
+
+
+def start_reaper(guarded: list[str], log: Path, owner_pid: int | None = None) -> Proc:
+    """A watchdog (tests/env/reaper.py) over ``guarded`` (``--env-json FILE`` or ``--procs-json FILE``) that stops
+    those processes if ``owner_pid`` (default: this process) dies without stopping them."""
+    command = [sys.executable, "-m", "tests.env.reaper", "--owner-pid", str(owner_pid or os.getpid()), *guarded]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(assets.REPO_ROOT),
+                                                                    os.environ.get("PYTHONPATH")])))
+    return spawn("reaper", command, log, cwd=assets.REPO_ROOT, env=env)
 
 
 def start_environment(run_dir: Path | None = None, with_emulator: bool = True, strimzi: str | None = None,

@@ -57,18 +57,12 @@ def flux_run(env, run_dir: Path) -> FluxRun:
 def reap_when_gone(run_dir: Path, procs: list[Proc]) -> Proc:
     """A reaper (tests/env/reaper.py) that stops ``procs`` if this process dies without stopping them."""
     import json
-    import sys
 
-    from tests.env.assets import REPO_ROOT
-    from tests.env.processes import spawn
+    from tests.env.environment import start_reaper
 
     listed = run_dir / "reaped.json"
     listed.write_text(json.dumps([proc.to_json() for proc in procs]))
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT),
-                                                                         os.environ.get("PYTHONPATH")])))
-    return spawn("reaper", [sys.executable, "-m", "tests.env.reaper", "--owner-pid", str(os.getpid()),
-                            "--procs-json", str(listed)], run_dir / "logs" / "reaper.log", cwd=REPO_ROOT,
-                 env=environ)
+    return start_reaper(["--procs-json", str(listed)], run_dir / "logs" / "reaper.log")
 
 
 @dataclass
