@@ -344,7 +344,14 @@ for p in "${pieces[@]}"; do
     spark-kafka) fetch_spark_kafka ;;
     strimzi-operator) build_bind_shim; for v in $STRIMZI_OPERATOR_VERSIONS; do build_strimzi_operator "$v"; done ;;
     flux) build_flux ;;
-    *) die "unknown piece '$p' (choose from: etcd kube-apiserver kafka spark-kafka strimzi-operator flux)" ;;
+    cds) ;;  # after env.sh, below
+    *) die "unknown piece '$p' (choose from: etcd kube-apiserver kafka spark-kafka strimzi-operator flux cds)" ;;
   esac
 done
 write_env
+# The Kafka JVMs' class-data sharing archives (tests/env/cds.py): built once per JDK and Kafka, from the jars just
+# provisioned. Without them every broker and Connect worker start still works, at about twice the CPU: say so loudly.
+if printf '%s\n' "${pieces[@]}" | grep -qx 'kafka\|cds'; then
+  (cd "$here/.." && "$PYTHON" -m tests.env cds) \
+    || log "WARNING: the class-data sharing archives were not built (output above): the suite runs without them, slower"
+fi

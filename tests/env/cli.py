@@ -55,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--spark-cluster", action="store_true",
                     help="also start a standalone Spark cluster (a master and two workers on 127.0.0.1); its URL is "
                          "spark_master_url in the JSON")
+    sub.add_parser("cds", help="build the Kafka JVMs' class-data sharing archives that are missing (tests/env/cds.py; "
+                               "tests/provision.sh runs it)")
     for name in ("down", "status", "emulator", "faults"):
         s = sub.add_parser(name)
         s.add_argument("--run-dir", help="the environment's run dir (default: the one `up` started last)")
@@ -193,11 +195,17 @@ def _terminate(signum, _frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def cmd_cds(_args) -> int:
+    from . import cds
+
+    return cds.main()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
     handler = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "emulator": cmd_emulator,
-               "faults": cmd_faults}[args.command]
+               "faults": cmd_faults, "cds": cmd_cds}[args.command]
     try:
         return handler(args)
     except (ComponentError, AssetError) as e:

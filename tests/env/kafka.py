@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import cds
 from .ports import HOST, accepts_connections, free_ports
 from .processes import Proc, run_checked, spawn, wait_until
 
@@ -74,13 +75,13 @@ def _write_properties(path: Path, props: dict[str, object]) -> Path:
     return path
 
 
-def _java(run_dir: Path, lib: Path, main: str, *args: str, heap: str = HEAP) -> list[str]:
+def _java(run_dir: Path, lib: Path, main: str, *args: str, heap: str = HEAP, jvm: list[str] = ()) -> list[str]:
     log4j = run_dir / "config" / "log4j2.properties"
     if not log4j.exists():
         log4j.parent.mkdir(parents=True, exist_ok=True)
         log4j.write_text(LOG4J2_PROPERTIES)
     # C1 only and SerialGC: quicker start-up and less CPU on a shared 2-core machine; tests are short-lived.
-    return ["java", "-Xms128m", f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    return ["java", "-Xms128m", f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm,
             "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true",
             f"-Dlog4j2.configurationFile={log4j}", "-cp", f"{lib}/*", main, *args]
 
@@ -118,6 +119,9 @@ def broker_config(run_dir: Path) -> tuple[Path, str]:
         "share.coordinator.state.topic.replication.factor": 1,
         "share.coordinator.state.topic.min.isr": 1,
         "group.initial.rebalance.delay.ms": 0,
+        # The controller appends a no-op record every 500 ms by default (each one written and replayed): a tenth as
+        # often on an idle test broker.
+        "metadata.max.idle.interval.ms": 5000,
         "auto.create.topics.enable": "true",
         # ACLs work (the full reset's permission pre-flight is tested with DENY ACLs), and a resource without any
         # ACL stays open to everyone, so nothing else changes. No super users: they would bypass the DENY ACLs.
@@ -127,12 +131,14 @@ def broker_config(run_dir: Path) -> tuple[Path, str]:
     return _write_properties(run_dir / "config" / "server.properties", props), f"{HOST}:{broker_port}"
 
 
-def start_broker(run_dir: Path, lib: Path) -> Broker:
+def start_broker(run_dir: Path, lib: Path, jvm: list[str] | None = None) -> Broker:
+    """``jvm``: options for the broker's JVM (default: map its class-data archive, tests/env/cds.py)."""
     config, bootstrap = broker_config(run_dir)
     log = run_dir / "logs" / "kafka.log"
     run_checked("kafka", _java(run_dir, lib, "kafka.tools.StorageTool", "format", "-t", _cluster_id(),
-                               "-c", str(config), heap="256m"), log, timeout=120)
-    proc = spawn("kafka", _java(run_dir, lib, "kafka.Kafka", str(config)), log)
+                               "-c", str(config), heap="256m", jvm=cds.flags(lib, "broker")), log, timeout=120)
+    proc = spawn("kafka", _java(run_dir, lib, "kafka.Kafka", str(config),
+                                jvm=cds.flags(lib, "broker") if jvm is None else jvm), log)
     wait_until(proc, f"accepting connections on {bootstrap}",
                lambda: accepts_connections(int(bootstrap.rsplit(":", 1)[1])), BROKER_READY_TIMEOUT)
     wait_until(proc, "listing topics through the admin client", lambda: _lists_topics(bootstrap),
@@ -172,13 +178,16 @@ def connect_config(run_dir: Path, bootstrap: str) -> tuple[Path, str]:
         "rest.advertised.host.name": HOST,
         "rest.advertised.port": port,
         "plugin.discovery": "service_load",  # built-in connectors ship ServiceLoader manifests; no reflection scan
+        "fetch.max.wait.ms": 5000,  # idle internal-topic consumers long-poll 5 s, not 0.5 s (tests/env/kubelet.py)
     }
     return _write_properties(run_dir / "config" / "connect-distributed.properties", props), f"http://{HOST}:{port}"
 
 
-def start_connect(run_dir: Path, lib: Path, bootstrap: str) -> Connect:
+def start_connect(run_dir: Path, lib: Path, bootstrap: str, jvm: list[str] | None = None) -> Connect:
+    """``jvm``: options for the worker's JVM (default: map its class-data archive, tests/env/cds.py)."""
     config, url = connect_config(run_dir, bootstrap)
-    proc = spawn("kafka-connect", _java(run_dir, lib, "org.apache.kafka.connect.cli.ConnectDistributed", str(config)),
+    proc = spawn("kafka-connect", _java(run_dir, lib, "org.apache.kafka.connect.cli.ConnectDistributed", str(config),
+                                        jvm=cds.flags(lib, "connect") if jvm is None else jvm),
                  run_dir / "logs" / "kafka-connect.log")
     wait_until(proc, "listing the file and MirrorMaker 2 connector plugins (GET /connector-plugins)",
                lambda: _has_plugins(url), CONNECT_READY_TIMEOUT, interval=0.5)

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import connect_router, path_front
+from . import cds, connect_router, path_front
 from .connect_faults import Injector
 from .kafka import LOG4J2_PROPERTIES
 from .kuberest import KubeRest
@@ -115,6 +115,19 @@ def operator_configuration(configmaps: dict[str, dict], container_env: dict[str,
     return props
 
 
+# Worker settings the pod's spec did not choose, picked for a machine that runs dozens of mostly idle workers: what
+# a worker costs while nobody uses it (measured, tests/env/README.md "What an idle environment costs").
+IDLE_FRIENDLY_DEFAULTS = {
+    # The internal topics' consumers long-poll 5 s instead of 0.5 s: new records still answer a fetch at once, and
+    # an idle worker and its broker spend about a third of the CPU.
+    "fetch.max.wait.ms": "5000",
+    # MirrorMaker 2's specs leave Connect's 25 offsets partitions (a KafkaConnect's spec here asks for 5): every
+    # partition is created, assigned and read to its end at each start.
+    "offset.storage.partitions": "5",
+    "status.storage.partitions": "1",
+}
+
+
 def worker_properties(generated: dict[str, str], address: str, image_root: Path,
                       port: int = CONNECT_PORT) -> dict[str, str]:
     """``generated`` with only what must differ here: the REST listener on the pod's own loopback address, plugins
@@ -130,6 +143,8 @@ def worker_properties(generated: dict[str, str], address: str, image_root: Path,
             del props["config.providers"]
     props.update({"listeners": f"http://{address}:{port}", "rest.advertised.host.name": address,
                   "rest.advertised.port": str(port), "plugin.discovery": "service_load"})
+    for key, value in IDLE_FRIENDLY_DEFAULTS.items():
+        props.setdefault(key, value)
     return props
 
 
@@ -437,7 +452,7 @@ class Kubelet:
     def _spawn(self, worker: Worker) -> None:
         worker.log_file.parent.mkdir(parents=True, exist_ok=True)
         argv = ["java", "-Xms64m", f"-Xmx{WORKER_HEAP}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true",
+                *cds.flags(self.kafka_lib, "connect"), "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true",
                 f"-Djdk.net.hosts.file={self.worker_hosts}",
                 f"-Dlog4j2.configurationFile={self.log4j}", "-cp", f"{self.kafka_lib}/*",
                 "org.apache.kafka.connect.cli.ConnectDistributed", str(worker.props_file)]

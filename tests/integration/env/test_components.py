@@ -150,3 +150,25 @@ def test_the_environment_stops_an_emulator_that_another_process_restarted(emulat
     current = held.current_processes()
     assert current["strimzi-emulator"].pid == restarted.pid
     assert not alive(current["strimzi-emulator (earlier)"])  # stopped by the restart; stop() skips it
+
+
+@pytest.mark.parametrize("role", ["broker", "connect"])
+def test_the_kafka_jvms_load_their_classes_from_the_provisioned_archive(env, role):
+    """The broker and the Connect worker start with their class-data archive (tests/env/cds.py), and the archive fits
+    this JDK and these jars: -Xshare:on refuses to start when it does not, and class+load names the archive as the
+    source of Connect's and Kafka's classes."""
+    import subprocess
+
+    from tests.env import cds
+    from tests.env.assets import find_assets
+
+    lib = find_assets().kafka_lib
+    name = "kafka" if role == "broker" else "kafka-connect"
+    assert cds.flags(lib, role), f"no {role} archive at {cds.archive(lib, role)}: run `bash tests/provision.sh cds`"
+    assert cds.flags(lib, role)[0] in env.processes[name].argv
+    main = {"broker": "kafka.Kafka", "connect": "org.apache.kafka.connect.cli.ConnectDistributed"}[role]
+    run = subprocess.run(["java", "-Xshare:on", *cds.flags(lib, role), "-Xlog:class+load=info", "-cp", f"{lib}/*",
+                          main], capture_output=True, text=True, timeout=60)
+    shared = [line for line in run.stdout.splitlines()  # "(top)": the dynamic archive, not the JDK's own
+              if "source: shared objects file (top)" in line and " java." not in line and " jdk." not in line]
+    assert len(shared) > 20, run.stdout[-2000:] + run.stderr[-2000:]

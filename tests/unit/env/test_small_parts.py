@@ -242,3 +242,30 @@ def test_queue_shutdown_wakes_workers():
     q.shutdown()
     t.join(2)
     assert got == [None]
+
+
+def test_a_class_data_archive_is_named_by_the_jars_it_was_built_from(tmp_path, monkeypatch):
+    """A changed, added or removed jar gives another archive name, so a stale archive is never offered."""
+    from tests.env import cds
+
+    monkeypatch.setenv("KO_CACHE", str(tmp_path / "cache"))
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.jar").write_bytes(b"a")
+
+    def name() -> str:
+        cds.archive.cache_clear()
+        return cds.archive(lib, "connect").name
+
+    first = name()
+    assert first.startswith("connect-") and first.endswith(".jsa") and name() == first
+    assert cds.flags(lib, "connect") == []  # not built: no option, the JVM starts as before
+    (lib / "b.jar").write_bytes(b"b")
+    second = name()
+    (lib / "a.jar").write_bytes(b"a2")
+    third = name()
+    assert len({first, second, third}) == 3
+    archive = cds.archive(lib, "connect")
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(b"built")
+    assert cds.flags(lib, "connect") == [f"-XX:SharedArchiveFile={archive}"]
