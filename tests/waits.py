@@ -18,16 +18,24 @@ from typing import Any, Callable
 # The tests' own annotation whose new value is a watch event for the operator (the plugin's is kubectl-offsets.io/nudge).
 NUDGE_ANNOTATION = "kubectl-offsets-test/nudge"
 NUDGE_EVERY = 10.0  # Strimzi's lock timeout (AbstractOperator.LOCK_TIMEOUT_MS): an event queued longer is dropped
+# A probe is a request to an API server or a Connect worker, and a suite run has a dozen waits going at once on a
+# machine its components already keep busy: polling every 0.25 s through a minute-long wait is load that slows the
+# very operator being waited for. Most answers come within a second, so the first polls are quick; a wait that
+# lasts polls less and less often (each pause 1.5 times the last), at most every POLL_CEILING seconds.
+POLL_GROWTH = 1.5
+POLL_CEILING = 1.0
 
 
 def eventually(what: str, probe: Callable[[], Any], timeout: float = 60.0, interval: float = 0.25, *,
                nudge: Callable[[], None] | None = None, nudge_every: float = NUDGE_EVERY,
                tolerate: tuple[type[BaseException], ...] = ()) -> Any:
-    """``probe()``'s first truthy value, polled every ``interval`` seconds; after ``timeout`` an AssertionError that
-    names ``what`` and the last value. ``nudge()`` runs every ``nudge_every`` seconds without an answer;
+    """``probe()``'s first truthy value, polled after ``interval`` seconds, then less and less often (at most every
+    POLL_CEILING seconds, or ``interval`` if longer); after ``timeout`` an AssertionError that names ``what`` and the
+    last value. ``nudge()`` runs every ``nudge_every`` seconds without an answer;
     exceptions of a ``tolerate`` type count as no answer (a resource not created yet), and the last one is named."""
     started = time.monotonic()
     deadline, next_nudge, nudges = started + timeout, started + nudge_every, 0
+    pause, ceiling = interval, max(interval, POLL_CEILING)
     last: Any = None
     error: BaseException | None = None
     while True:
@@ -45,7 +53,8 @@ def eventually(what: str, probe: Callable[[], Any], timeout: float = 60.0, inter
         if nudge is not None and now >= next_nudge:
             nudge()
             nudges, next_nudge = nudges + 1, now + nudge_every
-        time.sleep(interval)
+        time.sleep(min(pause, max(deadline - now, 0.0)))  # the last probe at the deadline, not a pause past it
+        pause = min(pause * POLL_GROWTH, ceiling)
 
 
 def unchanged_for(what: str, read: Callable[[], Any], quiet: float, timeout: float = 60.0,

@@ -110,7 +110,13 @@ class Feeder:
     ``stop()`` (every ``interval`` seconds, acknowledged in small batches), so a connector reading it has offsets
     that move during an operation, as in production. ``produced`` counts the acknowledged records."""
 
-    def __init__(self, bootstrap: str, topic: str, partition: int, *, prefix: str = "live", interval: float = 0.05):
+    # Four records a second: an operation (stop, alter, resume) takes seconds, so the offsets still move during
+    # each one; at twenty a second, the dozen feeders alive at once in a suite run (each with its sink connector
+    # fetching every record) kept the broker, the Connect workers and the pytest workers busy for nothing.
+    INTERVAL = 0.25
+
+    def __init__(self, bootstrap: str, topic: str, partition: int, *, prefix: str = "live",
+                 interval: float = INTERVAL):
         import threading
 
         self.bootstrap, self.topic, self.partition, self.prefix, self.interval = \

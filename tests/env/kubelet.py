@@ -116,7 +116,7 @@ def operator_configuration(configmaps: dict[str, dict], container_env: dict[str,
 
 
 # Worker settings the pod's spec did not choose, picked for a machine that runs dozens of mostly idle workers: what
-# a worker costs while nobody uses it (measured, tests/env/README.md "What an idle environment costs").
+# a worker costs while nobody uses it (measured by benchmarks/env_costs.py).
 IDLE_FRIENDLY_DEFAULTS = {
     # The internal topics' consumers long-poll 5 s instead of 0.5 s: new records still answer a fetch at once, and
     # an idle worker and its broker spend about a third of the CPU.

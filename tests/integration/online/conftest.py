@@ -339,6 +339,12 @@ def bind_documented_role(cluster: Cluster, ns: str, user: str, binding: str) -> 
         "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]})
 
 
+# Longer than the operator's own operation timeout (STRIMZI_OPERATION_TIMEOUT_MS, 300 s): on a loaded machine
+# Strimzi 0.45.2 once held a new KafkaConnect's first pass for 4 min 40 s before it created the pod set (the era run
+# of 2026-11-28, online-test-backups-command), then finished it; a shorter wait failed where the operator had not.
+KAFKA_CONNECT_READY_TIMEOUT = 360
+
+
 def create_namespace_with_connect(env, cluster: Cluster, ns: str) -> None:
     """A test namespace (labelled for the suite's clean-up) with the KafkaConnect ``CONNECT``, which uses connector
     resources: where a test's connectors live."""
@@ -353,7 +359,7 @@ def create_namespace_with_connect(env, cluster: Cluster, ns: str) -> None:
     eventually(f"KafkaConnect {ns}/{CONNECT} Ready", lambda: any(
         c.get("type") == "Ready" and c.get("status") == "True"
         for c in (cluster.get(ns, CONNECT, "kafkaconnects").get("status") or {}).get("conditions") or []),
-        timeout=180)
+        timeout=KAFKA_CONNECT_READY_TIMEOUT)
 
 
 def source_document(conn: Connector, position: int) -> str:

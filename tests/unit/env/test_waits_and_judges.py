@@ -64,3 +64,25 @@ def test_the_judges_read_connects_documents_as_the_tests_compare_them():
     assert judges.position([{"partition": {"filename": "/f"}, "offset": {"position": 21}}]) == 21
     assert judges.position([]) is None
     assert judges.sink_group("my-sink") == "connect-my-sink"
+
+
+def test_eventually_polls_less_often_as_a_wait_lasts_and_probes_once_more_at_the_deadline(monkeypatch):
+    """The pauses grow from ``interval`` by POLL_GROWTH up to POLL_CEILING; the last pause ends at the deadline."""
+    clock = [0.0]
+    pauses: list[float] = []
+    monkeypatch.setattr(waits.time, "monotonic", lambda: clock[0])
+
+    def sleep(seconds: float) -> None:
+        pauses.append(round(seconds, 4))
+        clock[0] += seconds
+
+    monkeypatch.setattr(waits.time, "sleep", sleep)
+    with pytest.raises(AssertionError, match="timed out after 5s"):
+        waits.eventually("never", lambda: None, timeout=5, interval=0.25)
+    assert pauses[:5] == [0.25, 0.375, 0.5625, 0.8438, 1.0]
+    assert max(pauses) == waits.POLL_CEILING and abs(sum(pauses) - 5) < 0.001
+    pauses.clear()
+    clock[0] = 0.0
+    with pytest.raises(AssertionError):
+        waits.eventually("never", lambda: None, timeout=9, interval=3)  # a longer interval is kept
+    assert pauses == [3, 3, 3]
