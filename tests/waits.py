@@ -13,7 +13,8 @@ new value of an annotation nothing reads, which is one more event.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 # The tests' own annotation whose new value is a watch event for the operator (the plugin's is kubectl-offsets.io/nudge).
 NUDGE_ANNOTATION = "kubectl-offsets-test/nudge"
@@ -86,3 +87,20 @@ def nudge(custom_api, version: str, namespace: str, plural: str, name: str, valu
 def nudger(custom_api, version: str, namespace: str, plural: str, name: str) -> Callable[[], None]:
     """``nudge`` bound to one resource, each call with a new value: the ``nudge=`` of ``eventually``."""
     return lambda: nudge(custom_api, version, namespace, plural, name, str(time.time_ns()))
+
+
+@contextmanager
+def nudging(custom_api, version: str, namespace: str, plural: str, name: str) -> Iterator[Callable[[], None]]:
+    """``nudger`` for the ``nudge=`` of waits inside the block; on leaving it, the annotation is taken off again if
+    any nudge was sent, so a later "nothing changed" comparison of the resource's annotations is not fooled."""
+    sent: list[bool] = []
+
+    def touch() -> None:
+        nudge(custom_api, version, namespace, plural, name, str(time.time_ns()))
+        sent.append(True)
+
+    try:
+        yield touch
+    finally:
+        if sent:
+            nudge(custom_api, version, namespace, plural, name, None)

@@ -5,7 +5,7 @@ MirrorMaker 2 pod, every restart) and a broker for every environment. Most of a 
 verifying the same few thousand classes from the same jars. A dynamic AppCDS archive (JDK 13 and later,
 ``-XX:ArchiveClassesAtExit``) records them once, when the components are provisioned (``python -m tests.env cds``,
 run by tests/provision.sh); every later start maps it (``-XX:SharedArchiveFile``). Measured on the project's 2-core
-machine: a Connect worker's start to a REST answer fell from 3.9 to 2.1 s of CPU (benchmarks/env_costs.py).
+machine: a Connect worker's start to a REST answer costs 0.63x the CPU (3.14 to 1.97 s, benchmarks/env_costs.py).
 
 An archive's name carries what it was built from (the java binary, the jars' names, sizes and times), so a new JDK or
 Kafka gets a new archive. A JVM that finds the archive does not match its classpath leaves it aside (the default
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .assets import cache_dir, find_assets
 
-# The JVMs that get an archive: the role names the archive, the main class is what the training run starts.
+# The JVMs that get an archive (each role names its archive): the broker, and Connect's workers.
 ROLES = ("broker", "connect")
 # Time for a worker to stop on SIGTERM and write its archive (tens of MB) as its JVM exits.
 TRAINING_STOP_TIMEOUT = 90.0
@@ -93,7 +93,3 @@ def main() -> int:
     made = build(find_assets().kafka_lib)
     print(f"[cds] {len(made)} archive(s) built" if made else "[cds] archives up to date", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

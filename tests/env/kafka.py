@@ -19,6 +19,10 @@ from .ports import HOST, accepts_connections, free_ports
 from .processes import Proc, run_checked, spawn, wait_until
 
 HEAP = "512m"
+# A Connect worker's internal-topic consumers long-poll this long (Kafka's default is 500 ms): new records still
+# answer a fetch at once, and an idle worker and its broker spend about a third of the CPU (benchmarks/env_costs.py).
+# The environment's own worker and every pod's (tests/env/kubelet.IDLE_FRIENDLY_DEFAULTS) use it.
+IDLE_FETCH_MAX_WAIT_MS = 5000
 BROKER_READY_TIMEOUT = 120.0
 CONNECT_READY_TIMEOUT = 180.0  # creates its internal topics and joins its group: 10-30 s, more when busy
 CONNECT_GROUP = "connect-cluster"  # Strimzi's default group.id for a KafkaConnect cluster
@@ -178,7 +182,7 @@ def connect_config(run_dir: Path, bootstrap: str) -> tuple[Path, str]:
         "rest.advertised.host.name": HOST,
         "rest.advertised.port": port,
         "plugin.discovery": "service_load",  # built-in connectors ship ServiceLoader manifests; no reflection scan
-        "fetch.max.wait.ms": 5000,  # idle internal-topic consumers long-poll 5 s, not 0.5 s (tests/env/kubelet.py)
+        "fetch.max.wait.ms": IDLE_FETCH_MAX_WAIT_MS,
     }
     return _write_properties(run_dir / "config" / "connect-distributed.properties", props), f"http://{HOST}:{port}"
 

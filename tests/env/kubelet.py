@@ -53,7 +53,7 @@ from typing import Any
 
 from . import cds, connect_router, path_front
 from .connect_faults import Injector
-from .kafka import LOG4J2_PROPERTIES
+from .kafka import IDLE_FETCH_MAX_WAIT_MS, LOG4J2_PROPERTIES
 from .kuberest import KubeRest
 from .tcpproxy import TcpProxy
 
@@ -118,9 +118,7 @@ def operator_configuration(configmaps: dict[str, dict], container_env: dict[str,
 # Worker settings the pod's spec did not choose, picked for a machine that runs dozens of mostly idle workers: what
 # a worker costs while nobody uses it (measured by benchmarks/env_costs.py).
 IDLE_FRIENDLY_DEFAULTS = {
-    # The internal topics' consumers long-poll 5 s instead of 0.5 s: new records still answer a fetch at once, and
-    # an idle worker and its broker spend about a third of the CPU.
-    "fetch.max.wait.ms": "5000",
+    "fetch.max.wait.ms": str(IDLE_FETCH_MAX_WAIT_MS),  # tests/env/kafka.py says why
     # MirrorMaker 2's specs leave Connect's 25 offsets partitions (a KafkaConnect's spec here asks for 5): every
     # partition is created, assigned and read to its end at each start.
     "offset.storage.partitions": "5",

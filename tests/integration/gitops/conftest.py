@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.env.emulator import profiles
-from tests.waits import eventually, nudge
+from tests.waits import eventually, nudging
 
 # The session's Strimzi era decides what a team's manifests say (v1 whenever it is served).
 API_VERSION = f"kafka.strimzi.io/{profiles.selected().preferred_version}"
@@ -182,13 +181,5 @@ def wait_for_connector(kube_api, namespace: str, name: str, what: str, predicate
 
     custom = client.CustomObjectsApi(kube_api)
     version = API_VERSION.split("/")[1]
-    nudged: list[str] = []
-
-    def touch() -> None:
-        nudged.append(str(time.time_ns()))
-        nudge(custom, version, namespace, "kafkaconnectors", name, nudged[-1])
-
-    result = eventually(what, predicate, timeout, 0.5, nudge=touch)
-    if nudged:
-        nudge(custom, version, namespace, "kafkaconnectors", name, None)
-    return result
+    with nudging(custom, version, namespace, "kafkaconnectors", name) as touch:
+        return eventually(what, predicate, timeout, 0.5, nudge=touch)

@@ -29,7 +29,7 @@ from tests.env.clients import Feeder, create_topic, for_one_broker, kafka_conf, 
 from tests.env.emulator import profiles
 from tests.env.kind.shared import cluster_bootstrap
 from tests.judges import Judges
-from tests.waits import eventually, nudge, unchanged_for
+from tests.waits import eventually, nudging, unchanged_for
 
 PROFILE = profiles.selected()
 # Read and patched through the version whose schema shows every stored field (v1beta2 while it is served: a write
@@ -168,19 +168,9 @@ class Mirror:
         """Until the resource's status shows ``connector`` in ``state``. Strimzi writes a mirror's connector states at
         its passes; a connector that reached the state after a pass shows it only at the next event, or at the
         periodic pass minutes later (Strimzi 0.51.0 at load, a fresh-clone run of 2026-11-28): the wait nudges the
-        resource as a user's touch would (tests/waits.py), and takes its nudge annotation away again, so a later
-        "nothing changed" comparison of the annotations is not fooled."""
-        nudged = []
-
-        def touch() -> None:
-            nudge(self.custom, READ_VERSION, self.ns, PLURAL, self.name, str(time.time_ns()))
-            nudged.append(True)
-
-        try:
+        resource as a user's touch would, and takes its nudge annotation away again (tests/waits.nudging)."""
+        with nudging(self.custom, READ_VERSION, self.ns, PLURAL, self.name) as touch:
             eventually(f"{connector} {state}", lambda: self.live_state(connector) == state, timeout, nudge=touch)
-        finally:
-            if nudged:
-                nudge(self.custom, READ_VERSION, self.ns, PLURAL, self.name, None)
 
     def wait_tasks(self, connector: str, state: str, timeout: float = 60) -> None:
         """Connect reports the connector PAUSED before its tasks have stopped polling: wait for the tasks too."""

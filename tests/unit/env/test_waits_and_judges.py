@@ -57,6 +57,21 @@ def test_nudge_sets_and_removes_the_tests_own_annotation():
     assert calls[0][0][:5] == ("kafka.strimzi.io", "v1", "ns", "kafkaconnectors", "sink")
 
 
+
+def test_nudging_takes_its_annotation_off_only_after_it_nudged_even_when_the_wait_fails():
+    values = []
+
+    class Custom:
+        def patch_namespaced_custom_object(self, *args, **kwargs):
+            values.append(args[-1]["metadata"]["annotations"][waits.NUDGE_ANNOTATION])
+
+    with waits.nudging(Custom(), "v1", "ns", "kafkamirrormaker2s", "m"):
+        pass
+    assert values == []  # never nudged: nothing to take off
+    with pytest.raises(AssertionError), waits.nudging(Custom(), "v1", "ns", "kafkamirrormaker2s", "m") as touch:
+        waits.eventually("never", lambda: None, timeout=0.05, interval=0.01, nudge=touch, nudge_every=0.01)
+    assert len(values) >= 2 and all(v.isdigit() for v in values[:-1]) and values[-1] is None
+
 def test_the_judges_read_connects_documents_as_the_tests_compare_them():
     sink = [{"partition": {"kafka_topic": "t", "kafka_partition": 0}, "offset": {"kafka_offset": 3}},
             {"partition": {"kafka_topic": "t", "kafka_partition": 1}, "offset": None}]
