@@ -185,7 +185,11 @@ def plan_undo(cluster: ClusterConfig, selection: Selection, since: dt.datetime, 
 def execute(cluster: ClusterConfig, plan: Plan, *, options: Options | None = None, parallel: int = 4,
             progress: Progress | None = None, stop: threading.Event | None = None) -> FleetReport:
     """Run a plan, ``parallel`` connectors at a time; each keeps its own backup and journal. The report says per
-    connector what happened and the next command (``undo --backup``, or ``recover``)."""
+    connector what happened and the next command (``undo --backup``, or ``recover``).
+
+    Setting ``stop`` (from another thread, or a signal handler of yours) starts no further connector and lets the
+    ones under way finish; called from the main thread with Python's own Ctrl-C handling, a Ctrl-C does the same
+    (no KeyboardInterrupt), and the report says ``interrupted``. It returns only once no connector is at work."""
     return _fleet.execute(cluster, plan, options or Options(), parallel=parallel, progress=progress, stop=stop)
 
 

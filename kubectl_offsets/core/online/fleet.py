@@ -21,10 +21,12 @@ verified on its own. What the fleet adds:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import os
+import signal
 import tempfile
 import threading
 import traceback
@@ -32,7 +34,7 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, cast
 
 from ... import files, schemas, strimzi
 from ...connect import ConnectorKind
@@ -719,7 +721,13 @@ def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[An
 
     Once ``stop`` is set (by the caller, e.g. from a signal handler; by Ctrl-C in the calling thread; or by a
     member whose work raised) no lane starts a new member, and the work under way runs to its end: this returns
-    only when no worker is left, however often Ctrl-C is pressed meanwhile, so the caller can always report."""
+    only when no worker is left, however often Ctrl-C is pressed meanwhile, so the caller can always report.
+
+    The pool is driven from a thread of its own, which Ctrl-C never interrupts (Python raises KeyboardInterrupt in
+    the main thread only): a KeyboardInterrupt inside ``submit`` lost the lane it had just started, and one inside
+    a thread's ``join`` marks a running thread as ended on Python 3.11 (threading's _wait_for_tstate_lock), so the
+    run returned with a member still at work. The calling thread only waits for an Event, which an interrupt
+    cannot corrupt."""
     if parallel < 1:
         raise InputError(f"--parallel must be at least 1 (got {parallel})")
     check_distinct(members)
@@ -743,33 +751,62 @@ def _run_lanes(cluster: ClusterConfig, members: list[Member], work: Callable[[An
                 run.failures[member] = failure
                 failed.set()
 
-    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="fleet")
-    pending: set[Future] = set()
-    try:
-        for lane in lanes.values():  # one by one: a Ctrl-C here must not lose the lanes already started
-            pending.add(pool.submit(run_lane, lane))
-    except KeyboardInterrupt:
-        stop.set()
-    announced = False
-    while pending:
-        try:
+    with _ctrl_c_sets(stop):
+        lanes_done, futures, broken = _drive_lanes(list(lanes.values()), run_lane, parallel)
+        announced = False
+        while not lanes_done.is_set():
             try:
-                if (stop.is_set() or failed.is_set()) and not announced:
-                    announced = True
-                    _announce_stop(progress, not stop.is_set(), sum(1 for f in pending if f.running()))
-                pending = wait(pending, timeout=_POLL_SECONDS).not_done
-            except KeyboardInterrupt:  # Ctrl-C where the caller installed no handler: the same as ``stop``
+                try:
+                    if (stop.is_set() or failed.is_set()) and not announced:
+                        announced = True
+                        _announce_stop(progress, not stop.is_set(), sum(1 for f in futures if f.running()))
+                    lanes_done.wait(_POLL_SECONDS)
+                except KeyboardInterrupt:  # a handler of the caller's that raises: the same as ``stop``
+                    stop.set()
+            except KeyboardInterrupt:  # a second one while the first was being handled
                 stop.set()
-        except KeyboardInterrupt:  # a second one while the first was being handled
-            stop.set()
-    while True:  # also a lane submitted in the instant of a Ctrl-C, before it was counted
-        try:
-            pool.shutdown(wait=True)
-            break
-        except KeyboardInterrupt:
-            stop.set()
+    if broken:
+        raise broken[0]
     run.interrupted = stop.is_set()
     return run
+
+
+@contextlib.contextmanager
+def _ctrl_c_sets(stop: threading.Event) -> Iterator[None]:
+    """Where the caller left Python's own Ctrl-C handling (KeyboardInterrupt in the main thread), Ctrl-C sets
+    ``stop`` while the lanes run: a KeyboardInterrupt can land anywhere, also in the handling of the one before
+    (three Ctrl-C in a row escaped the wait). A handler the caller installed (the CLI's sets ``stop`` too) stays."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _drive_lanes(lanes: list[list[Member]], run_lane: Callable[[list[Member]], None],
+                 parallel: int) -> tuple[threading.Event, list[Future], list[BaseException]]:
+    """Start a thread that submits every lane to a pool of ``parallel`` workers and waits for all of them; the Event
+    is set once no worker is left. ``futures`` fills as lanes are submitted; ``broken`` holds what the driving
+    itself raised (a bug: the lanes catch what their members raise)."""
+    lanes_done, futures, broken = threading.Event(), [], []
+
+    def drive() -> None:
+        try:
+            with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="fleet") as pool:
+                for lane in lanes:
+                    futures.append(pool.submit(run_lane, lane))
+                wait(futures)
+        except BaseException as error:  # noqa: BLE001 - handed to the calling thread
+            broken.append(error)
+        finally:
+            lanes_done.set()
+
+    threading.Thread(target=drive, name="fleet-lanes").start()
+    return lanes_done, futures, broken
 
 
 def _announce_stop(progress: Progress | None, failure: bool, running: int) -> None:
