@@ -27,7 +27,7 @@ import jsonpatch
 
 from ... import clock as clocks
 from ... import strimzi
-from ...errors import NotFoundError, OperationTimeoutError
+from ...errors import InvalidError, NotFoundError, OperationTimeoutError
 from ...model import OffsetsDocument
 from ...strimzi import OffsetsAction
 from .engine import hooks
@@ -119,7 +119,12 @@ class Recorder:
     def patch(self, kind: str, name: str, namespace: str, operations: builtins.list[dict[str, Any]], *,
               dry_run: bool = False) -> dict[str, Any]:
         current = self.get(kind, name, namespace)
-        patched = jsonpatch.apply_patch(current, operations)
+        try:
+            patched = jsonpatch.apply_patch(current, operations)
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as failure:
+            # What the API server answers (422) when a ``test`` fails, the resourceVersion read having moved (an
+            # operator's status write): the real run's guarded write reads again and retries, and so must this.
+            raise InvalidError(f"the API server would refuse the change to {kind.lower()}/{name}: {failure}") from None
         if patched.get("spec") != current.get("spec"):
             patched["metadata"]["generation"] = (current["metadata"].get("generation") or 0) + 1
         self._record("patch", kind, name, operations)

@@ -66,3 +66,35 @@ def test_the_trigger_dry_runs_writes_are_the_real_triggers(tmp_path, monkeypatch
     trigger_command.trigger(cluster.kube, TargetSpec("sink"), options=Options(yes=True, wait=WaitSettings(timeout=60)))
     assert normalised(recorded) == normalised(from_the_claim(cluster.writes[before:]))
     assert any("kubectl-offsets.io~1triggered" in str(body) for _, body in dry.writes), "the marker is not shown"
+
+
+def test_a_dry_run_write_whose_version_moved_reads_again_as_the_real_run_does():
+    """The operator writes a status between the dry run's read and its patch (seen in a GitOps end-to-end run on
+    0.51.0, 2026-11-28): the patch's resourceVersion test fails as the API server's would (422), and the guarded
+    write reads again and lands, where the dry run used to stop on jsonpatch's own exception."""
+    from kubectl_offsets.core.online import writes
+    from kubectl_offsets.core.online.recording import Recorder
+    from kubectl_offsets.errors import InvalidError
+
+    cluster = Cluster()
+    cluster.add_sink("sink", offsets={("orders", 0): 10})
+    recorder = Recorder(cluster.kube)
+    stale = recorder.get("KafkaConnector", "sink", cluster.namespace)
+    cluster.concurrent_write("KafkaConnector", "sink")
+
+    change = [{"op": "add", "path": "/spec/state", "value": "stopped"}]
+    with pytest.raises(InvalidError, match="kafkaconnector/sink"):
+        recorder.patch("KafkaConnector", "sink", cluster.namespace, writes.precondition(stale) + change)
+
+    reads = []
+
+    def read():
+        reads.append(recorder.get("KafkaConnector", "sink", cluster.namespace))
+        return reads[-1] if len(reads) > 1 else stale  # the first write is built on the version read before
+
+    landed = writes.guarded(read, lambda resource: recorder.patch(
+        "KafkaConnector", "sink", cluster.namespace, writes.precondition(resource) + change),
+        exhausted=lambda: AssertionError("never landed"))
+    assert landed["spec"]["state"] == "stopped"
+    assert len(reads) == 3  # the stale version, the check that it moved, the retry's
+    assert cluster.resource("sink")["spec"].get("state") is None  # a dry run: nothing written
