@@ -62,5 +62,18 @@ def digest_path(archive: Path) -> Path:
     return archive.with_name(archive.name + ".source-digest")
 
 
+def host_archive(dist: Path) -> Path:
+    """This host's release archive under ``dist``."""
+    os_name, arch = host_platform()
+    return dist / archive_name(project_version(), os_name, arch)
+
+
+def archive_is_fresh(dist: Path) -> bool:
+    """Whether this host's archive under ``dist`` was built from the sources as they are now."""
+    archive = host_archive(dist)
+    stamp = digest_path(archive)
+    return archive.is_file() and stamp.is_file() and stamp.read_text().strip() == source_digest()
+
+
 def executable_name(os_name: str, stem: str = PROJECT) -> str:
     return f"{stem}.exe" if os_name == "windows" else stem

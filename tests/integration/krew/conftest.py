@@ -1,7 +1,9 @@
 """The release archive, the krew binary and a krew installation into a temporary KREW_ROOT.
 
 The archive is built by packaging/build_archive.py when it is missing or was built from other sources (a fresh
-clone builds it once, a few minutes); KO_RELEASE_ARCHIVE points at a prebuilt one instead. krew comes from
+clone builds it once, a few minutes); KO_RELEASE_ARCHIVE points at a prebuilt one instead. `make test` starts that
+build in the background at its start (tests/suite.py) and names its status file in KO_RELEASE_ARCHIVE_BUILD: the
+tests wait for it to end, then use what it built. krew comes from
 packaging/provision-krew.sh (built from sigs.k8s.io/krew into the test cache, instant when cached). Neither is ever
 skipped: a failing build or provision fails the tests.
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .krewtools import KrewInstall, krew_install
+from .krewtools import BACKGROUND_BUILD, KrewInstall, krew_install, wait_for_background_build
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "packaging"))
@@ -31,15 +33,13 @@ def release_archive() -> Path:
         archive = Path(os.environ["KO_RELEASE_ARCHIVE"])
         assert archive.is_file(), f"KO_RELEASE_ARCHIVE={archive} does not exist"
         return archive
-    os_name, arch = release_names.host_platform()
-    archive = ROOT / "dist" / release_names.archive_name(release_names.project_version(), os_name, arch)
-    stamp = release_names.digest_path(archive)
-    fresh = archive.is_file() and stamp.is_file() and stamp.read_text().strip() == release_names.source_digest()
-    if not fresh:
+    if os.environ.get(BACKGROUND_BUILD):
+        wait_for_background_build(Path(os.environ[BACKGROUND_BUILD]))
+    if not release_names.archive_is_fresh(ROOT / "dist"):
         result = subprocess.run([sys.executable, str(ROOT / "packaging" / "build_archive.py")],
                                 capture_output=True, text=True, timeout=3600)
         assert result.returncode == 0, f"building the release archive failed:\n{result.stderr[-4000:]}"
-    return archive
+    return release_names.host_archive(ROOT / "dist")
 
 
 @pytest.fixture(scope="session")

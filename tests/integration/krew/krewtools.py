@@ -9,10 +9,33 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+# Set by tests/suite.py when it builds the release archive in the background: the file its exit status goes to.
+BACKGROUND_BUILD = "KO_RELEASE_ARCHIVE_BUILD"
+
+
+def build_log(status: Path) -> Path:
+    """The background build's output, beside its status file."""
+    return status.with_name("release-archive.log")
+
+
+def wait_for_background_build(status: Path, timeout: float = 3600, poll: float = 5.0) -> None:
+    """Until the suite's background build of the release archive has ended (its exit status in ``status``); a failed
+    build fails the test with the end of its log (``release-archive.log`` beside ``status``)."""
+    deadline = time.monotonic() + timeout
+    while not status.exists():
+        assert time.monotonic() < deadline, f"the release archive's background build did not end in {timeout:.0f}s"
+        time.sleep(poll)
+    code = status.read_text().strip()
+    log = build_log(status)
+    tail = log.read_text()[-4000:] if log.exists() else "(no log)"
+    assert code == "0", f"building the release archive failed (exit {code}):\n{tail}"
 
 
 @dataclass

@@ -83,3 +83,23 @@ def test_the_long_files_go_out_in_the_order_listed_longest_first(monkeypatch):
     [node] = _schedule(collection, workers=1)
     files = list(dict.fromkeys(t.split("::")[0] for t in node.sent))
     assert files[:2] == [longest, shorter]  # plain loadfile: the three-test file before the one-test file
+
+
+def test_a_file_whose_fixture_is_built_in_the_background_goes_out_last(monkeypatch):
+    """The krew tests wait for the release archive the suite builds from its start: handed out last, not first, so
+    that no worker sits idle while it is built."""
+    last = "tests/integration/krew/test_install.py"
+    monkeypatch.setattr("tests.scheduling.LAST_FILES", (last,))
+    others = [f"tests/integration/{d}/test_f.py::test_{i}" for d, n in (("a", 9), ("b", 6), ("c", 3)) for i in range(n)]
+    collection = [f"{last}::test_{i}" for i in range(12)] + others
+    config = SimpleNamespace(getvalue={"tx": ["1*popen"]}.get, option=SimpleNamespace(loadscopereorder=True))
+    scheduler = SpreadLongTestsFirst(config)
+    node = Worker("gw0")
+    node.collection = list(collection)
+    scheduler.add_node(node)
+    scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    handed_out = list(dict.fromkeys(t.split("::")[0] for t in node.sent))
+    queued = list(scheduler.workqueue)
+    assert last not in handed_out, handed_out  # plain loadfile: the twelve-test file first
+    assert queued[-1] == last, queued
