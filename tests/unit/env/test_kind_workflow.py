@@ -40,15 +40,19 @@ def workflow_pytest_command() -> list[str]:
     return words[words.index("pytest") + 1:]
 
 
-def test_the_kind_workflow_selects_no_test_that_needs_the_local_environment(tmp_path):
-    args = [a for a in workflow_pytest_command() if not a.startswith("--basetemp")]
+def collect(args: list[str], tmp_path: Path) -> list[dict]:
+    """What ``pytest ARGS`` selects, collected in a subprocess: each test's nodeid, markers and fixtures."""
     (tmp_path / "ko_collected_dump.py").write_text(DUMP)
     out = tmp_path / "collected.json"
     result = subprocess.run([sys.executable, "-m", "pytest", *args, "--collect-only", "-q", "-p", "no:cacheprovider",
                              "-p", "ko_collected_dump"], cwd=ROOT, capture_output=True, text=True, timeout=300,
                             env={**_environ(), "PYTHONPATH": f"{tmp_path}:{ROOT}", "KO_COLLECTED": str(out)})
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    items = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def test_the_kind_workflow_selects_no_test_that_needs_the_local_environment(tmp_path):
+    items = collect([a for a in workflow_pytest_command() if not a.startswith("--basetemp")], tmp_path)
     assert len(items) > 100, f"the selection collects only {len(items)} tests"
     needs = {item["nodeid"]: (set(item["markers"]) & LOCAL_MARKERS) | (set(item["fixtures"]) & LOCAL_FIXTURES)
              for item in items}
