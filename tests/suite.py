@@ -19,8 +19,11 @@ names. Two chains run side by side:
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
 real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios, then a slice of the real
-faults (tests/run_eras.py; `make test-eras` runs the matrix alone). The eras run at once, the workers split between
-them; their pytest output is printed when they end.
+faults and the tests that hold or kill the operator (tests/run_eras.py; `make test-eras` runs the matrix alone).
+The eras run at once, KO_ERA_WORKERS workers each (default 3); their pytest output is printed when they end.
+
+The release archive that the krew tests install is built in the background from the start (PyInstaller), and those
+tests are handed out last (tests/scheduling.py).
 
 Every environment is stopped at the end, even on Ctrl-C or SIGTERM (and by its reaper if this process is killed).
 A component that does not start fails the run: nothing is skipped. Nothing passes quietly either: a phase that
@@ -37,6 +40,8 @@ counts the tests of the plugin apart from the harness's own.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -61,6 +66,10 @@ DEFAULT_FAULT_WORKERS = 6
 # The emulator's phase: tests that turn its global knobs run one at a time per emulator, and mostly wait (on its
 # reconcile interval, a stopped emulator): two workers with an emulator each halve the phase for one environment more.
 DEFAULT_EMULATOR_WORKERS = 2
+# Each era's scenarios: their tests mostly wait on the era's operator. Measured in fresh-clone runs of 2026-11-28 on
+# the 2-core machine: two workers each (commit daee672) took 1193 s (0.45) and 1563 s (0.51), three (335a19b) 1241 s
+# and 1521 s, the machine at 100% CPU either way. Three is kept for a machine with cores to spare.
+DEFAULT_ERA_WORKERS = 3
 # One rerun of a failed test: its second outcome tells a flaky test from a broken one. A rerun is a defect to fix,
 # never a pass: pytest marks it ("R", -rR), tests/reruns.py logs each one, the closing summary lists them all under
 # "RERUNS", and the run fails (unless --forgive-reruns, for local runs).
@@ -100,9 +109,26 @@ class Rerun:
         return self.nodeid.startswith(HARNESS_TESTS)
 
     def line(self) -> str:
+        return "\n".join([self.short(), *(f"      {line}" for line in self.detail)])
+
+    def short(self) -> str:
         phase = "" if self.when == "call" else f" (in {self.when})"
-        return "\n".join([f"  {self.nodeid} [{self.where}]{phase}: {self.reason}",
-                          *(f"      {line}" for line in self.detail)])
+        return f"  {self.nodeid} [{self.where}]{phase}: {self.reason[:SHORT_REASON]}"
+
+
+# A rerun's reason in the closing recap: CI shows only a run's last lines, a dozen or so.
+SHORT_REASON = 160
+
+
+@dataclass
+class Failure:
+    """A test that failed (its last run, reruns apart), with the first line of its message."""
+    where: str
+    nodeid: str
+    message: str
+
+    def line(self) -> str:
+        return f"  {self.nodeid} [{self.where}]: {self.message[:SHORT_REASON]}"
 
 
 @dataclass
@@ -121,6 +147,7 @@ class Tally:
     plugin: Counts = field(default_factory=Counts)
     harness: Counts = field(default_factory=Counts)
     reruns: list[Rerun] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
 
     @property
     def failed(self) -> int:
@@ -139,6 +166,7 @@ class Tally:
             outcomes = {child.tag for child in case}
             if outcomes & {"failure", "error"}:
                 counts.failed += 1
+                self.failures.append(_failure(case, where or report.stem))
             elif "skipped" in outcomes:
                 counts.skipped += 1
             else:
@@ -150,6 +178,16 @@ class Tally:
                          for name in ("passed", "failed", "skipped")))
         return [f"tests of the plugin: {self.plugin.line()}", f"tests of the harness: {self.harness.line()}",
                 every.line()]
+
+
+def _failure(case: ET.Element, where: str) -> Failure:
+    """A failed junit testcase as a Failure: its pytest node id (file::name) and its message's first line."""
+    classname, name = case.get("classname", ""), case.get("name", "")
+    module, _, cls = classname.partition(".Test")  # "tests.x.test_y.TestZ" -> tests/x/test_y.py::TestZ::name
+    nodeid = module.replace(".", "/") + ".py::" + (f"Test{cls}::" if cls else "") + name
+    element = next(child for child in case if child.tag in ("failure", "error"))
+    message = (element.get("message") or element.text or element.tag).strip().splitlines() or [element.tag]
+    return Failure(where, nodeid, f"{element.tag}: {message[0][:300]}")
 
 
 def _of_harness(classname: str) -> bool:
@@ -256,6 +294,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         default=int(os.environ.get("KO_FAULT_WORKERS", DEFAULT_FAULT_WORKERS)))
     parser.add_argument("--emulator-workers", type=int,
                         default=int(os.environ.get("KO_EMULATOR_WORKERS", DEFAULT_EMULATOR_WORKERS)))
+    parser.add_argument("--era-workers", type=int,
+                        default=int(os.environ.get("KO_ERA_WORKERS", DEFAULT_ERA_WORKERS)),
+                        help="pytest workers per era of the era matrix")
     parser.add_argument("--no-eras", dest="eras", action="store_false",
                         help="skip the other Strimzi profiles' scenarios (the default profile only)")
     parser.add_argument("--forgive-reruns", dest="strict_reruns", action="store_false",
@@ -265,7 +306,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, closing: list[str] | None = None) -> int:
+    """Run the suite; its closing summary goes to ``closing`` when given (printed after the memory table), else to
+    standard output."""
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
 
@@ -281,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     status, tally, timings = 0, Tally(), {}
     with tempfile.TemporaryDirectory(prefix="ko-suite-") as reports:
         os.environ["KO_FAULT_REPORTS"] = str(Path(reports) / "fault-tables")  # tests/faultmatrix.publish
-        eras = EraMatrix(args.workers, args.pytest_args, Path(reports)) if args.eras and not reused else None
+        build = prebuild_release_archive(Path(reports), args.pytest_args)
+        eras = EraMatrix(args.era_workers, args.pytest_args, Path(reports)) if args.eras and not reused else None
         try:
             started = time.monotonic()
             status = run_default_profile(reused, args, Path(reports), tally, eras)
@@ -291,26 +335,52 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as e:
             print(f"[tests.suite] interrupted ({e or 'Ctrl-C'})", flush=True)
             status = 130
+        finally:
+            if build and build.poll() is None:  # still building (interrupted): it and its PyInstaller go too
+                os.killpg(build.pid, signal.SIGTERM)
         print_fault_tables(Path(reports) / "fault-tables")
-    for era, seconds in timings.items():
-        print(f"[tests.suite] Strimzi {era}: {seconds:.0f}s", flush=True)
-    if print_reruns(tally.reruns, args.strict_reruns):
-        status = status or 1
-    *split, every = tally.lines()
-    print("", *(f"[tests.suite] {line}" for line in split), every, sep="\n", flush=True)
+    summary, status = closing_summary(tally, timings, args.strict_reruns, status)
+    if closing is None:
+        print(summary, end="", flush=True)
+    else:
+        closing.append(summary)
     return status
 
 
+def closing_summary(tally: Tally, timings: dict, strict_reruns: bool, status: int) -> tuple[str, int]:
+    """The run's closing lines (each era's time, every rerun, every failed test, the tally) and its status (a rerun
+    fails a strict run). CI shows a run's last lines: whatever failed must be named there, not an hour up."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print()
+        for era, seconds in timings.items():
+            print(f"[tests.suite] Strimzi {era}: {seconds:.0f}s")
+        if print_reruns(tally.reruns, strict_reruns):
+            status = status or 1
+        if tally.reruns:  # once more, a line each: the details above may be past what CI shows
+            print(f"\n[tests.suite] RERUN: {len(tally.reruns)} test(s)")
+            print(*(rerun.short() for rerun in tally.reruns), sep="\n")
+        if tally.failures:
+            print(f"{'' if tally.reruns else chr(10)}[tests.suite] FAILED: {len(tally.failures)} test(s)")
+            print(*(failure.line() for failure in tally.failures), sep="\n")
+        *split, every = tally.lines()
+        print("", *(f"[tests.suite] {line}" for line in split), every, sep="\n")
+        if status and not tally.failures and not tally.reruns:
+            print(f"[tests.suite] exit status {status} with no failed test: a phase or an environment failed (its "
+                  "output is above, under [tests.suite] ... exit)")
+    return out.getvalue(), status
+
+
 class EraMatrix:
-    """The other eras, each its own environment, all at once in background threads (splitting the workers between
-    them), started when the fault matrices are done, beside the rest of the parallel phase and the emulator's
+    """The other eras, each its own environment, all at once in background threads (``workers`` pytest workers
+    each), started when the fault matrices are done, beside the rest of the parallel phase and the emulator's
     phase: their tests mostly wait on the operator."""
 
     def __init__(self, workers: int, extra: list[str], reports: Path):
         from tests.env.emulator import profiles
 
         self.eras = [p for p in profiles.PROFILES if p != profiles.DEFAULT]
-        self.workers = max(1, workers // len(self.eras))
+        self.workers = max(1, workers)
         self.extra, self.reports = extra, reports
         self.results: dict[str, tuple[int, float]] = {}
         self.threads: list[threading.Thread] = []
@@ -350,6 +420,34 @@ class EraMatrix:
                 tally.add_junit(report, where=f"Strimzi {era}")
             status = status or code
         return status
+
+
+def prebuild_release_archive(reports: Path, extra: list[str]) -> subprocess.Popen | None:
+    """Start building the release archive (packaging/build_archive.py, PyInstaller) now, in the background, unless it
+    is already built from these sources, given (KO_RELEASE_ARCHIVE), or the run was narrowed by pytest arguments
+    (``extra``: the krew tests may not be among them; if they are, they build it themselves as before). The krew
+    tests, handed out last (tests/scheduling.LAST_FILES), wait for it (tests/integration/krew/conftest.py): building
+    it in their own worker held one of the four idle for 24 min. Its exit status goes to the file named by
+    KO_RELEASE_ARCHIVE_BUILD once it ends, its output to the log beside it."""
+    from tests.integration.krew.krewtools import BACKGROUND_BUILD, build_log
+
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import release_names
+
+    sys.path.pop(0)
+    if extra or os.environ.get("KO_RELEASE_ARCHIVE") or release_names.archive_is_fresh(ROOT / "dist"):
+        return None
+    status = reports / "release-archive.status"
+    log = build_log(status)
+    with open(log, "w") as out:
+        build = subprocess.Popen([sys.executable, str(ROOT / "packaging" / "build_archive.py")], cwd=ROOT,
+                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
+    threading.Thread(target=lambda: status.write_text(f"{build.wait()}\n"), name="release archive build",
+                     daemon=True).start()
+    os.environ[BACKGROUND_BUILD] = str(status)
+    print(f"[tests.suite] building the release archive in the background (log: {log})", flush=True)
+    return build
 
 
 def compile_once() -> None:
@@ -445,7 +543,16 @@ def _start(operator: str, environments: dict) -> "Env":
     environment.start_reaper()
     return environment
 
-if __name__ == "__main__":
-    from tests import memory  # the suite's peak resident memory (every environment, worker and pytest), at the end
+def run_measured(argv: list[str] | None = None) -> int:
+    """main() with the suite's peak resident memory sampled beside it (every environment, worker and pytest); the
+    memory table, then the closing summary: CI shows a run's last lines, and what failed must be among them."""
+    from tests import memory
 
-    sys.exit(memory.sampled(main))
+    closing: list[str] = []
+    status = memory.sampled(lambda: main(argv, closing=closing))
+    print(*closing, sep="", end="", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(run_measured())

@@ -122,3 +122,73 @@ def test_the_era_matrix_alone_is_strict_too(tmp_path, monkeypatch, capsys):
     assert run_eras.main(["--eras", "0.45"]) == 1
     assert "1 rerun(s) fail the run" in capsys.readouterr().out
     assert run_eras.main(["--eras", "0.45", "--forgive-reruns"]) == 0
+
+
+FAILING = '''
+class TestGroup:
+    def test_in_a_class(self):
+        assert False, "the operator never removed the annotation\\nsecond line"
+
+def test_passes():
+    pass
+
+def test_fails_too():
+    raise RuntimeError("boom")
+'''
+
+
+def test_the_closing_summary_names_every_failed_test_by_node_id(tmp_path):
+    module = tmp_path / "test_failing_here.py"
+    module.write_text(FAILING)
+    report = tmp_path / "phase-1.xml"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+                    "--rootdir", str(tmp_path), str(module)], cwd=tmp_path, capture_output=True, check=False)
+    tally = suite.Tally()
+    tally.add_junit(report, where="parallel")
+
+    summary, status = suite.closing_summary(tally, {}, strict_reruns=True, status=1)
+
+    assert status == 1
+    assert "FAILED: 2 test(s)" in summary
+    assert ("  test_failing_here.py::TestGroup::test_in_a_class [parallel]: failure: AssertionError: the operator "
+            "never removed the annotation") in summary
+    assert "test_failing_here.py::test_fails_too [parallel]: failure: RuntimeError: boom" in summary
+    assert "test_passes" not in summary
+    assert summary.rstrip().endswith("1 passed, 2 failed, 0 skipped")
+
+
+def test_a_failed_phase_without_a_failed_test_is_named_too():
+    summary, status = suite.closing_summary(suite.Tally(), {"1.2": 30.0}, strict_reruns=True, status=3)
+    assert status == 3
+    assert "exit status 3 with no failed test" in summary
+
+
+def test_the_closing_summary_comes_after_the_memory_table(monkeypatch, capsys):
+    def a_failed_run(argv=None, closing=None):
+        print("a phase's output")
+        closing.append("[tests.suite] FAILED: 1 test(s)\n")
+        return 1
+
+    monkeypatch.setattr(suite, "main", a_failed_run)
+    assert suite.run_measured([]) == 1
+    out = capsys.readouterr().out
+    assert out.index("a phase's output") < out.index("[tests.memory] per minute:") < out.index("FAILED: 1 test(s)")
+    assert out.rstrip().endswith("FAILED: 1 test(s)")
+
+
+def test_the_last_lines_name_every_rerun_and_failure_however_long_their_details(tmp_path):
+    """CI showed a red run's last 16 lines; five reruns of eight detail lines each had pushed their names out."""
+    names = [f"tests/integration/online/test_m.py::test_{i}" for i in range(5)]
+    tally = _tally_with(tmp_path, *names)
+    for rerun in tally.reruns:
+        rerun.detail = [f"HTTP response body line {n} " + "x" * 300 for n in range(8)]
+    tally.failures.append(suite.Failure("Strimzi 0.45", names[0], "AssertionError: " + "y" * 2000))
+
+    summary, status = suite.closing_summary(tally, {}, strict_reruns=True, status=1)
+
+    last = summary.rstrip().splitlines()[-14:]
+    for name in names:
+        assert any(line.startswith(f"  {name} [") for line in last), name
+    assert f"  {names[0]} [Strimzi 0.45]: AssertionError: " in "\n".join(last)
+    assert all(len(line) < 260 for line in last)
+    assert status == 1
