@@ -165,7 +165,7 @@ class Bench:
         self.env, self.workdir = env, workdir
         workdir.mkdir(parents=True, exist_ok=True)
         api = config.new_client_from_config(config_file=env.kubeconfig)
-        self.custom, self.core = client.CustomObjectsApi(api), client.CoreV1Api(api)
+        self.api, self.custom, self.core = api, client.CustomObjectsApi(api), client.CoreV1Api(api)
         self.rest = ConnectRest(env.connect_url)
         self.ns = unique_name(prefix)
         self.core.create_namespace({"metadata": {"name": self.ns, "labels": {"kubectl-offsets-test": "true"}}})
@@ -186,14 +186,11 @@ class Bench:
         self.core.delete_namespace(self.ns)
 
     def connector_subject(self) -> Subject:
-        from tests.env.kind.shared import connect_spec_for
+        from tests.env.kind.shared import create_kafka_connect
 
         name = self.unique("idle")
         path = self.workdir / f"{name}.in"  # never created: the task idles, its offsets move only when we move them
-        self.custom.create_namespaced_custom_object(GROUP, VERSION, self.ns, "kafkaconnects", {
-            "apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-            "metadata": {"name": "connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
-            "spec": connect_spec_for(self.env, self.core, self.ns, "connect")})
+        create_kafka_connect(self.env, self.api, self.ns, "connect", version=VERSION)
         subject = Subject("KafkaConnector", "KafkaConnector", "kafkaconnectors", name, self.ns, name,
                           {"filename": str(path)}, "position", ("spec",))
         self._idle_topic = self.unique("idle-topic")

@@ -51,6 +51,30 @@ class ConnectRest:
         return f"/connectors/{urllib.parse.quote(name, safe='')}{suffix}"
 
 
+def forget_in_connect(connect_url: str, connectors: list[str], grace: float = 30.0, timeout: float = 60.0) -> None:
+    """Until Connect runs none of ``connectors`` (their KafkaConnectors are deleted). The operator deletes each from
+    Connect, one event at a time under the KafkaConnect's lock; a deletion that meets a rebalance fails and waits
+    for the operator's periodic pass (minutes), which would then delete it in the middle of the next module. After
+    ``grace`` the stragglers are deleted here: no KafkaConnector is left to re-create them."""
+    from tests.waits import eventually
+
+    rest = ConnectRest(connect_url)
+
+    def left() -> list[str]:
+        return [name for name in connectors if rest.get(rest.connector_path(name))[0] != 404]
+
+    def delete_left() -> None:
+        for name in left():
+            rest.delete(rest.connector_path(name))
+
+    try:
+        eventually("Connect to forget the module's connectors", lambda: not left(), timeout=grace)
+    except AssertionError:
+        delete_left()
+        eventually("Connect to forget the module's connectors", lambda: not left(), timeout=timeout,
+                   nudge=delete_left)
+
+
 def _json_or_none(raw: bytes):
     if not raw:
         return None

@@ -80,3 +80,44 @@ def _shared_volume(core_api, namespace: str, path: str) -> str:
 
 
 __all__ = ["cluster_bootstrap", "connect_spec_for", "manifests"]
+
+
+# Longer than the operator's own operation timeout (STRIMZI_OPERATION_TIMEOUT_MS, 300 s): on a loaded machine
+# Strimzi 0.45.2 once held a new KafkaConnect's first pass for 4 min 40 s before it created the pod set (the era run
+# of 2026-11-28, online-test-backups-command), then finished it; a shorter wait failed where the operator had not.
+KAFKA_CONNECT_READY_TIMEOUT = 360
+
+
+def create_kafka_connect(env, api_client, namespace: str, name: str, *, version: str, bootstrap: str | None = None,
+                         annotation: str | None = "true") -> None:
+    """A test's own KafkaConnect ``name`` (``connect_spec_for``; ``bootstrap`` replaces its bootstrap address,
+    ``annotation`` is strimzi.io/use-connector-resources), Ready before it returns: a new KafkaConnect's first pass
+    waits for its worker, a JVM, minutes on a loaded machine, and a connector created on it waits as long; a test
+    that waited for its connector alone failed where the operator had not (CI, 2026-11-28)."""
+    from kubernetes import client
+
+    spec = connect_spec_for(env, client.CoreV1Api(api_client), namespace, name)
+    if bootstrap:
+        spec["bootstrapServers"] = bootstrap
+    metadata: dict = {"name": name, "namespace": namespace}
+    if annotation is not None:
+        metadata["annotations"] = {"strimzi.io/use-connector-resources": annotation}
+    custom = client.CustomObjectsApi(api_client)
+    custom.create_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", {
+        "apiVersion": f"kafka.strimzi.io/{version}", "kind": "KafkaConnect", "metadata": metadata, "spec": spec})
+    wait_kafka_connect_ready(api_client, namespace, name, version=version)
+
+
+def wait_kafka_connect_ready(api_client, namespace: str, name: str, *, version: str) -> dict:
+    """The KafkaConnect once its Ready condition is True."""
+    from kubernetes import client
+
+    from tests.waits import eventually
+
+    custom = client.CustomObjectsApi(api_client)
+
+    def ready():
+        resource = custom.get_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", name)
+        conditions = (resource.get("status") or {}).get("conditions") or []
+        return resource if any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions) else None
+    return eventually(f"KafkaConnect {namespace}/{name} Ready", ready, timeout=KAFKA_CONNECT_READY_TIMEOUT)

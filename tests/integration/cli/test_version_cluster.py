@@ -13,8 +13,7 @@ import pytest
 from kubernetes import client
 
 from kubectl_offsets import __version__
-from tests.env.kind.shared import connect_spec_for
-from tests.waits import eventually
+from tests.env.kind.shared import create_kafka_connect
 
 BIN = Path(sys.executable).parent
 
@@ -29,14 +28,11 @@ def run(env, *args: str, kubeconfig: str | None = None) -> subprocess.CompletedP
 def kafka_connect(kube_api, namespace, env):
     """A KafkaConnect whose status the operator has written: status.url is the cluster-internal Service address, as
     Strimzi writes it. (Its spec is one the operator accepts: Strimzi's v1 CRD requires the group and topics.)"""
+    create_kafka_connect(env, kube_api, namespace, "my-connect", version=env.profile.storage)
     custom = client.CustomObjectsApi(kube_api)
-    version = env.profile.storage
-    body = {"apiVersion": f"kafka.strimzi.io/{version}", "kind": "KafkaConnect",
-            "metadata": {"name": "my-connect", "annotations": {"strimzi.io/use-connector-resources": "true"}},
-            "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "my-connect")}
-    custom.create_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", body)
-    url = eventually("the operator's status.url on the KafkaConnect", lambda: (custom.get_namespaced_custom_object(
-        "kafka.strimzi.io", version, namespace, "kafkaconnects", "my-connect").get("status") or {}).get("url"), 120)
+    url = (custom.get_namespaced_custom_object("kafka.strimzi.io", env.profile.storage, namespace, "kafkaconnects",
+                                               "my-connect").get("status") or {}).get("url")
+    assert url, "a Ready KafkaConnect without status.url"
     return namespace, url
 
 

@@ -113,22 +113,9 @@ def connect_cluster(env, kube_api, namespace):
     """KafkaConnect ``connect`` with connector resources enabled (the emulator drives the real Connect; with the real
     operator and on kind it is a real Connect worker), Ready: a test's own waits must not also cover the start of a
     worker, tens of seconds on a busy machine."""
-    from kubernetes import client
+    from tests.env.kind.shared import create_kafka_connect
 
-    from tests.env.kind.shared import connect_spec_for
-
-    custom = client.CustomObjectsApi(kube_api)
-    version = API_VERSION.split("/")[1]
-    custom.create_namespaced_custom_object(
-        "kafka.strimzi.io", version, namespace, "kafkaconnects",
-        {"apiVersion": API_VERSION, "kind": "KafkaConnect",
-         "metadata": {"name": "connect", "namespace": namespace,
-                      "annotations": {"strimzi.io/use-connector-resources": "true"}},
-         "spec": connect_spec_for(env, client.CoreV1Api(kube_api), namespace, "connect")})
-    eventually("KafkaConnect connect Ready", lambda: any(
-        c.get("type") == "Ready" and c.get("status") == "True" for c in (custom.get_namespaced_custom_object(
-            "kafka.strimzi.io", version, namespace, "kafkaconnects", "connect").get("status") or {}).get("conditions")
-        or []), timeout=180)
+    create_kafka_connect(env, kube_api, namespace, "connect", version=API_VERSION.split("/")[1])
     return "connect"
 
 

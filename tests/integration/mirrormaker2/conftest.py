@@ -146,17 +146,25 @@ class Mirror:
         return self.custom.patch_namespaced_custom_object(GROUP, READ_VERSION, self.ns, PLURAL, self.name, patch)
 
     def set_state(self, mirror_index: int, slot: str, state: str | None) -> None:
-        obj = self.get()
-        mirrors = copy.deepcopy(obj["spec"]["mirrors"])
-        if state is None:
-            mirrors[mirror_index][slot].pop("state", None)
-        else:
-            mirrors[mirror_index][slot]["state"] = state
-        self.custom.patch_namespaced_custom_object(
-            GROUP, READ_VERSION, self.ns, PLURAL, self.name,
-            [{"op": "test", "path": "/metadata/resourceVersion", "value": obj["metadata"]["resourceVersion"]},
-             {"op": "replace", "path": "/spec/mirrors", "value": mirrors}],
-            _content_type="application/json-patch+json")
+        """Replace spec.mirrors with one connector's state changed, guarded by the resourceVersion read (nothing
+        else in the list is overwritten); the operator writes the status all the time, so a guard that no longer
+        holds (422) reads again and retries, as kubectl edit would (a failed guard was a rerun on CI, 2026-11-28)."""
+        from kubernetes.client import ApiException
+
+        def attempt():
+            obj = self.get()
+            mirrors = copy.deepcopy(obj["spec"]["mirrors"])
+            if state is None:
+                mirrors[mirror_index][slot].pop("state", None)
+            else:
+                mirrors[mirror_index][slot]["state"] = state
+            return self.custom.patch_namespaced_custom_object(
+                GROUP, READ_VERSION, self.ns, PLURAL, self.name,
+                [{"op": "test", "path": "/metadata/resourceVersion", "value": obj["metadata"]["resourceVersion"]},
+                 {"op": "replace", "path": "/spec/mirrors", "value": mirrors}],
+                _content_type="application/json-patch+json")
+        eventually(f"spec.mirrors[{mirror_index}].{slot}.state set to {state}", attempt, timeout=30, interval=0.1,
+                   tolerate=(ApiException,))
 
     def live_state(self, connector: str) -> str | None:
         for entry in (self.get().get("status") or {}).get("connectors") or []:

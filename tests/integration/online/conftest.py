@@ -1,10 +1,11 @@
-"""Helpers for the online-flow tests (issue 3): a KafkaConnect per module, connectors that do real work (FileStream
-sink/source with files and topics), a CLI runner, "nothing changed" snapshots and bounded waits.
+"""Helpers for the online-flow tests (issue 3): a KafkaConnect that the modules of a pytest worker share, connectors
+that do real work (FileStream sink/source with files and topics), a CLI runner, "nothing changed" snapshots and
+bounded waits.
 
-Everything runs against the real environment of tests/conftest.py (kube-apiserver, Kafka, Connect, the Strimzi
-operator emulator). The CLI is invoked in-process through click's CliRunner with ``--kubeconfig`` of the env, so
-stdout and stderr are captured apart and stdin is not a terminal (as in CI). Connector names are unique per test:
-every KafkaConnect maps to the one Connect worker of the environment.
+Everything runs against the real environment of tests/conftest.py (kube-apiserver, Kafka, Strimzi's real operator,
+whose Connect pods are real Connect workers). The CLI is invoked in-process through click's CliRunner with
+``--kubeconfig`` of the env, so stdout and stderr are captured apart and stdin is not a terminal (as in CI).
+Connector names are unique per test; a module leaves the shared namespace as it found it (clear_namespace).
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
 from kubectl_offsets.output import progress as progress_module
-from tests.env.clients import Feeder, create_topic, produce, producer_conf, unique_name
+from tests.env.clients import Feeder, create_topic, forget_in_connect, produce, producer_conf, unique_name
 from tests.env.emulator import profiles
-from tests.env.kind.shared import connect_spec_for
+from tests.env.kind.shared import create_kafka_connect
 from tests.judges import Judges
 from tests.waits import eventually, nudge
 
@@ -180,6 +181,14 @@ class Lab:
     def stop_feeders(self) -> None:
         for feeder in self.feeders:
             feeder.stop()
+
+    def own_connect(self, name: str, *, bootstrap: str | None = None, annotation: str | None = "true") -> str:
+        """A KafkaConnect of the test's own in the lab's namespace, Ready (tests/env/kind/shared.py): its own group
+        and topics, for a copy of the lab's spec would join the lab's Connect cluster, whose connectors the
+        operator's pass over it would delete."""
+        create_kafka_connect(self.env, self.cluster.api, self.ns, name, version=VERSION, bootstrap=bootstrap,
+                             annotation=annotation)
+        return name
 
     def _connector(self, name: str, cls: str, config: dict, state: str | None, extra: dict | None) -> dict:
         spec: dict[str, Any] = {"class": cls, "tasksMax": 1,
@@ -339,27 +348,14 @@ def bind_documented_role(cluster: Cluster, ns: str, user: str, binding: str) -> 
         "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]})
 
 
-# Longer than the operator's own operation timeout (STRIMZI_OPERATION_TIMEOUT_MS, 300 s): on a loaded machine
-# Strimzi 0.45.2 once held a new KafkaConnect's first pass for 4 min 40 s before it created the pod set (the era run
-# of 2026-11-28, online-test-backups-command), then finished it; a shorter wait failed where the operator had not.
-KAFKA_CONNECT_READY_TIMEOUT = 360
-
-
 def create_namespace_with_connect(env, cluster: Cluster, ns: str) -> None:
     """A test namespace (labelled for the suite's clean-up) with the KafkaConnect ``CONNECT``, which uses connector
     resources: where a test's connectors live."""
     cluster.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(
         name=ns, labels={"kubectl-offsets-test": "true"})))
-    cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                    "metadata": {"name": CONNECT, "namespace": ns,
-                                 "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                    "spec": connect_spec_for(env, cluster.core, ns, CONNECT)})
     # Ready before any test looks: Strimzi's operator writes its own objects (the ConfigMap <name>-connect-config,
     # Services, a pod) while it reconciles a new KafkaConnect, which a "nothing changed" snapshot must not catch.
-    eventually(f"KafkaConnect {ns}/{CONNECT} Ready", lambda: any(
-        c.get("type") == "Ready" and c.get("status") == "True"
-        for c in (cluster.get(ns, CONNECT, "kafkaconnects").get("status") or {}).get("conditions") or []),
-        timeout=KAFKA_CONNECT_READY_TIMEOUT)
+    create_kafka_connect(env, cluster.api, ns, CONNECT, version=VERSION)
 
 
 def source_document(conn: Connector, position: int) -> str:
@@ -442,17 +438,30 @@ def local_backups_in_tmp(tmp_path_factory) -> Iterator[Path]:
 
 
 @contextmanager
-def module_lab(env, cluster: Cluster, kafka_admin, tmp_path_factory, request) -> Iterator[Lab]:
-    """One namespace + KafkaConnect for the requesting test module, deleted with its connectors afterwards."""
+def module_lab(env, cluster: Cluster, kafka_admin, tmp_path_factory, request, ns: str | None = None) -> Iterator[Lab]:
+    """A Lab for the requesting test module. In ``ns`` (a namespace with KafkaConnect ``CONNECT`` that modules take
+    turns in: worker_namespace) the module leaves it as it found it (clear_namespace); without, a namespace and
+    KafkaConnect of the module's own, deleted with its connectors afterwards."""
     module = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")[:30]
-    ns = unique_name(f"online-{module}")
-    create_namespace_with_connect(env, cluster, ns)
+    own = ns is None
+    if own:
+        ns = unique_name(f"online-{module}")
+        create_namespace_with_connect(env, cluster, ns)
     workdir = tmp_path_factory.mktemp(module)
     lab = Lab(env, cluster, kafka_admin, ns, workdir)
     yield lab
     lab.stop_feeders()
     lab.producer.flush(10)
     lab.producer = None  # destroyed now, not at exit when the broker is gone (librdkafka would log refusals)
+    if own:
+        delete_namespace_with_connect(cluster, ns)
+    else:
+        clear_namespace(cluster, ns, env.connect_url)
+
+
+def delete_namespace_with_connect(cluster: Cluster, ns: str) -> None:
+    """The connectors and KafkaConnects first (no garbage collector runs here: the kubelet stand-in stops the
+    workers of a KafkaConnect that is gone), then the namespace."""
     for plural in ("kafkaconnectors", "kafkaconnects"):
         try:
             cluster.custom.delete_collection_namespaced_custom_object(GROUP, VERSION, ns, plural)
@@ -460,6 +469,90 @@ def module_lab(env, cluster: Cluster, kafka_admin, tmp_path_factory, request) ->
             if error.status != 404:
                 raise
     cluster.core.delete_namespace(ns)
+
+
+def _kept(obj, connect: str = CONNECT) -> bool:
+    """What clear_namespace leaves: Strimzi's own objects of the shared KafkaConnect (its ConfigMap, service account,
+    ...: owned by it) and what the API server puts in every namespace."""
+    meta = obj.metadata
+    if meta.name in ("kube-root-ca.crt", "default"):
+        return True
+    return any(ref.kind == "KafkaConnect" and ref.name == connect for ref in meta.owner_references or [])
+
+
+def _gone_or(delete: Callable, *args) -> None:
+    """``delete(*args)``; an object already gone (the operator removed it first) is fine."""
+    try:
+        delete(*args)
+    except k8s.ApiException as error:
+        if error.status != 404:
+            raise
+
+
+def clear_namespace(cluster: Cluster, ns: str, connect_url: str, timeout: float = 120.0) -> None:
+    """Back to what worker_namespace made: the KafkaConnect ``CONNECT`` alone, Ready, running no connector. Every
+    KafkaConnector and other KafkaConnect a module made goes (the operator removes the connectors from Connect, the
+    kubelet stand-in stops the other KafkaConnects' workers), and every ConfigMap, Role, RoleBinding, Secret and
+    ServiceAccount that is not Strimzi's own for ``CONNECT``: the next module's "nothing changed" snapshots, backup
+    listings and documented Roles start from a clean namespace, and its first connectors do not meet the
+    rebalances of this module's deletions (forget_in_connect)."""
+    custom, core = cluster.custom, cluster.core
+    connectors = [c["metadata"]["name"] for c in
+                  custom.list_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnectors")["items"]]
+    custom.delete_collection_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnectors")
+    for other in custom.list_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnects")["items"]:
+        if other["metadata"]["name"] != CONNECT:
+            _gone_or(custom.delete_namespaced_custom_object, GROUP, VERSION, ns, "kafkaconnects",
+                     other["metadata"]["name"])
+    rbac = k8s.RbacAuthorizationV1Api(cluster.api)
+    for listing, delete in ((core.list_namespaced_config_map, core.delete_namespaced_config_map),
+                            (core.list_namespaced_secret, core.delete_namespaced_secret),
+                            (core.list_namespaced_service_account, core.delete_namespaced_service_account),
+                            (rbac.list_namespaced_role, rbac.delete_namespaced_role),
+                            (rbac.list_namespaced_role_binding, rbac.delete_namespaced_role_binding)):
+        for obj in listing(ns).items:
+            if not _kept(obj):
+                _gone_or(delete, obj.metadata.name, ns)
+
+    def cleared() -> bool:
+        # An operator's pass over another KafkaConnect, in flight when it was deleted, may still write its ConfigMap.
+        late = [m.metadata.name for m in core.list_namespaced_config_map(ns).items if not _kept(m)]
+        for name in late:
+            _gone_or(core.delete_namespaced_config_map, name, ns)
+        connectors = custom.list_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnectors")["items"]
+        connects = custom.list_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnects")["items"]
+        pods = core.list_namespaced_pod(ns).items
+        return not late and not connectors and [c["metadata"]["name"] for c in connects] == [CONNECT] \
+            and _ready(connects[0]) \
+            and all((p.metadata.labels or {}).get("strimzi.io/cluster") == CONNECT for p in pods)
+    eventually(f"namespace {ns} back to KafkaConnect {CONNECT} alone and Ready", cleared, timeout=timeout)
+    forget_in_connect(connect_url, connectors)
+
+
+# The operator's start-up pass over every KafkaConnect came 110 s after a restart on CI's loaded machine
+# (2026-11-28, Strimzi 1.2.0); a connector changed while it was away is reached only then.
+OPERATOR_CATCH_UP_TIMEOUT = 300.0
+
+
+def caught_up(lab: Lab, conn: Connector, state: str = "RUNNING",
+              timeout: float = OPERATOR_CATCH_UP_TIMEOUT) -> None:
+    """Until the operator has passed over the resource as it is now (status.observedGeneration is the generation,
+    and its status says ``state``) and Connect runs the connector in ``state``: the end a test judges. Passes over
+    the spec as it was a moment earlier may still be queued (a held operator's events carry their objects; a killed
+    one had begun them) and one of them can stop the connector for a second before the pass over the spec as it is
+    now resumes it (0.51.0 and 1.2.0, 2026-11-28)."""
+    def passed_over_now(cr: dict) -> bool:
+        return live_state(cr) == state and (cr.get("status") or {}).get("observedGeneration") == \
+            cr["metadata"]["generation"]
+
+    eventually(f"the operator's pass over {conn.name} as it is now, {state}",
+               lambda: passed_over_now(lab.cr(conn)), timeout)
+    eventually(f"Connect running {conn.name} {state}", lambda: lab.judge.state(conn.name) == state, timeout)
+
+
+def _ready(resource: dict) -> bool:
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (resource.get("status") or {}).get("conditions") or [])
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -497,8 +590,22 @@ def hooks(monkeypatch):
     assert not HookedProgress.hooks, f"hooks that never fired: {list(HookedProgress.hooks)}"
 
 
+@pytest.fixture(scope="session")
+def worker_namespace(env, cluster) -> Iterator[str]:
+    """The namespace with KafkaConnect ``CONNECT`` that this pytest worker's online modules take turns in.
+
+    A KafkaConnect costs the operator's first reconcile (a pod set, Services, a ConfigMap, ...), a Connect worker's
+    start and warm-up and its idle polling for as long as it lives: one per module was 13 more worker starts in each
+    environment of a suite run. Connectors are cheap, so the modules of a pytest worker (which run one after
+    another) share one, and each leaves the namespace as it found it (clear_namespace)."""
+    ns = unique_name(f"online-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}")
+    create_namespace_with_connect(env, cluster, ns)
+    yield ns
+    delete_namespace_with_connect(cluster, ns)
+
+
 @pytest.fixture(scope="module")
-def lab(env, cluster, kafka_admin, kube_api, tmp_path_factory, request):
-    """One namespace + KafkaConnect per test module (connectors are cheap, KafkaConnects are shared)."""
-    with module_lab(env, cluster, kafka_admin, tmp_path_factory, request) as made:
+def lab(env, cluster, kafka_admin, kube_api, worker_namespace, tmp_path_factory, request):
+    """The module's Lab, in the pytest worker's shared namespace and KafkaConnect (worker_namespace)."""
+    with module_lab(env, cluster, kafka_admin, tmp_path_factory, request, ns=worker_namespace) as made:
         yield made

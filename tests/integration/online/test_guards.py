@@ -26,7 +26,6 @@ from kubectl_offsets.errors import ExitStatus
 from kubectl_offsets.model import Options, WaitSettings
 
 from tests.env.clients import create_topic, unique_name
-from tests.env.kind.shared import connect_spec_for
 from tests.judges import canonical
 
 from .conftest import (FILE_SINK, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
@@ -436,12 +435,7 @@ def test_alter_refuses_a_partition_a_kafkatopic_does_not_have(lab, cli):
     # A KafkaConnect of its own (its own group and topics: a copy of the module's spec would join the module's
     # Connect cluster, and the operator's pass over it would delete every connector it does not own from that
     # cluster), naming the Strimzi Kafka cluster "events" as its bootstrap address.
-    spec = connect_spec_for(lab.env, lab.cluster.core, lab.ns, connect)
-    spec["bootstrapServers"] = "events-kafka-bootstrap:9092"
-    lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                        "metadata": {"name": connect, "namespace": lab.ns,
-                                     "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                        "spec": spec})
+    lab.own_connect(connect, bootstrap="events-kafka-bootstrap:9092")
     body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
     body["metadata"]["labels"]["strimzi.io/cluster"] = connect
     lab.cluster.create(body)

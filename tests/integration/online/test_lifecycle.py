@@ -19,7 +19,6 @@ import pytest
 from tests import judges
 from tests.env.clients import create_topic, unique_name
 from tests.env.emulator import profiles
-from tests.env.kind.shared import connect_spec_for
 from tests.signals import interruptible
 from tests.waits import unchanged_for
 
@@ -555,12 +554,7 @@ def test_time_travel_with_an_unreachable_spec_address_says_how_to_pass_one_and_c
     machine cannot resolve. The connector runs; only the plugin, outside the cluster, needs another address."""
     far = f"far-{unique_name('c')[-6:]}"
     address = f"{far}-kafka-bootstrap.{lab.ns}.svc:9092"
-    spec = connect_spec_for(lab.env, lab.cluster.core, lab.ns, far)
-    spec["bootstrapServers"] = address
-    lab.cluster.create({"apiVersion": f"{GROUP}/{VERSION}", "kind": "KafkaConnect",
-                        "metadata": {"name": far, "namespace": lab.ns,
-                                     "annotations": {"strimzi.io/use-connector-resources": "true"}},
-                        "spec": spec})
+    lab.own_connect(far, bootstrap=address)
     name, topic = unique_name("far"), unique_name("far-topic")
     create_topic(lab.admin, topic)
     body = lab._connector(name, FILE_SINK, {"file": str(lab.workdir / f"{name}.out"), "topics": topic}, None, None)
