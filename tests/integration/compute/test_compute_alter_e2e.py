@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.env.clients import for_one_broker, producer_conf
+from tests.env.kind.shared import KAFKA_CONNECT_READY_TIMEOUT
 from tests.integration.online.conftest import eventually
 from . import data
 
@@ -142,7 +143,7 @@ def _mirror_resumes_at_the_computed_record(env, lab, cli, tmp_path, name, src, t
         (c.get("connector") or {}).get("state") == "RUNNING" and c.get("name", "").startswith(f"{src}->")
         for c in (lab.cluster.custom.get_namespaced_custom_object(
             "kafka.strimzi.io", "v1", lab.ns, "kafkamirrormaker2s", name).get("status") or {}).get("connectors") or []),
-        timeout=180, interval=1.0)
+        timeout=KAFKA_CONNECT_READY_TIMEOUT, interval=1.0)  # a new KafkaMirrorMaker2: its own worker starts first
 
     target = f"kafkamirrormaker2/{name}"
 

@@ -16,6 +16,7 @@ import pytest
 from kubernetes import client as k8s
 
 from tests.env.clients import create_topic
+from tests.env.kind.shared import KAFKA_CONNECT_READY_TIMEOUT
 from tests.integration.mirrormaker2.conftest import build_mm2
 from tests.integration.online.conftest import (GROUP, VERSION, Cli, Cluster, Connector, Lab,
                                                create_namespace_with_connect, eventually)
@@ -81,7 +82,8 @@ def _mirror(env, cluster: Cluster, kafka_admin, lab: Lab, tag: str, labels: dict
         return sorted(e["name"] for e in entries) == connectors and all(
             (e.get("connector") or {}).get("state") == "RUNNING" for e in entries)
 
-    eventually(f"KafkaMirrorMaker2 {name} with {connectors} RUNNING", ready, timeout=120)
+    # A new KafkaMirrorMaker2 starts a Connect worker of its own first: a new KafkaConnect's bound.
+    eventually(f"KafkaMirrorMaker2 {name} with {connectors} RUNNING", ready, timeout=KAFKA_CONNECT_READY_TIMEOUT)
     return {"ns": lab.ns, "name": name, "connectors": connectors, "topics": [topic, topic2]}
 
 

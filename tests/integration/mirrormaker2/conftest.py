@@ -27,7 +27,7 @@ from click.testing import CliRunner
 
 from tests.env.clients import Feeder, create_topic, for_one_broker, kafka_conf, produce, producer_conf
 from tests.env.emulator import profiles
-from tests.env.kind.shared import cluster_bootstrap
+from tests.env.kind.shared import KAFKA_CONNECT_READY_TIMEOUT, cluster_bootstrap
 from tests.judges import Judges
 from tests.waits import eventually, nudging, unchanged_for
 
@@ -293,7 +293,8 @@ def mirror(request, env, kube_api, kafka_admin):
         return [e["name"] for e in entries] == expected and all(
             (e.get("connector") or {}).get("state") == "RUNNING" for e in entries)
 
-    eventually(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=120)
+    # A new KafkaMirrorMaker2 starts a Connect worker of its own first: a new KafkaConnect's bound.
+    eventually(f"{layout} KafkaMirrorMaker2 with {expected} RUNNING", ready, timeout=KAFKA_CONNECT_READY_TIMEOUT)
     assert m.target_values(5) == m.produced  # replication works before we touch anything
     try:
         yield m

@@ -14,7 +14,7 @@ from typing import Iterator
 
 from kubectl_offsets.mirrormaker import offset_syncs_topic
 from tests.env.clients import for_one_broker, kafka_conf
-from tests.env.kind.shared import cluster_bootstrap
+from tests.env.kind.shared import KAFKA_CONNECT_READY_TIMEOUT, cluster_bootstrap
 
 from tests.judges import Judges
 from tests.waits import eventually, nudger
@@ -62,10 +62,12 @@ def running_mirror(env, kube_api, prefix: str, topics: list[str]) -> Iterator[Mi
         custom.create_namespaced_custom_object(GROUP, LAYOUT, ns, PLURAL, mirror_resource(
             LAYOUT, ns, name, cluster_bootstrap(env), src, tgt, ",".join(f"^{t}$" for t in topics)))
         try:
-            # A pass that failed while the new Connect cluster started is retried on the next event or the periodic
-            # pass, 120 s later (0.45.2 at load 20 took longer than 180 s): give the operator that event.
+            # A new KafkaMirrorMaker2 is a new Connect cluster: its worker (a JVM) starts first, as a new
+            # KafkaConnect's does, so the same bound (0.45.2 under the suite's load took longer than 180 s, CI
+            # 2026-11-28). A pass that failed while the worker started is retried on the next event or the periodic
+            # pass, 120 s later: the nudges give the operator that event.
             eventually("both connectors RUNNING", lambda: m.live_state(m.connector()) == "RUNNING" and m.live_state(
-                m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=180,
+                m.connector("MirrorCheckpointConnector")) == "RUNNING", timeout=KAFKA_CONNECT_READY_TIMEOUT,
                 nudge=nudger(custom, LAYOUT, ns, PLURAL, name))
             yield m
         finally:
