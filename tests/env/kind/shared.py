@@ -108,6 +108,12 @@ def create_kafka_connect(env, api_client, namespace: str, name: str, *, version:
     wait_kafka_connect_ready(api_client, namespace, name, version=version)
 
 
+def is_ready(resource: dict) -> bool:
+    """Whether a Strimzi resource's Ready condition is True."""
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (resource.get("status") or {}).get("conditions") or [])
+
+
 def wait_kafka_connect_ready(api_client, namespace: str, name: str, *, version: str) -> dict:
     """The KafkaConnect once its Ready condition is True."""
     from kubernetes import client
@@ -118,6 +124,5 @@ def wait_kafka_connect_ready(api_client, namespace: str, name: str, *, version: 
 
     def ready():
         resource = custom.get_namespaced_custom_object("kafka.strimzi.io", version, namespace, "kafkaconnects", name)
-        conditions = (resource.get("status") or {}).get("conditions") or []
-        return resource if any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions) else None
+        return resource if is_ready(resource) else None
     return eventually(f"KafkaConnect {namespace}/{name} Ready", ready, timeout=KAFKA_CONNECT_READY_TIMEOUT)

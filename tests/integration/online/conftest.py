@@ -25,7 +25,7 @@ from kubernetes import watch as k8s_watch
 from kubectl_offsets.output import progress as progress_module
 from tests.env.clients import Feeder, create_topic, forget_in_connect, produce, producer_conf, unique_name
 from tests.env.emulator import profiles
-from tests.env.kind.shared import create_kafka_connect
+from tests.env.kind.shared import create_kafka_connect, is_ready
 from tests.judges import Judges
 from tests.waits import eventually, nudge
 
@@ -390,6 +390,10 @@ class Cli:
 
         argv = [*args, "--kubeconfig", kubeconfig or self.kubeconfig]
         result = CliRunner().invoke(root, argv, input=input, prog_name="kubectl offsets")
+        if HookedProgress.broken:
+            prefix, failure = HookedProgress.broken.pop(0)
+            raise AssertionError(f"the test's hook at {prefix!r} failed (the test's doing, not the plugin's): "
+                                 f"{failure!r}\n{result.stderr}") from failure
         exception = result.exception if not isinstance(result.exception, SystemExit) else None
         if exception is not None and not isinstance(exception, (SystemExit,)):
             import traceback
@@ -402,14 +406,21 @@ class Cli:
 # ---- hooks at the flow's steps --------------------------------------------------------------------------------
 
 class HookedProgress(progress_module.StderrProgress):
-    """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``."""
+    """StderrProgress that runs ``hooks[prefix]()`` once, when a step or wait message starts with ``prefix``. A hook
+    that fails (an operator that did not start again) fails inside the flow, which makes it safe and reports it as
+    its own failure: it is recorded in ``broken`` too, and Cli raises it as the test's failure, not the plugin's."""
 
     hooks: dict = {}
+    broken: list[tuple[str, Exception]] = []
 
     def _fire(self, message: str) -> None:
         for prefix in list(HookedProgress.hooks):
             if message.startswith(prefix):
-                HookedProgress.hooks.pop(prefix)()
+                try:
+                    HookedProgress.hooks.pop(prefix)()
+                except Exception as failure:  # noqa: BLE001 - recorded, then on to the flow as it was
+                    HookedProgress.broken.append((prefix, failure))
+                    raise
 
     def step(self, message: str) -> None:
         super().step(message)
@@ -523,7 +534,7 @@ def clear_namespace(cluster: Cluster, ns: str, connect_url: str, timeout: float 
         connects = custom.list_namespaced_custom_object(GROUP, VERSION, ns, "kafkaconnects")["items"]
         pods = core.list_namespaced_pod(ns).items
         return not late and not connectors and [c["metadata"]["name"] for c in connects] == [CONNECT] \
-            and _ready(connects[0]) \
+            and is_ready(connects[0]) \
             and all((p.metadata.labels or {}).get("strimzi.io/cluster") == CONNECT for p in pods)
     eventually(f"namespace {ns} back to KafkaConnect {CONNECT} alone and Ready", cleared, timeout=timeout)
     forget_in_connect(connect_url, connectors)
@@ -548,11 +559,6 @@ def caught_up(lab: Lab, conn: Connector, state: str = "RUNNING",
     eventually(f"the operator's pass over {conn.name} as it is now, {state}",
                lambda: passed_over_now(lab.cr(conn)), timeout)
     eventually(f"Connect running {conn.name} {state}", lambda: lab.judge.state(conn.name) == state, timeout)
-
-
-def _ready(resource: dict) -> bool:
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (resource.get("status") or {}).get("conditions") or [])
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -585,7 +591,7 @@ def hooks(monkeypatch):
     """hooks["waiting for the operator to"] = callable: run once when the in-process CLI reaches that step, to
     change the world at a precise moment; a hook that never fired fails the test."""
     monkeypatch.setattr(progress_module, "StderrProgress", HookedProgress)
-    HookedProgress.hooks = {}
+    HookedProgress.hooks, HookedProgress.broken = {}, []
     yield HookedProgress.hooks
     assert not HookedProgress.hooks, f"hooks that never fired: {list(HookedProgress.hooks)}"
 

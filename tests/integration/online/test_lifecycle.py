@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 
 from tests import judges
-from tests.env.clients import create_topic, unique_name
+from tests.env.clients import ConnectRest, create_topic, unique_name
 from tests.env.emulator import profiles
 from tests.signals import interruptible
 from tests.waits import unchanged_for
 
-from .conftest import (FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, VERSION, Connector, annotations, assert_unchanged,
-                       eventually, exists, live_state, manifest, sink_manifest, snapshot, spec_state)
+from .conftest import (FILE_SINK, FILE_SOURCE, GROUP, JOURNAL, OPERATOR_CATCH_UP_TIMEOUT, VERSION, Connector,
+                       annotations, assert_unchanged, eventually, exists, live_state, manifest, sink_manifest,
+                       snapshot, spec_state)
 
 CREATING = "kubectl-offsets.io/creating"
 # Waits for records written after a (re)start: the sink's consumer group joins first, slow on a loaded machine.
@@ -31,6 +32,18 @@ RECORDS_TIMEOUT = 120.0
 
 
 # ---- helpers -------------------------------------------------------------------------------------------------
+
+def wait_written(lab, conn: Connector, lines: list[str], what: str) -> None:
+    """Until the sink's file holds ``lines``; a timeout names what Connect says of the connector and its tasks (a
+    task that failed or was never assigned looks the same as a slow one from the file alone)."""
+    try:
+        eventually(f"{lines[0]}..{lines[-1]} written by {what}", lambda: conn.file_lines() == lines or None,
+                   timeout=RECORDS_TIMEOUT)
+    except AssertionError as timed_out:
+        status = lab.judge.connect.get(ConnectRest.connector_path(conn.name, "/status"))
+        raise AssertionError(f"{timed_out}; the file holds {conn.file_lines()[:10]}; Connect's status: "
+                             f"{str(status)[:1500]}") from None
+
 
 # Strimzi 1.2+ creates a connector in its requested state (initial_state); older releases create it running, and
 # create then needs the user to accept the start window.
@@ -166,8 +179,7 @@ def test_recreated_connector_resumes_from_leftovers_unless_from_scratch(lab, cli
     # partition 0 and the live one (its feeder goes on while the connector is gone)
     assert "2 leftover offsets" in result.stderr and "backup of the leftovers: configmap/" in result.stderr
     assert "changed" in result.stdout  # the preview/result table: leftover 4 -> reset
-    eventually("r0..r3 written from the beginning", lambda: conn.file_lines() == ["r0", "r1", "r2", "r3"] or None,
-               timeout=RECORDS_TIMEOUT)
+    wait_written(lab, conn, ["r0", "r1", "r2", "r3"], "the new sink, from the beginning")
 
 
 def test_delete_reset_offsets_then_a_plain_create_starts_from_the_beginning(lab, cli, tmp_path):
@@ -190,8 +202,7 @@ def test_delete_reset_offsets_then_a_plain_create_starts_from_the_beginning(lab,
     # Connect may answer the operator's first pass over the new connector with a 409 or a rebalance's 500 (it has
     # just forgotten one of that name); Strimzi then retries only on an event or its periodic pass, 120 s later.
     lab.wait_state(again, "RUNNING", timeout=RECORDS_TIMEOUT)
-    eventually("r0..r2 written by the re-created sink", lambda: again.file_lines() == ["r0", "r1", "r2"] or None,
-               timeout=RECORDS_TIMEOUT)
+    wait_written(lab, again, ["r0", "r1", "r2"], "the re-created sink")
 
 
 def test_delete_without_reset_keeps_the_offsets_and_says_so(lab, cli):
@@ -308,8 +319,7 @@ def test_time_travel_to_earliest_and_latest_on_named_partitions(lab, cli):
                    "--bootstrap-server", lab.env.bootstrap_servers, "--yes")
 
     assert earliest.exit_code == 0, str(earliest)
-    eventually("r0..r3 written again", lambda: conn.file_lines() == ["r0", "r1", "r2", "r3"] * 2 or None,
-               timeout=RECORDS_TIMEOUT)
+    wait_written(lab, conn, ["r0", "r1", "r2", "r3"] * 2, "the sink, again from the earliest")
     lab.judge.wait_sink_offsets(conn.name, {0: 4}, but=conn.live_partition)
     lab.cluster.merge(conn.ns, conn.name, {"spec": {"state": "paused"}})
     lab.wait_state(conn, "PAUSED")
@@ -370,7 +380,9 @@ def on_a_terminal(env, tmp_path, args: list[str], answer: str | None, until: str
                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env={**os.environ, "XDG_STATE_HOME": str(tmp_path)}, **interruptible())
     os.close(slave)
-    seen, deadline = b"", time.monotonic() + 120
+    # The prompt comes after three of the operator's passes (create, stop, list), each one event away; under the
+    # suite's load the list alone once outlasted a 120 s deadline (CI, 2026-11-28, Strimzi 0.51.0).
+    seen, deadline = b"", time.monotonic() + OPERATOR_CATCH_UP_TIMEOUT
     try:
         while until.encode() not in seen:
             ready, _, _ = select.select([process.stderr], [], [], max(0.0, deadline - time.monotonic()))
@@ -506,8 +518,7 @@ def test_a_delete_killed_during_the_reset_is_finished_by_recover(lab, cli, kube)
     # Connect may answer the operator's first pass over the new connector with a 409 or a rebalance's 500 (it has
     # just forgotten one of that name); Strimzi then retries only on an event or its periodic pass, 120 s later.
     lab.wait_state(again, "RUNNING", timeout=RECORDS_TIMEOUT)
-    eventually("r0..r2 written by the re-created sink", lambda: again.file_lines() == ["r0", "r1", "r2"] or None,
-               timeout=RECORDS_TIMEOUT)
+    wait_written(lab, again, ["r0", "r1", "r2"], "the re-created sink")
 
 
 def test_ctrl_c_while_delete_stops_the_connector_puts_it_back(lab, cli, env, tmp_path):
