@@ -20,7 +20,7 @@ names. Two chains run side by side:
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
 real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios, then a slice of the real
 faults and the tests that hold or kill the operator (tests/run_eras.py; `make test-eras` runs the matrix alone).
-The eras run at once, KO_ERA_WORKERS workers each (default 3); their pytest output is printed when they end.
+The eras run at once, KO_ERA_WORKERS workers each (default 2); their pytest output is printed when they end.
 
 The release archive that the krew tests install is built in the background from the start (PyInstaller), and those
 tests are handed out last (tests/scheduling.py).
@@ -68,8 +68,9 @@ DEFAULT_FAULT_WORKERS = 6
 DEFAULT_EMULATOR_WORKERS = 2
 # Each era's scenarios: their tests mostly wait on the era's operator. Measured in fresh-clone runs of 2026-11-28 on
 # the 2-core machine: two workers each (commit daee672) took 1193 s (0.45) and 1563 s (0.51), three (335a19b) 1241 s
-# and 1521 s, the machine at 100% CPU either way. Three is kept for a machine with cores to spare.
-DEFAULT_ERA_WORKERS = 3
+# and 1521 s, the machine at 100% CPU either way. Two, then: the third bought no time, only a longer queue at each
+# era's operator, and three of CI's four reruns of 2026-11-28 were an era's operator or worker slower than a wait.
+DEFAULT_ERA_WORKERS = 2
 # One rerun of a failed test: its second outcome tells a flaky test from a broken one. A rerun is a defect to fix,
 # never a pass: pytest marks it ("R", -rR), tests/reruns.py logs each one, the closing summary lists them all under
 # "RERUNS", and the run fails (unless --forgive-reruns, for local runs).
