@@ -218,7 +218,7 @@ strimzi_source() {
   # Elsewhere (no vendored tarball): the release's whole source archive from GitHub. Untested here (this machine
   # has no route to GitHub); the Maven command is the same, the test-only dependencies may need stripping with the
   # vendor folder's prepare-slim.py.
-  log "no $tarball; fetching Strimzi $ver's source from GitHub"
+  log "no $tarball (STRIMZI_VENDOR names the folder of vendored sources); fetching Strimzi $ver's source from GitHub"
   curl -fsSL "https://github.com/strimzi/strimzi-kafka-operator/archive/refs/tags/$ver.tar.gz" \
     | tar xz -C "$src" --strip-components=1 || registry_hint "downloading Strimzi $ver's source" "github.com"
 }
