@@ -73,19 +73,47 @@ def _api_message(error: ApiException) -> str:
         return str(error.reason)
 
 
-def _guard(what: Callable[..., str]):
-    """Decorator: run an API call and translate its failures; ``what`` names the object for messages."""
+def _guard(what: Callable[..., str], *, read: bool = False):
+    """Decorator: run an API call and translate its failures; ``what`` names the object for messages.
+
+    A ``read`` whose connection drops once this client has had an answer from the API server is asked again, with
+    a growing pause, for up to RECONNECT_FOR seconds, as a watch resumes: a second's network blip (a load balancer
+    failing over, the API server restarting) must not fail an operation halfway through (urllib3's own three
+    retries follow each other within milliseconds). Before the first answer a failure is the kubeconfig's or the
+    network's and is said at once; a refused certificate is never retried. Writes are not repeated: a write whose
+    answer was lost may have landed, and the guarded writes read again on their own."""
     def decorate(method):
         @functools.wraps(method)
         def wrapper(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except ApiException as error:
-                raise _translate(error, what(*args, **kwargs)) from None
-            except Urllib3Error as error:
-                raise _unreachable(self.server, error) from None
+            failing_since: float | None = None
+            attempt = 0
+            while True:
+                try:
+                    result = method(self, *args, **kwargs)
+                except ApiException as error:
+                    raise _translate(error, what(*args, **kwargs)) from None
+                except Urllib3Error as error:
+                    now = time.monotonic()
+                    failing_since = failing_since or now
+                    if not (read and getattr(self, "_answered", False) and _transient(error)) \
+                            or now - failing_since >= RECONNECT_FOR:
+                        raise _unreachable(self.server, error) from None
+                    attempt += 1
+                    time.sleep(min(0.25 * 2 ** attempt, 4.0))
+                    continue
+                self._answered = True
+                return result
         return wrapper
     return decorate
+
+
+def _transient(error: Exception) -> bool:
+    """A dropped or refused connection, not a certificate the client refuses (that is the kubeconfig's matter)."""
+    import ssl
+
+    reason = getattr(error, "reason", None) or error
+    cause = reason.args[0] if reason.args and isinstance(reason.args[0], BaseException) else reason
+    return not isinstance(cause, ssl.SSLCertVerificationError)
 
 
 def _unreachable(server: str, error: Exception) -> UnreachableError:
@@ -102,7 +130,7 @@ def _unreachable(server: str, error: Exception) -> UnreachableError:
                                 advice="check the cluster's certificate-authority (and tls-server-name) in your "
                                        "kubeconfig, or the --context you meant")
     if isinstance(cause, ssl.SSLError):
-        return UnreachableError(f"TLS with the API server at {server} failed: {cause.reason or cause}",
+        return UnreachableError(f"TLS with the API server at {server} failed: {getattr(cause, 'reason', None) or cause}",
                                 advice="check the server address and certificates in your kubeconfig")
     return UnreachableError(f"cannot reach the API server at {server}: {_short_reason(reason)}",
                             advice="check --context/--kubeconfig and that the cluster is reachable")
@@ -222,7 +250,7 @@ class Kube:
         """The preferred served version of a Strimzi kind, from discovery (no CRD read permission needed)."""
         return self._answers.get(("version", kind), lambda: self._discover_version(kind))
 
-    @_guard(lambda kind: f"the API group {GROUP}")
+    @_guard(lambda kind: f"the API group {GROUP}", read=True)
     def _discover_version(self, kind: str) -> str:
         served = self._served_group_versions()
         if not served:
@@ -255,24 +283,25 @@ class Kube:
         """Every served version of the Strimzi group (for ``version``); empty when the group is absent."""
         return list(self._served_group_versions())
 
-    @_guard(lambda path: path)
+    @_guard(lambda path: path, read=True)
     def openapi_document(self, path: str) -> Resource:
         """An OpenAPI v3 document the API server publishes (``/openapi/v3/apis/GROUP/VERSION``: the schemas of that
         version's kinds, from the installed CRDs). Every authenticated user may read it (system:discovery)."""
         return self._json("GET", path)
 
-    @_guard(_cr)
+    @_guard(_cr, read=True)
     def get(self, kind: str, name: str, namespace: str) -> Resource:
         return self.custom.get_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
                                                         name, _request_timeout=self.request_timeout)
 
-    @_guard(lambda kind, namespace, **k: f"{kind} in namespace {namespace}")
+    @_guard(lambda kind, namespace, **k: f"{kind} in namespace {namespace}", read=True)
     def list(self, kind: str, namespace: str, *, timeout: float | None = None) -> builtins.list[Resource]:
         result = self.custom.list_namespaced_custom_object(GROUP, self.served_version(kind), namespace, PLURALS[kind],
                                                            _request_timeout=timeout or self.request_timeout)
         return result.get("items", [])
 
-    @_guard(lambda kind, namespace, **k: f"{kind} in " + (f"namespace {namespace}" if namespace else "all namespaces"))
+    @_guard(lambda kind, namespace, **k: f"{kind} in " + (f"namespace {namespace}" if namespace else "all namespaces"),
+            read=True)
     def list_selected(self, kind: str, namespace: str | None, selector: str | None = None) -> builtins.list[Resource]:
         """Resources of ``kind`` matching a label ``selector`` (kubectl's -l), in one namespace or, with
         ``namespace`` None, in all of them (kubectl's -A)."""
@@ -393,7 +422,7 @@ class Kube:
         return None
 
     # --- ConfigMaps ------------------------------------------------------------------------------------------
-    @_guard(_cm)
+    @_guard(_cm, read=True)
     def get_configmap(self, name: str, namespace: str) -> Resource:
         return self._json("GET", f"/api/v1/namespaces/{quote(namespace)}/configmaps/{quote(name)}")
 
@@ -418,7 +447,7 @@ class Kube:
                           query={"fieldManager": FIELD_MANAGER, "dryRun": "All" if dry_run else None})
 
     @_guard(lambda namespace, selector: f"configmaps with {selector} in " + (f"namespace {namespace}" if namespace
-                                                                            else "any namespace"))
+                                                                            else "any namespace"), read=True)
     def list_configmaps(self, namespace: str | None, selector: str) -> builtins.list[Resource]:
         """ConfigMaps by label, in one namespace or (``namespace`` None) in all of them."""
         path = f"/api/v1/namespaces/{quote(namespace)}/configmaps" if namespace else "/api/v1/configmaps"
@@ -435,13 +464,13 @@ class Kube:
         self._json("DELETE", f"/api/v1/namespaces/{quote(namespace)}/configmaps/{quote(name)}", body=body)
 
     @_guard(lambda selector, namespace=None: f"pods with {selector}" + (f" in namespace {namespace}" if namespace
-                                                                        else " in any namespace"))
+                                                                        else " in any namespace"), read=True)
     def list_pods(self, selector: str, namespace: str | None = None) -> builtins.list[Resource]:
         """Pods by label, in one namespace or (``namespace`` None) in all the caller may list."""
         path = f"/api/v1/namespaces/{quote(namespace)}/pods" if namespace else "/api/v1/pods"
         return self._json("GET", path, query={"labelSelector": selector}).get("items") or []
 
-    @_guard(lambda namespace, **k: f"namespace {namespace}")
+    @_guard(lambda namespace, **k: f"namespace {namespace}", read=True)
     def list_namespaces(self, *, timeout: float | None = None) -> builtins.list[str]:
         result = self._json("GET", "/api/v1/namespaces", timeout=timeout)
         return [item["metadata"]["name"] for item in result.get("items") or []]
