@@ -60,11 +60,9 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_WORKERS = 4
 # The fault matrices' columns (tests marked fault_matrix) mostly wait: for the operator, for a paused or restarted
-# operator, for a new Connect worker. Eight columns of 3-10 minutes, each on a worker of its own beside the parallel
-# phase: the era matrix starts when the last ends, and the eras end the run. On six workers (fresh-clone runs of
-# 2026-11-28) the two 200 s pod-gone columns waited for a worker and ended the phase at 677-721 s, 110-150 s after
-# its longest column.
-DEFAULT_FAULT_WORKERS = 8
+# operator, for a new Connect worker. Twelve columns of 5-15 minutes each, on workers of their own beside the
+# parallel phase, finish within it.
+DEFAULT_FAULT_WORKERS = 6
 # The emulator's phase: tests that turn its global knobs run one at a time per emulator, and mostly wait (on its
 # reconcile interval, a stopped emulator): two workers with an emulator each halve the phase for one environment more.
 DEFAULT_EMULATOR_WORKERS = 2
