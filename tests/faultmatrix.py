@@ -379,7 +379,7 @@ class Bench:
         path.write_text(json.dumps(subject.document(value)))
         spec = TargetSpec(subject.target[0], connector=subject.target[2] if len(subject.target) > 2 else None)
         operations.alter_offsets(self._kube, spec, AlterRequest(file=str(path)), namespace=self.ns,
-                                 options=Options(yes=True, wait=WaitSettings(timeout=60)))
+                                 options=Options(yes=True, wait=WaitSettings(timeout=SETUP_TIMEOUT)))
 
     def recover_as_a_user(self, subject: Subject, killed: Run) -> tuple[str, list[str]]:
         """After a kill: the recover command the plugin printed, else ``kubectl offsets recover TARGET``; while
@@ -460,6 +460,13 @@ def judge(bench: Bench, subject: Subject, operation: str, state: str, old: int |
 
 
 # --- one cell -------------------------------------------------------------------------------------------------------
+
+# The setup alter of a cell waits this long for the operator: after a pod-gone cell the operator's last pass over
+# the subject failed (ConnectException while the pod was away), and its next good pass waits for the new Connect
+# worker's start, over 60 s on a loaded machine (the pod-gone columns' reruns of 2026-11-27 and 2026-11-28: "the
+# operator has not reported a status ... after 60s"). The plugin nudges it meanwhile; the setup is not under test.
+SETUP_TIMEOUT = 300.0
+
 
 def _prepare(bench: Bench, subject: Subject, operation: str, value: int) -> tuple[int | None, int | None]:
     """(old, requested) offsets of the coming operation; for undo, first an alter whose backup undo restores."""
