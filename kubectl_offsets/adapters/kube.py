@@ -111,9 +111,13 @@ def _transient(error: Exception) -> bool:
     """A dropped or refused connection, not a certificate the client refuses (that is the kubeconfig's matter)."""
     import ssl
 
+    return not isinstance(_cause(error)[1], ssl.SSLCertVerificationError)
+
+
+def _cause(error: Exception) -> tuple[BaseException, BaseException]:
+    """urllib3's reason (MaxRetryError's) and the ssl or socket error inside it."""
     reason = getattr(error, "reason", None) or error
-    cause = reason.args[0] if reason.args and isinstance(reason.args[0], BaseException) else reason
-    return not isinstance(cause, ssl.SSLCertVerificationError)
+    return reason, reason.args[0] if reason.args and isinstance(reason.args[0], BaseException) else reason
 
 
 def _unreachable(server: str, error: Exception) -> UnreachableError:
@@ -122,8 +126,7 @@ def _unreachable(server: str, error: Exception) -> UnreachableError:
     one. Only the server's address and the reason are printed: no header, so never a credential."""
     import ssl
 
-    reason = getattr(error, "reason", None) or error
-    cause = reason.args[0] if reason.args and isinstance(reason.args[0], BaseException) else reason
+    reason, cause = _cause(error)
     if isinstance(cause, ssl.SSLCertVerificationError):
         return UnreachableError(f"the API server at {server} failed TLS verification: "
                                 f"{cause.verify_message or cause.reason}",
