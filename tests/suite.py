@@ -3,14 +3,17 @@
 Most integration tests spend their time waiting on the Strimzi operator and Connect, not on the CPU, so they run in
 parallel (pytest-xdist) against ONE environment started here, running Strimzi's real cluster operator (built from
 source; its Connect pods are real Connect workers), each test isolated by its own namespace, topics and connector
-names. Two chains run side by side:
+names. Three chains run side by side:
 
-- the parallel phase: every test but those below, KO_TEST_WORKERS workers (default 4);
+- the parallel phase: every test but those below, KO_TEST_WORKERS workers (default 4), its demos (`make demo`,
+  one per Strimzi release, each with an environment of its own) handed out first;
 - beside it, the fault matrices (marker fault_matrix; their operator-fault columns start environments of their
-  own), then, once they are done, the era matrix and the emulator's phase: tests marked `emulator_only` (the
-  emulator's own tests, and behaviour only it produces on demand; each says why) and `exclusive` (they turn the
-  emulator's global knobs: its faults file, stopping it, its reconcile interval), on KO_EMULATOR_WORKERS workers
-  (default 2) that each start an emulator environment of their own and run its tests one at a time.
+  own), then the emulator's phase: tests marked `emulator_only` (the emulator's own tests, and behaviour only it
+  produces on demand; each says why) and `exclusive` (they turn the emulator's global knobs: its faults file,
+  stopping it, its reconcile interval), on KO_EMULATOR_WORKERS workers (default 2) that each start an emulator
+  environment of their own and run its tests one at a time;
+- the era matrix (below), once the demos are over: their environments and the fault matrices' own make the run's
+  memory peak, and the eras' fit beside what is left.
 
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
@@ -74,8 +77,8 @@ DEFAULT_ERA_WORKERS = 2
 # One rerun of a failed test: its second outcome tells a flaky test from a broken one. A rerun is a defect to fix,
 # never a pass: pytest marks it ("R", -rR), tests/reruns.py logs each one, the closing summary lists them all under
 # "RERUNS", and the run fails (unless --forgive-reruns, for local runs).
-PYTEST_COMMON = ["-p", "no:cacheprovider", "-p", "tests.reruns", "-q", "-raR", "--durations=15", "--reruns", "1",
-                 "--reruns-delay", "5"]
+PYTEST_COMMON = ["-p", "no:cacheprovider", "-p", "tests.reruns", "-p", "tests.finished", "-q", "-raR",
+                 "--durations=15", "--reruns", "1", "--reruns-delay", "5"]
 # The harness's own tests (the test environment, the operator emulator, the suite's scheduler): a rerun there is a
 # defect of the harness, not a signal about the plugin.
 HARNESS_TESTS = ("tests/integration/env/", "tests/unit/env/")
@@ -230,6 +233,11 @@ def reruns_log(report: Path) -> Path:
     return report.with_suffix(".reruns.jsonl")
 
 
+def finished_log(report: Path) -> Path:
+    """Where a phase logs each test once it is over (tests/finished.py), beside its junit report."""
+    return report.with_suffix(".finished")
+
+
 def print_reruns(reruns: list[Rerun], strict: bool) -> bool:
     """The closing list of reruns, each a defect to fix. True when ``strict`` and any test, of the plugin or of the
     harness, needed its rerun: that fails the run."""
@@ -253,7 +261,7 @@ def print_reruns(reruns: list[Rerun], strict: bool) -> bool:
 
 def run_phase(phase: Phase, env_json: str, extra: list[str], report: Path, log=None) -> int:
     cmd = [sys.executable, "-m", "pytest", *phase.paths, *PYTEST_COMMON, "-m", phase.marker,
-           f"--junitxml={report}", f"--reruns-log={reruns_log(report)}",
+           f"--junitxml={report}", f"--reruns-log={reruns_log(report)}", f"--finished-log={finished_log(report)}",
            *(f"--deselect={test}" for test in phase.deselect), *extra]
     if phase.workers > 1:
         # loadfile keeps a module's tests on one worker, so module-scoped fixtures (a mirror, a Spark session) are
@@ -374,8 +382,8 @@ def closing_summary(tally: Tally, timings: dict, strict_reruns: bool, status: in
 
 class EraMatrix:
     """The other eras, each its own environment, all at once in background threads (``workers`` pytest workers
-    each), started when the fault matrices are done, beside the rest of the parallel phase and the emulator's
-    phase: their tests mostly wait on the operator."""
+    each), started once the parallel phase's demos are over (start_eras_after_the_demos), beside the rest of the
+    parallel phase, the fault matrices and the emulator's phase: their tests mostly wait on the operator."""
 
     def __init__(self, workers: int, extra: list[str], reports: Path):
         from tests.env.emulator import profiles
@@ -389,9 +397,9 @@ class EraMatrix:
     def log_path(self, era: str) -> Path:
         return self.reports / f"era-{era}.log"
 
-    def start(self) -> None:
-        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts; its output "
-              "follows when it ends", flush=True)
+    def start(self, why: str) -> None:
+        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts ({why}); its "
+              "output follows when it ends", flush=True)
         for era in self.eras:
             thread = threading.Thread(target=self._run, args=(era,), name=f"era-{era}", daemon=True)
             thread.start()
@@ -482,10 +490,10 @@ def lint() -> int:
 
 def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:
     """Every test on the default profile, in two chains side by side: the parallel phase against Strimzi's real
-    operator; beside it the fault matrices against the same environment, and once they are done (their private
-    environments stopped) the era matrix and the emulator's phase, beside what is left of the parallel phase. A
-    reused environment (KO_ENV_JSON) serves the phases whose operator it runs (the emulator's then one test at a
-    time); the others get environments of their own."""
+    operator; beside it the fault matrices against the same environment, then the emulator's phase. The era matrix
+    starts once the parallel phase's demos are over (start_eras_after_the_demos). A reused environment (KO_ENV_JSON)
+    serves the phases whose operator it runs (the emulator's then one test at a time); the others get environments
+    of their own."""
     from tests.env import Env
 
     environments: dict[str, Env] = {}
@@ -505,19 +513,29 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
 
         def beside() -> None:
             for phase, report in background:
-                if phase is emulator and eras:
-                    eras.start()
                 env_json = str(strimzi.env_json) if phase is faults else (
                     str(environments["emulator"].env_json) if "emulator" in environments else "")
                 with open(report.with_suffix(".log"), "w", buffering=1) as log:
                     results[report] = run_phase(phase, env_json, args.pytest_args, report, log=log)
+                if phase is faults:
+                    faults_over.set()
 
-        print(f"\n[tests.suite] {faults.title}, then the era matrix and {emulator.title.split(':')[0]}: in the "
-              "background; their output follows the parallel phase's", flush=True)
+        print(f"\n[tests.suite] {faults.title}, then {emulator.title.split(':')[0]}: in the background; the era "
+              "matrix once the demos are over; their output follows the parallel phase's", flush=True)
+        faults_over, parallel_over, interrupted = threading.Event(), threading.Event(), threading.Event()
         thread = threading.Thread(target=beside, name="beside the parallel phase", daemon=True)
         thread.start()
-        status = run_phase(parallel, str(strimzi.env_json), args.pytest_args, reports / "phase-1.xml")
+        gate = start_eras_after_the_demos(eras, finished_log(reports / "phase-1.xml"), [faults_over, parallel_over],
+                                          interrupted)
+        try:
+            status = run_phase(parallel, str(strimzi.env_json), args.pytest_args, reports / "phase-1.xml")
+        except BaseException:
+            interrupted.set()  # no era starts then
+            raise
+        finally:
+            parallel_over.set()  # a run narrowed to no demo: the gate stops waiting
         tally.add_junit(reports / "phase-1.xml", where=where(parallel))
+        gate.join()
         thread.join()
         for phase, report in background:
             print(report.with_suffix(".log").read_text() if report.with_suffix(".log").exists() else "", end="",
@@ -531,6 +549,46 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
                 print(f"[tests.suite] environment ({operator}) stopped; logs kept in {environment.run_dir}/logs",
                       flush=True)
     return status
+
+
+# The era matrix's environments start once the parallel phase's demos are over: the demos' environments (one per
+# Strimzi release, `make demo` as a user runs it), beside the fault matrices' own, make the run's memory peak (12.35 GB
+# at minute 4 of the warm fresh-clone run of 2026-11-28; 6.6 GB at minute 6, once they were gone), and the eras' two
+# environments (1.1 GB each idle, measured, and their Connect workers) fit beside what is left. They waited for the
+# whole fault matrices before (minute 12 instead of 6), and the run's last ten minutes were the 0.51 era alone, the
+# machine mostly idle.
+DEMO_TESTS = "tests/integration/demo/"
+GATE_POLL = 5.0  # seconds between two reads of the parallel phase's finished-log
+
+
+def demos_over(finished: Path, demos: int) -> bool:
+    """Whether the finished-log (tests/finished.py) shows ``demos`` demo tests over."""
+    from tests import finished as finished_plugin
+
+    return sum(1 for nodeid in finished_plugin.read(finished) if nodeid.startswith(DEMO_TESTS)) >= demos
+
+
+def start_eras_after_the_demos(eras: EraMatrix | None, finished: Path, fallbacks: list[threading.Event],
+                               interrupted: threading.Event, poll: float = GATE_POLL) -> threading.Thread:
+    """A thread that starts ``eras`` once the demos (one per Strimzi release) are over in the parallel phase's
+    finished-log, or once any of ``fallbacks`` is set (the fault matrices over, the parallel phase over: a run
+    narrowed to fewer demos), unless ``interrupted`` is set first. Join it before the eras' finish(): it has started
+    them by then, unless interrupted."""
+    from tests.integration.demo.test_make_demo import RELEASES
+
+    def wait_then_start() -> None:
+        why = "the demos are over"
+        while not demos_over(finished, len(RELEASES)):
+            if any(event.is_set() for event in fallbacks):
+                why = "the fault matrices or the parallel phase are over before the demos"
+                break
+            time.sleep(poll)
+        if not interrupted.is_set():
+            eras.start(why)
+
+    thread = threading.Thread(target=wait_then_start if eras else lambda: None, name="era gate", daemon=True)
+    thread.start()
+    return thread
 
 
 def _start(operator: str, environments: dict) -> "Env":
