@@ -27,7 +27,7 @@ from tests.env.clients import Feeder, create_topic, forget_in_connect, produce, 
 from tests.env.emulator import profiles
 from tests.env.kind.shared import create_kafka_connect, is_ready
 from tests.judges import Judges
-from tests.waits import eventually, nudge
+from tests.waits import eventually, nudging
 
 # The version a user's kubectl and manifests use in the session's Strimzi era (v1 whenever it is served).
 GROUP, VERSION = "kafka.strimzi.io", profiles.selected().preferred_version
@@ -113,21 +113,6 @@ class Cluster:
 
 def live_state(obj: dict) -> str | None:
     return (((obj.get("status") or {}).get("connectorStatus") or {}).get("connector") or {}).get("state")
-
-
-# The reasons of the NotReady condition Strimzi writes after a pass that failed on Connect: its REST client's
-# exception (0.44-0.51), wrapped in a CompletionException from 1.0 on (Future.fromCompletionStage, #12579; also an
-# unreachable Connect: java.net.ConnectException), or the unwrapped ConnectException of 0.46-0.51.
-CONNECT_FAILURE_REASONS = ("ConnectRestException", "CompletionException", "ConnectException")
-
-
-def connect_failure(obj: dict) -> str | None:
-    """The message of the operator's NotReady condition when its last pass failed on Connect's answer (or on no
-    answer)."""
-    for c in (obj.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "NotReady" and c.get("reason") in CONNECT_FAILURE_REASONS:
-            return c.get("message") or c["reason"]
-    return None
 
 
 def spec_state(obj: dict) -> str | None:
@@ -242,18 +227,20 @@ class Lab:
             produce(self.producer, topic, [v.encode() for v in values], partition=partition)
 
     def wait_state(self, conn: Connector, state: str, timeout: float = 90.0) -> dict:
-        """Until the operator reports ``state`` and Ready. A pass that failed on a Connect error (a 500 "a rebalance
-        is expected" while Connect takes in a new connector, a 409) Strimzi retries only on the next watch event or
-        its periodic pass, up to 120 s later (its own NotReady status write is one event; a second identical
-        failure writes nothing): as a user would, and as the plugin's own waits do, give it an event then."""
+        """Until the operator reports ``state`` and Ready. Strimzi's status is read again only at a watch event or
+        its periodic pass, up to 120 s later: the state it reports is Connect's right after its own pause, resume or
+        stop call, which Connect applies a moment later (0.45.2 at load, 2026-11-29: "Resuming connector", a status
+        of PAUSED, then nothing for 93 s), and a pass that failed on a Connect error (a 500 "a rebalance is expected",
+        a 409) is retried only then (a second identical failure writes nothing). As a user would, and as the
+        plugin's own waits do (every NUDGE_AFTER seconds), give it an event after each quiet watch slice (10 s); the
+        nudge annotation is taken off again at the end."""
         def done(obj):
             ready = any(c.get("type") == "Ready" for c in (obj.get("status") or {}).get("conditions") or [])
             return obj if ready and live_state(obj) == state else None
 
-        def idle(obj):
-            if connect_failure(obj):
-                nudge(self.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name, str(time.time_ns()))
-        return self.cluster.watch_until(conn.ns, conn.name, done, f"Connect state {state}", timeout, idle=idle)
+        with nudging(self.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name) as touch:
+            return self.cluster.watch_until(conn.ns, conn.name, done, f"Connect state {state}", timeout,
+                                            idle=lambda _obj: touch())
 
     def config_topic(self) -> str:
         """The config topic of the lab's Connect cluster (Connect's log of the connectors it was given; with the
@@ -556,8 +543,11 @@ def caught_up(lab: Lab, conn: Connector, state: str = "RUNNING",
         return live_state(cr) == state and (cr.get("status") or {}).get("observedGeneration") == \
             cr["metadata"]["generation"]
 
-    eventually(f"the operator's pass over {conn.name} as it is now, {state}",
-               lambda: passed_over_now(lab.cr(conn)), timeout)
+    # Nudged as Lab.wait_state is: the status of a pass that resumed the connector says what Connect said a moment
+    # before it applied the resume, until the next event.
+    with nudging(lab.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name) as touch:
+        eventually(f"the operator's pass over {conn.name} as it is now, {state}",
+                   lambda: passed_over_now(lab.cr(conn)), timeout, nudge=touch)
     eventually(f"Connect running {conn.name} {state}", lambda: lab.judge.state(conn.name) == state, timeout)
 
 
