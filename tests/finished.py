@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.reruns import controller_log
+
 _CONFIG: dict = {}
 
 
@@ -28,12 +30,10 @@ def pytest_configure(config):
 def pytest_runtest_logreport(report):
     if report.when != "teardown":
         return
-    config = _CONFIG.get("config")
-    path = config.getoption("finished_log") if config is not None else None
-    if not path or hasattr(config, "workerinput"):  # an xdist worker: the controller writes it
-        return
-    with Path(path).open("a", encoding="utf-8") as log:
-        log.write(report.nodeid + "\n")
+    path = controller_log(_CONFIG.get("config"), "finished_log")
+    if path is not None:
+        with path.open("a", encoding="utf-8") as log:
+            log.write(report.nodeid + "\n")
 
 
 def read(path: Path) -> set[str]:

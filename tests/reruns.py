@@ -45,14 +45,22 @@ def first_line(report) -> str:
 def pytest_runtest_logreport(report):
     if report.outcome != "rerun":
         return
-    config = _CONFIG.get("config")
-    path = config.getoption("reruns_log") if config is not None else None
-    if not path or hasattr(config, "workerinput"):  # an xdist worker: the controller writes it
+    path = controller_log(_CONFIG.get("config"), "reruns_log")
+    if path is None:
         return
     line = {"nodeid": report.nodeid, "when": report.when, "reason": first_line(report),
             "detail": detail_lines(report)}
-    with Path(path).open("a", encoding="utf-8") as log:
+    with path.open("a", encoding="utf-8") as log:
         log.write(json.dumps(line) + "\n")
+
+
+def controller_log(config, option: str) -> Path | None:
+    """The file ``option`` names, in the process that writes it: pytest itself, or under xdist its controller (the
+    workers' reports reach it through ``pytest_runtest_logreport``); None in a worker or without the option."""
+    path = config.getoption(option) if config is not None else None
+    if not path or hasattr(config, "workerinput"):
+        return None
+    return Path(path)
 
 
 _CONFIG: dict = {}
