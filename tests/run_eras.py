@@ -1,10 +1,10 @@
 """The black-box scenarios against every Strimzi profile: ``python -m tests.run_eras [--eras 0.45 0.51 1.2]``.
 
-Per profile: an environment with that era's CRDs and Strimzi's real cluster operator of that era's release
+Per profile: one environment with that era's CRDs and Strimzi's real cluster operator of that era's release
 (``tests/env/strimzi_operator.RELEASE_OF_PROFILE``: 0.45 runs 0.45.2, 0.51 runs 0.51.0, 1.2 runs 1.2.0), the online,
-MirrorMaker 2 and GitOps-trigger scenarios run against it in parallel (pytest-xdist, as tests/suite.py does); beside
-it, a second environment of the same release runs the real faults' slice (``era_slice``) and the tests that hold or
-kill the operator (``local_operator``), one at a time. Both are stopped at the end.  Tests marked
+MirrorMaker 2 and GitOps-trigger scenarios run against it in parallel (pytest-xdist, as tests/suite.py does),
+then the real faults' slice (``era_slice``) and the tests that hold or kill the operator (``local_operator``) in the
+same environment, then the environment is stopped.  Tests marked
 ``exclusive`` (the emulator's fault knobs, which the real operator does not have) are left to the full suite on the
 default profile.  Prints the wall time per profile (start-up included) and exits non-zero if any profile failed.
 
@@ -19,7 +19,6 @@ import signal
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,16 +27,19 @@ ERA_TESTS = ["tests/integration/online", "tests/integration/mirrormaker2",
              "tests/integration/gitops/test_end_to_end.py", "tests/integration/gitops/test_trigger_job.py",
              "tests/integration/gitops/test_mm2_end_to_end.py"]
 # The fault matrices (marker fault_matrix: a fault injected at every step, each column minutes long) run on the
-# default release in every suite run. An era runs a slice of the real faults (marker era_slice): the operator hung,
-# crashed, a Connect pod gone; and the tests that hold or kill the operator (local_operator). `make fault-matrix
-# FAULT_ARGS="--strimzi ERA"` runs the whole matrix on an era. Tests that need the emulator (exclusive,
+# default release in every suite run. An era runs a slice of the real faults (marker era_slice) once its scenarios
+# are done, in the same environment, then nobody else's: the operator hung, crashed, a Connect pod gone. The whole
+# matrix on an era: `make fault-matrix FAULT_ARGS="--strimzi ERA"`. Tests that need the emulator (exclusive,
 # emulator_only) run on the default profile's emulator environment.
 #
-# The slice holds and kills the operator, so it runs in an environment of that era's own, beside the scenarios'.
-# Run after the scenarios in their environment (as until 2026-11-29), it was the run's last 7 to 10 minutes, the
-# machine idle but for its operator restarts and its time-outs; run before them, under load, it took twice as long
-# and the era ended no sooner (fresh-clone runs of 2026-11-28). Its own environment costs one more start and idle
-# (about 160 CPU-s, measured per process) and about 1.5 GB while it lasts.
+# The tests that hold or kill the operator (local_operator) run there too, after the slice: run beside the
+# scenarios they would start one more environment of their own (its start and idle cost about 160 CPU-s, measured
+# per process in the fresh-clone run of 2026-11-28), for what the era's own environment gives them alone.
+#
+# The slice goes last, when the machine is quiet: its waits are for operators restarting (JVM starts), and under the
+# parallel phase's load they stretch. Run first (fresh-clone runs of 2026-11-28: a81c6aa against 6132bb3), the
+# slices took 783 s and 822 s instead of 563 s and 439 s, the scenarios 730 s and 920 s instead of 938 s and 1248 s:
+# the eras ended no sooner (1570 s and 1815 s against 1546 s and 1748 s), with the operator faults under more load.
 ERA_MARKERS = "not exclusive and not emulator_only and not fault_matrix and not local_operator"
 ERA_SLICE = (["tests/integration/online/test_operator_fault_matrix.py",
               "tests/integration/online/test_operator_failures.py"], "era_slice or local_operator")
@@ -48,38 +50,28 @@ def _interrupt(signum, _frame):
 
 
 def run_era(era: str, workers: int, extra: list[str], reports: Path, log=None) -> tuple[int, float]:
-    """One era: the scenarios in parallel in an environment of that era's release, and beside them, in a second
-    one, the fault slice and the tests that hold or kill the operator. ``log`` (an open file) takes pytest's output
-    instead of stdout, when the era runs beside another phase; the slice's output follows the scenarios'."""
-    from tests.suite import Phase, era_reports
+    """One era: its own environment, the scenarios in parallel, the environment stopped. ``log`` (an open file)
+    takes pytest's output instead of stdout, when the era runs beside another phase."""
+    from tests.env import start_environment, strimzi_operator
+    from tests.suite import Phase, era_reports, run_phase
 
     started = time.monotonic()
-    scenarios = Phase(f"Strimzi {era}: the black-box scenarios", ERA_MARKERS, workers, list(ERA_TESTS))
-    faults = Phase(f"Strimzi {era}: the fault matrix's slice on real faults, and the operator held or killed",
-                   ERA_SLICE[1], 0, list(ERA_SLICE[0]), private=True)
-    scenario_report, slice_report = era_reports(reports, era)
-    slice_log = slice_report.with_suffix(".log")
-    with ThreadPoolExecutor(2, thread_name_prefix=f"era-{era}") as pool, open(slice_log, "w", buffering=1) as out:
-        runs = [pool.submit(_in_an_environment_of, era, scenarios, extra, scenario_report, log),
-                pool.submit(_in_an_environment_of, era, faults, extra, slice_report, out)]
-        statuses = [run.result() for run in runs]
-    print(slice_log.read_text(), end="", file=log or sys.stdout, flush=True)
-    return next((status for status in statuses if status), 0), time.monotonic() - started
-
-
-def _in_an_environment_of(era: str, phase, extra: list[str], report: Path, log) -> int:
-    """``phase`` in an environment of its own running the era's release of Strimzi's real operator (the emulator's
-    per-era rules are our reading of Strimzi, the release is Strimzi's code), stopped at the end."""
-    from tests.env import start_environment, strimzi_operator
-    from tests.suite import run_phase
-
+    # The era's own release of the real operator: the emulator's per-era rules are our reading of Strimzi, the
+    # release is Strimzi's code.
     environment = start_environment(strimzi=era, operator="strimzi",
                                     strimzi_version=strimzi_operator.RELEASE_OF_PROFILE[era])
     environment.start_reaper()
     try:
-        return run_phase(phase, str(environment.env_json), extra, report, log=log)
+        scenarios = Phase(f"Strimzi {era}: the black-box scenarios", ERA_MARKERS, workers, list(ERA_TESTS))
+        faults = Phase(f"Strimzi {era}: the fault matrix's slice on real faults, and the operator held or killed",
+                       ERA_SLICE[1], 0,
+                       list(ERA_SLICE[0]), private=True)
+        status = 0
+        for phase, report in zip((scenarios, faults), era_reports(reports, era)):
+            status = run_phase(phase, str(environment.env_json), extra, report, log=log) or status
     finally:
         environment.stop()
+    return status, time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,9 +21,8 @@ names. Three chains run side by side:
     python -m tests.suite --forgive-reruns # local runs only: a test that passed on its rerun does not fail the run
 
 The era matrix: for every other Strimzi profile (tests/env/emulator/profiles.py), an environment running that era's
-real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios, and beside it a second one a
-slice of the real faults and the tests that hold or kill the operator (tests/run_eras.py; `make test-eras` runs the
-matrix alone).
+real operator runs the black-box online, MirrorMaker 2 and GitOps-trigger scenarios, then a slice of the real
+faults and the tests that hold or kill the operator (tests/run_eras.py; `make test-eras` runs the matrix alone).
 The eras run at once, KO_ERA_WORKERS workers each (default 2); their pytest output is printed when they end.
 
 The release archive that the krew tests install is built in the background from the start (PyInstaller), and those
