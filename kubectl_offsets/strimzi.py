@@ -503,6 +503,15 @@ def operator_version_from_image(image: str | None) -> tuple[int, int, int] | Non
 
 FULL_RECONCILIATION_INTERVAL = 120.0  # seconds, Strimzi's default periodic pass
 
+# How long one pass of the operator over a resource takes, 99 times in 100 (the operator's logs of a test-suite run on
+# a busy 2-core machine, 2026-11-29). A write of ours to the resource during a pass makes the pass's closing patch a
+# conflict: Strimzi removes the one-shot annotations with a JSON Patch computed from the resource as the pass read it,
+# resourceVersion included (CrdOperator#patchAsync, fabric8's JSON diff), so a write meanwhile is a 409 ("Operation
+# cannot be fulfilled ... the object has been modified"), a Warning, and the action applied again on the next pass.
+# A KafkaMirrorMaker2's pass reconciles its whole deployment before its connectors (KafkaMirrorMaker2AssemblyOperator
+# #createOrUpdate); a KafkaConnector's only the connector (KafkaConnectAssemblyOperator#connectorEventHandler).
+PASS_SECONDS_P99 = {KIND_CONNECTOR: 5.0, KIND_MM2: 13.0}
+
 # How a Warning's message bodes for the request: "final" (the operator will fail the same way on every pass),
 # "retry" (a conflict the next pass gets past), or "unsure" (Connect's status code alone cannot tell: a sink whose
 # tasks have not stopped yet and an offset Connect rejects both read "returned 500").

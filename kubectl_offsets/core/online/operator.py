@@ -12,12 +12,13 @@ OC/model/StatusDiff.java, CO/ClusterOperatorConfig.java): it reconciles on watch
 KafkaConnect's lock stays busy for 10 s, retries a failed action once at once (its own status write is an event)
 and otherwise only on its periodic pass, up to 120 s later. So a Warning is not the end of a request the operator
 will still complete (a 409 during a rebalance, a sink whose tasks have not stopped yet), and a status that does not
-move may only mean a dropped event. Every wait therefore *nudges* the operator every ``NUDGE_AFTER`` seconds without an answer:
-a new value of our own annotation ``kubectl-offsets.io/nudge`` is a watch event, and the operator reconciles on
-every event. A Warning is final at once when its cause cannot heal (a missing ConfigMap), after ``UNSURE_NUDGES``
-nudged retries when Connect's status code cannot tell, and for a conflict only when --timeout runs out. NotReady
-conditions are read during every wait: a cause the user must fix (replicas: 0, a missing annotation or label,
-paused reconciliation) ends the wait at once with its advice; the others are named if the wait times out.
+move may only mean a dropped event. Every wait therefore *nudges* the operator when it has no answer after
+``OperatorClient.nudge_after()`` seconds (8 s, later on a MirrorMaker 2 or a slow operator: a nudge during the
+operator's pass would make it fail): a new value of our own annotation ``kubectl-offsets.io/nudge`` is a watch event,
+and the operator reconciles on every event. A Warning is final at once when its cause cannot heal (a missing
+ConfigMap), after ``UNSURE_NUDGES`` nudged retries when Connect's status code cannot tell, and for a conflict only
+when --timeout runs out. NotReady conditions are read during every wait: a cause the user must fix (replicas: 0, a
+missing annotation or label, paused reconciliation) ends the wait at once with its advice; the others are named if the wait times out.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ if TYPE_CHECKING:
 # Seconds without the answer after which a wait gives the operator a harmless event: long enough for the operator's
 # own work on one event (a stop, an alter) to finish first, short against its 120 s periodic pass.
 NUDGE_AFTER = 8.0
+# A nudge that lands while the operator is at work on the resource makes its pass end in a conflict, a Warning and
+# the action applied twice (strimzi.PASS_SECONDS_P99 says why). So a wait nudges only after the operator has taken
+# clearly longer than a pass takes: PASS_MARGIN times the kind's usual pass, or times the longest this client has
+# seen the operator take to answer one of our writes (a slow cluster shows in the first answer), and never later
+# than NUDGE_CEILING after our last write (a dropped event must not cost much more than that).
+PASS_MARGIN = 1.5
+NUDGE_CEILING = 30.0
 # An "unsure" Warning ("returned 500" may heal or not) that survives this many nudged retries is final.
 UNSURE_NUDGES = 3
 # The bound of the waits while making a connector safe after a failure: a few nudged passes, within --timeout.
@@ -66,6 +74,17 @@ class OperatorClient:
         self._known_warnings: set[tuple[Any, Any]] = set()  # (reason, message) as the condition has them
         self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it
         self._nudged = False  # our nudge annotation is on the resource
+        self._slowest_answer = 0.0  # seconds: the longest the operator took to answer one of our writes
+
+    # --- the operator's pace -------------------------------------------------------------------------------------
+    def nudge_after(self) -> float:
+        """Seconds after our last write to the resource before a wait may nudge (see PASS_MARGIN)."""
+        usual = strimzi.PASS_SECONDS_P99.get(self.target.kind, 0.0)
+        return min(NUDGE_CEILING, max(NUDGE_AFTER, PASS_MARGIN * usual, PASS_MARGIN * self._slowest_answer))
+
+    def answered_after(self, seconds: float) -> None:
+        """The operator answered a write of ours after ``seconds``: later waits nudge no sooner than it takes."""
+        self._slowest_answer = max(self._slowest_answer, seconds)
 
     # --- reading and patching ----------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
@@ -409,7 +428,7 @@ class OperatorClient:
 
 
 class _Wait:
-    """One wait for the operator: watch until ``done``, nudge every ``NUDGE_AFTER`` seconds without it, stop early
+    """One wait for the operator: watch until ``done``, nudge after ``nudge_after()`` seconds without it, stop early
     on a NotReady cause the user must fix, and time out after --timeout with the most specific advice."""
 
     def __init__(self, client: OperatorClient, what: str):
@@ -441,30 +460,39 @@ class _Wait:
 
     def run(self, done, heartbeat=None):
         """``heartbeat()``, if given, runs after every chunk without the answer (at most HEARTBEAT_EVERY apart)."""
-        client = self.client
-        deadline = client.clock.monotonic() + client.wait.timeout
+        client, clock = self.client, self.client.clock
+        deadline = clock.monotonic() + client.wait.timeout
+        last_write = clock.monotonic()  # the write the wait is for was made just before it
         # Start from the object our last read/patch returned (watching from its resourceVersion misses nothing),
         # which saves a read per wait; later chunks read afresh.
         initial, client._latest = client._latest, None
         try:
             while True:
-                remaining = deadline - client.clock.monotonic()
-                if remaining <= 0:
+                now = clock.monotonic()
+                if now >= deadline:
                     raise self._timeout()
-                chunk = min(remaining, NUDGE_AFTER, client.wait.watch_chunk, HEARTBEAT_EVERY)
+                # The heartbeat keeps its own beat (the journal's lease); a nudge waits for the operator's pace.
+                beat = HEARTBEAT_EVERY if heartbeat is not None else max(0.0, last_write + client.nudge_after() - now)
+                chunk = max(min(deadline - now, beat, client.wait.watch_chunk), 0.05)
                 try:
-                    return client.kube.watch_until(client.target.kind, client.target.resource_name,
-                                                   client.target.namespace, self._seen(done), timeout=chunk,
-                                                   chunk=chunk, what=self.what, initial=initial)
+                    answer = client.kube.watch_until(client.target.kind, client.target.resource_name,
+                                                     client.target.namespace, self._seen(done), timeout=chunk,
+                                                     chunk=chunk, what=self.what, initial=initial)
+                    client.answered_after(clock.monotonic() - last_write)
+                    return answer
                 except OperationTimeoutError:
                     initial = None
+                now = clock.monotonic()
                 if heartbeat is not None:
                     # The heartbeat is a journal write, so itself a watch event: it nudges the operator, and a
                     # second patch would only queue one more reconcile behind the KafkaConnect's lock.
                     heartbeat()
                     self.nudges += 1
-                elif deadline - client.clock.monotonic() > 1.0:
-                    self._nudge()
+                    last_write = now
+                elif now >= last_write + client.nudge_after():
+                    if deadline - now > 1.0:  # one closer to the deadline would come too late to help
+                        self._nudge()
+                    last_write = now
         finally:
             client.clear_nudge()
 
