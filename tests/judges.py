@@ -70,10 +70,6 @@ class Judges:
     def source_position(self, connector: str) -> int | None:
         return position(self.stored(connector))
 
-    def wait_forgotten(self, connector: str, timeout: float = 60.0) -> None:
-        """Until Connect no longer has the connector: from then on nothing it ran writes or commits."""
-        eventually(f"Connect to forget connector {connector}", lambda: not self.knows(connector), timeout)
-
     def wait_stored(self, connector: str, done, what: str, timeout: float = 90.0) -> list[dict]:
         """Until ``done(entries)`` holds for what Connect stores (a source flushes its offsets about once a second)."""
         return eventually(f"{connector}: {what} stored in Connect",

@@ -74,6 +74,11 @@ def _kustomization(namespace: str, *resources: str) -> str:
     return f"namespace: {namespace}\nresources:\n" + "".join(f"  - {r}\n" for r in resources)
 
 
+def _stopped_without_tasks(connect: ConnectRest, name: str) -> bool:
+    status, body = connect.get(ConnectRest.connector_path(name, "/status"))
+    return status == 200 and body["connector"]["state"] == "STOPPED" and not body.get("tasks")
+
+
 def _running_at(connect: ConnectRest, name: str, offsets: dict[int, int]):
     return lambda: connector_state(connect, name) == "RUNNING" and connect_offsets(connect, name) == offsets
 
@@ -251,6 +256,10 @@ def test_a_one_shot_annotation_committed_by_hand_fires_on_every_flux_reconcile(e
     # Move the offsets in Connect (the connector is STOPPED, Connect allows it); a Flux reconcile puts the annotation
     # back and the operator alters again, to 3. Every reconcile does, for as long as the commit stays.
     for moved_to in (7, 5):
+        # Connect takes offsets only from a connector whose target state is STOPPED and whose task list is empty
+        # (Herder#modifyConnectorOffsetsChecks); the operator's pass being over does not say both are (a CI run of
+        # 2026-11-29 had this PATCH refused once): Connect's own status first.
+        eventually(f"{name} STOPPED in Connect with no task", lambda: _stopped_without_tasks(connect, name), 60)
         status, body = connect.patch(ConnectRest.connector_path(name, "/offsets"), {"offsets": [
             {"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": moved_to}}]})
         assert status == 200, body

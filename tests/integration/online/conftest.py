@@ -242,6 +242,18 @@ class Lab:
             return self.cluster.watch_until(conn.ns, conn.name, done, f"Connect state {state}", timeout,
                                             idle=lambda _obj: touch())
 
+    def wait_forgotten(self, name: str, timeout: float = 60.0) -> None:
+        """Until Connect no longer has connector ``name``, whose resource is gone: from then on nothing it ran writes
+        a record or commits an offset. Strimzi deletes it from Connect on the resource's DELETED event, which it
+        drops when the KafkaConnect's lock stays busy for 10 s (KafkaConnectAssemblyOperator#connectorEventHandler,
+        AbstractOperator#withLock: a CI run of 2026-11-29 waited 60 s twice), and otherwise on the KafkaConnect's
+        next pass, which deletes every connector without a resource (#reconcileConnectors), up to 120 s later. There
+        is no KafkaConnector left to touch: the event a user would give is one on the KafkaConnect, which brings
+        that pass now; the nudge annotation is taken off again at the end."""
+        with nudging(self.cluster.custom, VERSION, self.ns, "kafkaconnects", self.connect) as touch:
+            eventually(f"Connect to forget connector {name}", lambda: not self.judge.knows(name), timeout,
+                       nudge=touch)
+
     def config_topic(self) -> str:
         """The config topic of the lab's Connect cluster (Connect's log of the connectors it was given; with the
         emulator, every KafkaConnect is the environment's one worker, tests/env/kafka.py)."""

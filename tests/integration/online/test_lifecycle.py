@@ -82,7 +82,7 @@ def wait_gone(lab, name: str) -> None:
     """Until the resource is gone and the operator has deleted the connector from Connect: from then on nothing it
     ran writes a record or commits an offset."""
     eventually(f"kafkaconnector/{name} gone", lambda: not exists(lab, name), timeout=30)
-    lab.judge.wait_forgotten(name)
+    lab.wait_forgotten(name)
 
 
 def settled(lab, conn: Connector, quiet: float = 4.0, timeout: float = 60.0):
@@ -442,7 +442,7 @@ def test_a_create_that_fails_before_the_hand_over_deletes_the_new_connector_agai
     assert "ListOffsets" in result.stderr and f"GET /connectors/{name}/offsets returned 500" in result.stderr
     assert connect_faults.hits(), "the operator never met the fault"
     assert not exists(lab, name)
-    lab.judge.wait_forgotten(name)
+    lab.wait_forgotten(name)
 
 
 def test_a_create_killed_after_the_hand_over_is_finished_with_recover_and_the_printed_patch(lab, cli, kube, tmp_path):
