@@ -76,6 +76,13 @@ def restart_delay(crashes: int) -> float:
     """Seconds to wait before the next start of a worker that exited ``crashes`` times in a row without getting
     Ready (1 for the first exit)."""
     return min(RESTART_BACKOFF_SECONDS * 2 ** max(crashes - 1, 0), MAX_RESTART_BACKOFF_SECONDS)
+# A kubelet's wait between SIGTERM and SIGKILL when a pod is deleted: the pod's terminationGracePeriodSeconds, which
+# Strimzi sets to 30 unless a template says otherwise (WorkloadUtils). It matters: a worker killed before it has left
+# its group leaves "lost" assignments, which Connect gives to another worker only after scheduled.rebalance.max.delay.ms
+# (5 minutes); with 10 s here, a loaded CI machine (2026-11-29) had a pod-gone cell's connector without a status for
+# over 300 s while a graceful shutdown takes 5-7 s on an idle one.
+DEFAULT_GRACE_SECONDS = 30.0
+TEARDOWN_GRACE_SECONDS = 10.0  # the environment's own shutdown: nothing waits for the group afterwards
 WORKER_HEAP = os.environ.get("KO_CONNECT_WORKER_HEAP", "256m")
 # Config providers the worker cannot load here (Strimzi's KubernetesSecretConfigProvider ships in its image only).
 UNAVAILABLE_PROVIDERS = ("strimzisecrets",)
@@ -231,6 +238,7 @@ class Worker:
     crashes: int = 0  # exits in a row without getting Ready (the back-off's exponent)
     died_at: float = 0.0
     started_at: str = field(default_factory=lambda: _now())
+    grace: float = DEFAULT_GRACE_SECONDS  # the pod's terminationGracePeriodSeconds: SIGTERM, then SIGKILL after it
 
     @property
     def url(self) -> str:
@@ -422,7 +430,8 @@ class Kubelet:
         env["ADVERTISED_HOSTNAME"] = address
         worker = Worker(key=meta["uid"], namespace=meta["namespace"], pod=meta["name"], kind=labels["strimzi.io/kind"],
                         cluster=labels.get("strimzi.io/cluster", ""), address=address, names=host_names(pod),
-                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env)
+                        props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env,
+                        grace=float(pod.get("spec", {}).get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)))
         # The operator calls address:CONNECT_PORT: the front there injects the tests' Connect faults and, for a
         # release before 0.46, encodes the paths it sends raw. The tests' router calls the worker itself.
         worker.front = path_front.serve(address, CONNECT_PORT, worker.url, self.connect_faults,
@@ -497,7 +506,7 @@ class Kubelet:
         with self.lock:
             workers = list(self.workers.values())
             self.workers.clear()
-        threads = [threading.Thread(target=_terminate, args=(w,)) for w in workers]
+        threads = [threading.Thread(target=_terminate, args=(w, TEARDOWN_GRACE_SECONDS)) for w in workers]
         for t in threads:
             t.start()
         for t in threads:
@@ -545,7 +554,9 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _terminate(worker: Worker, timeout: float = 10.0) -> None:
+def _terminate(worker: Worker, timeout: float | None = None) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds (default: the pod's grace period), as a kubelet ends a pod."""
+    timeout = worker.grace if timeout is None else timeout
     if worker.front is not None:
         path_front.stop(worker.front)
         worker.front = None

@@ -117,6 +117,29 @@ def test_a_pod_created_again_gets_its_services_address_once_the_old_worker_has_e
     assert stand_in._address_for(("ns", "other-connect")) != first
 
 
+@pytest.mark.parametrize("grace, ends_after, killed", [(1.0, 600, True), (120.0, 12, False)],
+                         ids=["still-running-after-its-grace", "ends-within-its-grace"])
+def test_a_deleted_pods_worker_gets_its_grace_period_before_sigkill(tmp_path, grace, ends_after, killed):
+    """As a kubelet: SIGTERM, then SIGKILL only after the pod's terminationGracePeriodSeconds (Strimzi: 30 s). A
+    worker killed before it leaves its group leaves lost assignments that Connect holds back for 5 minutes."""
+    import time
+
+    worker = kubelet.Worker("uid-1", "ns", "c-connect-0", "KafkaConnect", "c", "127.0.0.1", [], tmp_path / "p",
+                            tmp_path / "l", {}, grace=grace)
+    ready = tmp_path / "trapped"
+    # A worker still shutting down: it ignores SIGTERM, then ends by itself after ``ends_after`` seconds.
+    worker.popen = subprocess.Popen(["sh", "-c", f"trap '' TERM; touch {ready}; sleep {ends_after}; exit 0"],
+                                    start_new_session=True)
+    while not ready.exists():
+        time.sleep(0.05)
+    started = time.monotonic()
+    kubelet._terminate(worker)
+    if killed:
+        assert worker.popen.returncode == -9 and time.monotonic() - started >= grace
+    else:
+        assert worker.popen.returncode == 0  # it ended on its own after 12 s: no SIGKILL within its grace
+
+
 def test_only_the_workers_resolve_in_cluster_kafka_names_and_they_lead_to_the_broker(tmp_path):
     broker = socket.create_server(("127.0.0.1", 0))
     stand_in = kubelet.Kubelet(_NoApi(), tmp_path, tmp_path, tmp_path / "hosts", "v1",  # type: ignore[arg-type]
