@@ -82,10 +82,15 @@ def _shared_volume(core_api, namespace: str, path: str) -> str:
 __all__ = ["cluster_bootstrap", "connect_spec_for", "manifests"]
 
 
-# Longer than the operator's own operation timeout (STRIMZI_OPERATION_TIMEOUT_MS, 300 s): on a loaded machine
-# Strimzi 0.45.2 once held a new KafkaConnect's first pass for 4 min 40 s before it created the pod set (the era run
-# of 2026-11-28, online-test-backups-command), then finished it; a shorter wait failed where the operator had not.
-KAFKA_CONNECT_READY_TIMEOUT = 360
+# Two of the operator's passes, each bounded by its operation timeout (STRIMZI_OPERATION_TIMEOUT_MS, 300 s), and a
+# worker's start. Strimzi 0.45.2's StrimziPodSet controller ignores a pod set whose KafkaConnect its own informer has
+# not seen yet (StrimziPodSetController#matchesCrSelector, a debug line only), and nothing makes it look again until
+# the pod set changes: on a loaded machine the first pass then waits the whole 300 s for a pod nobody creates, fails,
+# and the second pass (its status write is an event) updates the pod set and finishes (8.5 min after the create, a run
+# under stress of 2026-11-29; 4 min 40 s in the era run of 2026-11-28). A wait that returns at Ready costs nothing
+# when the operator is quick.
+OPERATION_TIMEOUT = 300
+KAFKA_CONNECT_READY_TIMEOUT = 2 * OPERATION_TIMEOUT + 60
 
 
 def create_kafka_connect(env, api_client, namespace: str, name: str, *, version: str, bootstrap: str | None = None,
