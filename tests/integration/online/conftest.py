@@ -226,17 +226,21 @@ class Lab:
         if values:
             produce(self.producer, topic, [v.encode() for v in values], partition=partition)
 
-    def wait_state(self, conn: Connector, state: str, timeout: float = 90.0) -> dict:
+    def wait_state(self, conn: Connector, state: str, timeout: float = 90.0, *, tasks: int | None = None) -> dict:
         """Until the operator reports ``state`` and Ready. Strimzi's status is read again only at a watch event or
         its periodic pass, up to 120 s later: the state it reports is Connect's right after its own pause, resume or
         stop call, which Connect applies a moment later (0.45.2 at load, 2026-11-29: "Resuming connector", a status
         of PAUSED, then nothing for 93 s), and a pass that failed on a Connect error (a 500 "a rebalance is expected",
         a 409) is retried only then (a second identical failure writes nothing). As a user would, and as the
         plugin's own waits do (every NUDGE_AFTER seconds), give it an event after each quiet watch slice (10 s); the
-        nudge annotation is taken off again at the end."""
+        nudge annotation is taken off again at the end. ``tasks``: also until the status lists that many tasks, all in
+        ``state`` (Connect starts a new connector's tasks after the connector, and the pass that saw it RUNNING may
+        have listed none: a CI-like run of 2026-11-29 showed a new source as RUNNING with 0/0 tasks)."""
         def done(obj):
             ready = any(c.get("type") == "Ready" for c in (obj.get("status") or {}).get("conditions") or [])
-            return obj if ready and live_state(obj) == state else None
+            listed = ((obj.get("status") or {}).get("connectorStatus") or {}).get("tasks") or []
+            all_listed = tasks is None or (len(listed) == tasks and all(t.get("state") == state for t in listed))
+            return obj if ready and live_state(obj) == state and all_listed else None
 
         with nudging(self.cluster.custom, VERSION, conn.ns, "kafkaconnectors", conn.name) as touch:
             return self.cluster.watch_until(conn.ns, conn.name, done, f"Connect state {state}", timeout,

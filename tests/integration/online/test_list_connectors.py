@@ -13,6 +13,7 @@ def test_list_without_target_shows_every_connector_and_its_lag(env, lab, cli):
     lab.cluster.merge(sink.ns, sink.name, {"spec": {"state": "paused"}})
     lab.wait_state(sink, "PAUSED")
     lab.produce(sink.topic, ["late-1", "late-2"])  # two records the paused sink has not read
+    lab.wait_state(source, "RUNNING", tasks=1)  # the table shows the operator's status: its pass that saw the task
 
     table = cli("list", "-n", lab.ns)
     assert table.exit_code == 0, str(table)
