@@ -232,7 +232,7 @@ class Lab:
         stop call, which Connect applies a moment later (0.45.2 at load, 2026-11-29: "Resuming connector", a status
         of PAUSED, then nothing for 93 s), and a pass that failed on a Connect error (a 500 "a rebalance is expected",
         a 409) is retried only then (a second identical failure writes nothing). As a user would, and as the
-        plugin's own waits do (every NUDGE_AFTER seconds), give it an event after each quiet watch slice (10 s); the
+        plugin's own waits do (kubectl_offsets/core/online/operator.py), give it an event after each quiet watch slice (10 s); the
         nudge annotation is taken off again at the end. ``tasks``: also until the status lists that many tasks, all in
         ``state`` (Connect starts a new connector's tasks after the connector, and the pass that saw it RUNNING may
         have listed none: a CI-like run of 2026-11-29 showed a new source as RUNNING with 0/0 tasks)."""

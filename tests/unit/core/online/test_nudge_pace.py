@@ -20,9 +20,14 @@ from tests.inmemory import Cluster
 
 
 def _is_nudge(body) -> bool:
-    return isinstance(body, list) and any(
-        op.get("op") != "remove" and ANNOTATION_NUDGE.replace("/", "~1") in op.get("path", "")
-        or isinstance(op.get("value"), dict) and ANNOTATION_NUDGE in op["value"] for op in body)
+    """A JSON Patch that sets our nudge annotation (one key, or the whole annotations map when there was none)."""
+    def sets_it(op) -> bool:
+        if op.get("op") == "remove":
+            return False
+        value = op.get("value")
+        return ANNOTATION_NUDGE.replace("/", "~1") in op.get("path", "") or \
+            (isinstance(value, dict) and ANNOTATION_NUDGE in value)
+    return isinstance(body, list) and any(sets_it(op) for op in body)
 
 
 def nudges_while_silent(cluster: Cluster, client: OperatorClient, timeout: float) -> list[float]:
