@@ -124,6 +124,50 @@ class Peak:
                 f"({self.samples} samples{span}).")
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) one process has used so far; 0 when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    # Fields 14 and 15 (utime, stime) are the 12th and 13th after the parenthesised command name.
+    after = stat[stat.rindex(")") + 2:].split()
+    return (int(after[11]) + int(after[12])) / TICK
+
+
+@dataclass
+class CpuUse:
+    """CPU seconds by kind of process over the run: the last reading of each process seen (a process that exits
+    loses at most one interval), and the machine's busy seconds over the same span. Where the suite's two cores
+    go: a run that keeps the machine at 100% is as fast as the CPU its components burn lets it be."""
+    last: dict[int, tuple[str, float]] = field(default_factory=dict)
+    machine_busy: float = 0.0
+
+    def record(self, pid: int, kind: str) -> None:
+        seconds = cpu_seconds(pid)
+        if seconds:
+            self.last[pid] = (kind, seconds)
+
+    def by_kind(self) -> dict[str, float]:
+        totals: dict[str, float] = {}
+        for kind, seconds in self.last.values():
+            totals[kind] = totals.get(kind, 0.0) + seconds
+        return totals
+
+    def summary(self) -> str:
+        totals = self.by_kind()
+        seen = sum(totals.values())
+        parts = ", ".join(f"{kind} {seconds:.0f} s ({100 * seconds / seen:.0f}%)"
+                          for kind, seconds in sorted(totals.items(), key=lambda kv: -kv[1]))
+        rest = max(self.machine_busy - seen, 0.0)
+        return (f"CPU used by the suite's processes {seen:.0f} s: {parts}. The machine was busy {self.machine_busy:.0f} s "
+                f"in all; {rest:.0f} s of it went to processes too short-lived to be sampled (git, kubectl, "
+                f"interpreters the tests start) or to other users.")
+
+
 def cpu_ticks() -> tuple[int, int]:
     """(busy, total) jiffies of the whole machine since boot (/proc/stat), every CPU together."""
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -152,6 +196,7 @@ class Sampler:
     def __init__(self, root: int | None = None, interval: float = 2.0):
         self.root, self.interval = root or os.getpid(), interval
         self.peak = Peak()
+        self.cpu = CpuUse()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
         self.started = 0.0
@@ -173,6 +218,7 @@ class Sampler:
             if not size:
                 continue
             kind = kind_of(pid)
+            self.cpu.record(pid, kind)
             by_kind[kind] = by_kind.get(kind, 0) + size
             counts[kind] = counts.get(kind, 0) + 1
             total += size
@@ -193,6 +239,7 @@ class Sampler:
         if self._ticks is not None:
             minute.busy += ticks[0] - self._ticks[0]
             minute.total += ticks[1] - self._ticks[1]
+            self.cpu.machine_busy += (ticks[0] - self._ticks[0]) / TICK
         self._ticks = ticks
         minute.rss, minute.workers = max(minute.rss, rss), max(minute.workers, workers)
 
@@ -228,6 +275,7 @@ def sampled(function: Callable[[], int], interval: float = 2.0, limit: int = LIM
     finally:
         peak = sampler.stop()
         print(f"[tests.memory] {peak.summary(time.monotonic() - sampler.started)}", flush=True)
+        print(f"[tests.memory] {sampler.cpu.summary()}", flush=True)
         print("[tests.memory] per minute:", *(m.line(i) for i, m in enumerate(sampler.minutes)), sep="\n",
               flush=True)
     if peak.rss >= limit:

@@ -81,3 +81,21 @@ def test_the_timeline_has_the_machine_s_cpu_use_per_minute():
     [minute] = sampler.minutes
     assert 0 < minute.busy <= minute.total and minute.rss > 0
     assert minute.line(0).startswith("  min   0: CPU ")
+
+
+def test_the_cpu_a_child_burned_is_counted_under_its_kind_after_it_exits():
+    # A stand-in Kafka broker (by its main class) that spins for half a second of CPU, then waits to be sampled.
+    code = ("import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\n"
+            "print('spun', flush=True)\ntime.sleep(30)")
+    child = subprocess.Popen([sys.executable, "-c", code, "kafka.Kafka"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "spun"
+        sampler = memory.Sampler()
+        sampler.sample()
+    finally:
+        child.kill()
+        child.wait()
+    sampler.sample()  # the child is gone; its last reading stays
+    used = sampler.cpu.by_kind()
+    assert 0.45 <= used["kafka"] < 5, used
+    assert "kafka" in sampler.cpu.summary() and "CPU used by the suite's processes" in sampler.cpu.summary()
