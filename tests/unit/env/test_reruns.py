@@ -192,3 +192,20 @@ def test_the_last_lines_name_every_rerun_and_failure_however_long_their_details(
     assert f"  {names[0]} [Strimzi 0.45]: AssertionError: " in "\n".join(last)
     assert all(len(line) < 260 for line in last)
     assert status == 1
+
+
+def test_ci_reads_the_versions_from_the_cache_that_provisioning_filled(tmp_path):
+    # .ci/run sources env.sh from the cache tests/provision.sh wrote; with XDG_CACHE_HOME set (a new machine's
+    # cache elsewhere, or a cold run measured beside a warm cache) both must name the same directory, or CI stops
+    # at "versions" after a whole provisioning.
+    sourced = next(line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith(". "))
+    provisioned = next(line for line in (ROOT / "tests" / "provision.sh").read_text().splitlines()
+                       if line.startswith("KO_CACHE="))
+    # Each in a shell of its own, as make runs tests/provision.sh: its KO_CACHE does not reach .ci/run.
+    provision_writes = f'{provisioned}\necho "$KO_CACHE/env.sh"'
+    ci_reads = sourced.replace(". ", "echo ", 1)
+    for extra in ({"XDG_CACHE_HOME": str(tmp_path / "xdg")}, {}, {"KO_CACHE": str(tmp_path / "ko")}):
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), **extra}
+        written, read = (subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
+                                        check=True).stdout.strip() for script in (provision_writes, ci_reads))
+        assert read == written, extra
