@@ -231,7 +231,13 @@ class Worker:
     log_file: Path
     env: dict[str, str]
     rest_port: int = FRONTED_WORKER_PORT  # the worker's own, behind the front that serves CONNECT_PORT
-    front: Any = None  # the front (tests/env/path_front.py) on address:CONNECT_PORT
+    # The front (tests/env/path_front.py) on address:CONNECT_PORT, served only while the pod is Ready: the
+    # operator calls the pod through its Service, whose endpoints are the Ready pods. Forwarded to a worker still
+    # starting, a request met Jetty's 404 before Connect's REST resources were up; Strimzi took that for "no such
+    # connector" and POSTed it again and again (409 "already exists", 9,000 times in 9 minutes: 1.2.0's
+    # createConnector retries a 409 with a fresh back-off each time), holding the KafkaConnect's lock for good.
+    front: Any = None
+    encode_paths: bool = False  # percent-encode what Jetty 12 refuses (a release before 0.46 sends it raw)
     popen: subprocess.Popen | None = None
     ready: bool = False
     restarts: int = 0
@@ -432,10 +438,10 @@ class Kubelet:
                         cluster=labels.get("strimzi.io/cluster", ""), address=address, names=host_names(pod),
                         props_file=props_file, log_file=self.run_dir / "logs" / "workers" / f"{base}.log", env=env,
                         grace=float(pod.get("spec", {}).get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)))
-        # The operator calls address:CONNECT_PORT: the front there injects the tests' Connect faults and, for a
-        # release before 0.46, encodes the paths it sends raw. The tests' router calls the worker itself.
-        worker.front = path_front.serve(address, CONNECT_PORT, worker.url, self.connect_faults,
-                                        encode=sends_raw_paths(container.get("image") or ""))
+        # The operator calls address:CONNECT_PORT once the pod is Ready (_open_front): the front there injects the
+        # tests' Connect faults and, for a release before 0.46, encodes the paths it sends raw. The tests' router
+        # calls the worker itself.
+        worker.encode_paths = sends_raw_paths(container.get("image") or "")
         with self.lock:
             self.workers[worker.key] = worker
         self._write_hosts()
@@ -478,6 +484,7 @@ class Kubelet:
                             worker.pod, worker.popen.returncode if worker.popen else None,
                             restart_delay(worker.crashes))
                 worker.ready, worker.died_at = False, time.monotonic()
+                _close_front(worker)
                 self._patch_status(worker, self._get_pod(worker), ready=False)
             elif time.monotonic() - worker.died_at > restart_delay(worker.crashes):
                 worker.restarts += 1
@@ -486,8 +493,15 @@ class Kubelet:
             return
         if not worker.ready and _healthy(worker.url):
             worker.ready, worker.crashes = True, 0
+            self._open_front(worker)
             self._patch_status(worker, self._get_pod(worker), ready=True)
             LOG.info("pod %s/%s: Connect REST answers on %s; Ready", worker.namespace, worker.pod, worker.url)
+
+    def _open_front(self, worker: Worker) -> None:
+        """Serve the pod's address to the operator: the Service has this pod among its endpoints now."""
+        if worker.front is None:
+            worker.front = path_front.serve(worker.address, CONNECT_PORT, worker.url, self.connect_faults,
+                                            encode=worker.encode_paths)
 
     def _get_pod(self, worker: Worker) -> dict | None:
         status, body = self.kube.get(f"/api/v1/namespaces/{worker.namespace}/pods/{worker.pod}")
@@ -554,12 +568,18 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _terminate(worker: Worker, timeout: float | None = None) -> None:
-    """SIGTERM, then SIGKILL after ``timeout`` seconds (default: the pod's grace period), as a kubelet ends a pod."""
-    timeout = worker.grace if timeout is None else timeout
+def _close_front(worker: Worker) -> None:
+    """The pod is no longer among its Service's endpoints: the operator's calls are refused, as by a Service without
+    a Ready pod."""
     if worker.front is not None:
         path_front.stop(worker.front)
         worker.front = None
+
+
+def _terminate(worker: Worker, timeout: float | None = None) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds (default: the pod's grace period), as a kubelet ends a pod."""
+    timeout = worker.grace if timeout is None else timeout
+    _close_front(worker)
     popen = worker.popen
     if popen is None or popen.poll() is not None:
         return

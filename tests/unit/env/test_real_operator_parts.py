@@ -2,6 +2,7 @@
 Strimzi generated, the names it maps, the Connect router's routing and merging, the operator's image variables."""
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import textwrap
@@ -380,3 +381,63 @@ def test_the_kubelet_stand_in_polls_quickly_while_pods_move_and_slower_when_idle
     stand_in.sync = lambda: next(passes)
     stand_in.run()
     assert pauses == [0.5, 1.0, 2.0, 2.0, 2.0, 0.5, 1.0]
+
+
+def test_the_operator_reaches_a_pod_only_while_it_is_ready(tmp_path, monkeypatch):
+    """As through a Service, whose endpoints are the Ready pods: a worker still starting answered the operator with
+    Jetty's 404 before Connect's REST resources were up, and Strimzi 1.2.0 took that for "no such connector" and
+    POSTed it again 9,000 times (409), holding the KafkaConnect's lock (the pod-gone fault matrix, 2026-11-29)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+    import urllib.error
+    import urllib.request
+
+    healthy = threading.Event()
+
+    class Rest(BaseHTTPRequestHandler):  # the worker's own REST port: /health, and a connector's config
+        def do_GET(self):
+            status, body = ((200, b'{"status": "healthy"}') if healthy.is_set() else (503, b'{"status": "starting"}')) \
+                if self.path == "/health" else (200, b'{"name": "c"}')
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    stand_in = kubelet.Kubelet(_NoApi(), tmp_path, tmp_path, tmp_path / "hosts", "v1")  # type: ignore[arg-type]
+    monkeypatch.setattr(stand_in, "_patch_status", lambda *args, **kwargs: None)
+    address = kubelet.free_loopback_address(set())
+    rest = ThreadingHTTPServer((address, 0), Rest)
+    threading.Thread(target=rest.serve_forever, daemon=True).start()
+    worker = kubelet.Worker("uid-1", "ns", "c-connect-0", "KafkaConnect", "c", address, [], tmp_path / "p",
+                            tmp_path / "l", {}, rest_port=rest.server_address[1])
+    worker.popen = subprocess.Popen(["sleep", "60"])
+    operator_calls = f"http://{address}:{kubelet.CONNECT_PORT}/connectors/c/config"
+
+    def refused() -> bool:
+        try:
+            urllib.request.urlopen(operator_calls, timeout=5).close()
+            return False
+        except urllib.error.URLError as e:
+            return isinstance(e.reason, ConnectionRefusedError)
+
+    try:
+        stand_in._check_worker(worker)  # starting: not Ready, not reachable
+        assert not worker.ready and refused()
+        healthy.set()
+        stand_in._check_worker(worker)  # Ready: the operator's calls reach the worker through the front
+        assert worker.ready
+        with urllib.request.urlopen(operator_calls, timeout=5) as answer:
+            assert json.loads(answer.read()) == {"name": "c"}
+        worker.popen.kill()
+        worker.popen.wait()
+        stand_in._check_worker(worker)  # the worker died: NotReady, refused again
+        assert not worker.ready and refused()
+    finally:
+        kubelet._close_front(worker)
+        worker.popen.kill()
+        rest.shutdown()
+        rest.server_close()
