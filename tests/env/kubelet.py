@@ -232,7 +232,9 @@ class Worker:
     env: dict[str, str]
     rest_port: int = FRONTED_WORKER_PORT  # the worker's own, behind the front that serves CONNECT_PORT
     # The front (tests/env/path_front.py) on address:CONNECT_PORT, served only while the pod is Ready: the
-    # operator calls the pod through its Service, whose endpoints are the Ready pods. Forwarded to a worker still
+    # operator calls the pod through its Service, whose endpoints are the Ready pods, and Strimzi 0.51 and 1.2 probe
+    # readiness on GET /health, as _healthy does (0.45.2 probes "/", which answers earlier; its client does not
+    # retry a 409 on create, so it cannot loop as below). Forwarded to a worker still
     # starting, a request met Jetty's 404 before Connect's REST resources were up; Strimzi took that for "no such
     # connector" and POSTed it again and again (409 "already exists", 9,000 times in 9 minutes: 1.2.0's
     # createConnector retries a 409 with a fresh back-off each time), holding the KafkaConnect's lock for good.
