@@ -235,8 +235,8 @@ class Worker:
     # operator calls the pod through its Service, whose endpoints are the Ready pods, and Strimzi 0.51 and 1.2 probe
     # readiness on GET /health, as _healthy does (0.45.2 probes "/", which answers earlier; its client does not
     # retry a 409 on create, so it cannot loop as below). Forwarded to a worker still
-    # starting, a request met Jetty's 404 before Connect's REST resources were up; Strimzi took that for "no such
-    # connector" and POSTed it again and again (409 "already exists", 9,000 times in 9 minutes: 1.2.0's
+    # starting, a request met a 404 (its REST resources not up yet, or its configs not read yet); Strimzi took that
+    # for "no such connector" and POSTed it again and again (409 "already exists", 9,000 times in 9 minutes: 1.2.0's
     # createConnector retries a 409 with a fresh back-off each time), holding the KafkaConnect's lock for good.
     front: Any = None
     encode_paths: bool = False  # percent-encode what Jetty 12 refuses (a release before 0.46 sends it raw)
