@@ -89,6 +89,8 @@ class KeyedLocks:
                      kind, namespace, name, self.timeout, what)
             yield False
             return
+        kind, namespace, name = ticket.key
+        LOG.info("%s %s/%s: lock acquired: %s", kind, namespace, name, what)  # which event a pass is for
         try:
             yield True
         finally:

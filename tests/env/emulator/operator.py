@@ -118,6 +118,9 @@ class RealisticOperator(Operator):
         never holds up other resources' events."""
         self.ctx.remember(kind, obj)
         meta = obj["metadata"]
+        event = f"{event_type} event (resourceVersion {meta.get('resourceVersion')})"
+        # Every event taken is logged, so a test can tell which event a pass came from (a dropped one is never it).
+        self.ctx.decide(obj, f"{event} received")
         self.reload_faults()
         try:
             if kind == "KafkaConnector":
@@ -125,13 +128,13 @@ class RealisticOperator(Operator):
                 if key is None:
                     self._spawn(f"event-{meta['name']}", self._safely, work)
                 else:
-                    what = f"KafkaConnector {meta['name']} {event_type} event"
+                    what = f"KafkaConnector {meta['name']} {event}"
                     self._spawn(f"event-{meta['name']}", self._under_lock, self.ctx.locks.reserve(key), what, work)
             else:
                 module = kafka_connect if kind == "KafkaConnect" else kafka_mirror_maker2
                 ticket = self.ctx.locks.reserve(module.lock_key(meta["namespace"], meta["name"]))
                 self._spawn(f"event-{meta['name']}", self._safely, lambda: module.reconcile_under_lock(
-                    self.ctx, ticket, f"{event_type} event"))
+                    self.ctx, ticket, event))
         except Exception as err:  # noqa: BLE001 - the watcher must survive a failed look-up
             LOG.error("%s %s/%s: %s event not handled: %s: %s", kind, meta.get("namespace"), meta.get("name"),
                       event_type, type(err).__name__, err)

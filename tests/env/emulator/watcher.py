@@ -37,6 +37,9 @@ class KindWatcher(threading.Thread):
 
     def _list(self):
         items, resource_version = self._kube.list(self._kind)
+        # Logged: after a relist every object gets an event again, which a test that counts events must see.
+        LOG.info("watch %s: listed %d at resourceVersion %s; each is handed on as an ADDED event", self._kind,
+                 len(items), resource_version)
         for obj in items:
             self._on_event(self._kind, "ADDED", obj)
         return resource_version
