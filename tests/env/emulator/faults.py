@@ -2,7 +2,8 @@
 
 File format (every key optional; a missing or empty file means no faults)::
 
-    {"delay_seconds": 5.0,            # sleep before handling an offsets annotation (a slow operator)
+    {"delay_seconds": 5.0,            # sleep before handling an offsets annotation (a slow operator); a write
+                                      # of the file without it ends the sleep (offsets._delay)
      "connect_busy_seconds": 15.0,    # a KafkaConnect reconcile holds its lock this long first (a build or rolling
                                       # update), so connector events wait for the lock and are dropped after 10 s
      "ignore_offsets": true,          # operator alive but never acts on offsets annotations

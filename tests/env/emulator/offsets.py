@@ -93,12 +93,26 @@ def manage_connector_offsets(ctx, target, operation_fn):
         return []
     if ctx.faults.delay_seconds > 0:
         ctx.decide(target.cr, f"connector {target.connector}: fault delay {ctx.faults.delay_seconds}s before {operation}")
-        time.sleep(ctx.faults.delay_seconds)
+        _delay(ctx, ctx.faults.delay_seconds)
     handler = {"list": _list, "alter": _alter, "reset": _reset}[operation]
     return handler(ctx, target)
 
 
 # ----------------------------------------------------------------------------------------------- list (§2.4)
+
+
+def _delay(ctx, seconds):
+    """The ``delay_seconds`` knob: sleep that long, or until a write of the faults file clears the knob, so a test
+    can hold the lock for as long as its scenario takes and let go when it is ready, not by a guessed margin."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(0.2, left))
+        try:
+            ctx.faults.reload()
+        except ValueError:
+            continue  # a file being rewritten: keep the knob as it was
+        if ctx.faults.delay_seconds <= 0:
+            return
 
 def _list(ctx, target):
     list_offsets = target.spec.get("listOffsets")
