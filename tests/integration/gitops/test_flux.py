@@ -256,17 +256,13 @@ def test_a_one_shot_annotation_committed_by_hand_fires_on_every_flux_reconcile(e
     # Move the offsets in Connect (the connector is STOPPED, Connect allows it); a Flux reconcile puts the annotation
     # back and the operator alters again, to 3. Every reconcile does, for as long as the commit stays.
     for moved_to in (7, 5):
-        # Connect takes offsets only from a connector whose target state is STOPPED and whose task list is empty
-        # (Herder#modifyConnectorOffsetsChecks); the operator's pass being over does not say both are (a CI run of
-        # 2026-11-29 had this PATCH refused once): Connect's own status first.
-        eventually(f"{name} STOPPED in Connect with no task", lambda: _stopped_without_tasks(connect, name), 60)
-        status, body = connect.patch(ConnectRest.connector_path(name, "/offsets"), {"offsets": [
-            {"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": moved_to}}]})
-        assert status == 200, body
-        assert connect_offsets(connect, name) == {0: moved_to}
+        _move_offsets(connect, name, topic, moved_to)
+        before_sync = _connector(kube_api, namespace, name)["metadata"]["resourceVersion"]
         repo.sync(f"re-fire after the offset moved to {moved_to}")
-        # ... and its pass over: the annotation removed. (A pass whose removal met a 409 runs again and alters
-        # again, so offsets at 3 alone do not say the operator is done with it.)
+        assert _annotation_put_back_and_removed(kube_api, namespace, name, before_sync, timeout=180), \
+            "Flux's re-apply did not bring the annotation back, or the operator did not remove it"
+        # ... and its pass over: the alter done. (A pass whose removal met a 409 runs again and alters again, so
+        # offsets at 3 alone do not say the operator is done with it.)
         wait_for_connector(kube_api, namespace, name, "the alter fired again by Flux's re-apply, the annotation removed",
                            lambda: connect_offsets(connect, name) == {0: 3}
                            and ONE_SHOT not in _annotations(_connector(kube_api, namespace, name)), timeout=180)
@@ -285,6 +281,46 @@ def test_a_one_shot_annotation_committed_by_hand_fires_on_every_flux_reconcile(e
     condition = wait_for_connector(kube_api, namespace, name, "the operator refusing the empty value",
                                    lambda: _not_ready_message(_connector(kube_api, namespace, name)), timeout=180)
     assert "No enum constant" in condition, condition
+
+
+def _move_offsets(connect: ConnectRest, name: str, topic: str, to: int) -> None:
+    """Move the sink's offsets in Connect, as someone fixing things by hand would, until the move holds.
+
+    Strimzi reconciles the copy of the resource it holds, not a fresh read: when two copies carry the annotation (the
+    event of Flux's apply and the periodic pass's list of the same moment), the second pass alters again after the
+    first removed the annotation, and a move made in between is undone (a CI run of 2026-11-29 read 3 back right after
+    moving to 5). The next move holds."""
+    def moved() -> bool:
+        # Connect takes offsets only from a connector whose target state is STOPPED and whose task list is empty
+        # (Herder#modifyConnectorOffsetsChecks); the operator's pass being over does not say both are (a CI run of
+        # 2026-11-29 had this PATCH refused once): Connect's own status first.
+        if not _stopped_without_tasks(connect, name):
+            return False
+        status, body = connect.patch(ConnectRest.connector_path(name, "/offsets"), {"offsets": [
+            {"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": to}}]})
+        assert status == 200, body
+        return connect_offsets(connect, name) == {0: to}
+    eventually(f"{name}'s offsets moved to {to} in Connect (again if a late pass undid it)", moved, 90)
+
+
+def _annotation_put_back_and_removed(kube_api, namespace: str, name: str, since: str, timeout: float) -> bool:
+    """Watch the KafkaConnector from resourceVersion ``since``: True once a version with the one-shot annotation
+    (Flux's re-apply) is followed by one without (the operator's pass). Reading the resource after the sync could miss
+    both: the operator can be done before the sync returns."""
+    from kubernetes import client, watch
+
+    seen = False
+    stream = watch.Watch()
+    for event in stream.stream(client.CustomObjectsApi(kube_api).list_namespaced_custom_object, "kafka.strimzi.io",
+                               API_VERSION.split("/")[1], namespace, "kafkaconnectors",
+                               field_selector=f"metadata.name={name}", resource_version=since,
+                               timeout_seconds=int(timeout)):
+        present = ONE_SHOT in _annotations(event["object"])
+        if seen and not present:
+            stream.stop()
+            return True
+        seen = seen or present
+    return False
 
 
 def _not_ready_message(resource: dict) -> str | None:
