@@ -520,23 +520,37 @@ class Run:
         previous = self.claimed.previous_effective_state
         self.write(self.restoring_ops, remove_journal=True)
         settled = self.operator.try_wait_for_connect_state(strimzi.CONNECT_STATE_FOR[previous])
-        offsets = self._offsets_report()
+        offsets = self._offsets_report(list_in_vain=not settled and self._restore_unseen())
         state = f"restored to {previous}" if settled else \
             f"spec.state set back to {previous}, but the operator has not applied it yet"
         return SafeOutcome(False, f"Connector {state}; {offsets}; backup in configmap/{self.claimed.backup}"
                            f"{self.declaration.summary_note(self)}{said}")
 
-    def _offsets_report(self) -> str:
+    def _restore_unseen(self) -> bool:
+        """The operator has not reconciled the spec we just restored (status.observedGeneration behind)."""
+        try:
+            return strimzi.observed_generation_behind(self.operator.read())
+        except OffsetsError:
+            return False  # unknown: the list may still tell
+
+    def _offsets_report(self, *, list_in_vain: bool = False) -> str:
         """Say whether the offsets changed. Before the hand-over they cannot have; after it, a withdrawn annotation
-        proves nothing (the operator may have altered, then failed to remove it), so we list and compare."""
+        proves nothing (the operator may have altered, then failed to remove it), so we list and compare.
+
+        ``list_in_vain``: the operator has not even reconciled the restored spec within the wait. A list is a request
+        to the same operator, queued behind that one; asking would only make the user wait again as long for the
+        same silence (a dead operator cost three times --timeout), so we say at once what we cannot tell."""
         if not self.declaration.past_point_of_no_return(self.claimed):
             return "offsets unchanged"
         undo = f"kubectl offsets undo {self.target_argument()} -n {self.target.namespace} --backup {self.claimed.backup}"
+        cannot_tell = f"the offsets could not be listed to check whether they changed; if they did: {undo}"
+        if list_in_vain:
+            return cannot_tell
         try:
             current = self.operator.try_list_offsets()
             saved = backups.load_configmap(self.kube, self.target, self.claimed.backup)
         except OffsetsError:
-            return f"the offsets could not be listed to check whether they changed; if they did: {undo}"
+            return cannot_tell
         if current.same_offsets(saved):
             return "offsets unchanged (listed and compared with the backup)"
         return f"the offsets DID change before the failure; to put them back: {undo}"
