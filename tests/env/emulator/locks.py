@@ -81,15 +81,14 @@ class KeyedLocks:
     def hold(self, ticket, what):
         """``with locks.hold(ticket, "event ...") as acquired:``; ``acquired`` False = the work must be dropped."""
         lock = self._lock(ticket.key)
+        kind, namespace, name = ticket.key
         if not lock.wait(ticket):
             with self._guard:
                 self.dropped += 1
-            kind, namespace, name = ticket.key
             LOG.info("%s %s/%s: lock not acquired within %gs: %s dropped (UnableToAcquireLockException)",
                      kind, namespace, name, self.timeout, what)
             yield False
             return
-        kind, namespace, name = ticket.key
         LOG.info("%s %s/%s: lock acquired: %s", kind, namespace, name, what)  # which event a pass is for
         try:
             yield True

@@ -98,9 +98,6 @@ def manage_connector_offsets(ctx, target, operation_fn):
     return handler(ctx, target)
 
 
-# ----------------------------------------------------------------------------------------------- list (§2.4)
-
-
 def _delay(ctx, seconds):
     """The ``delay_seconds`` knob: sleep that long, or until a write of the faults file clears the knob, so a test
     can hold the lock for as long as its scenario takes and let go when it is ready, not by a guessed margin."""
@@ -113,6 +110,9 @@ def _delay(ctx, seconds):
             continue  # a file being rewritten: keep the knob as it was
         if ctx.faults.delay_seconds <= 0:
             return
+
+
+# ----------------------------------------------------------------------------------------------- list (§2.4)
 
 def _list(ctx, target):
     list_offsets = target.spec.get("listOffsets")
