@@ -56,6 +56,7 @@ def _mirror_yaml(layout: str, name: str, namespace: str, src: str, tgt: str, boo
                   config.storage.replication.factor: -1
                   offset.storage.replication.factor: -1
                   status.storage.replication.factor: -1
+                  offset.flush.interval.ms: 1000   # the waits below read committed offsets: not 60 s apart
               mirrors:
               - source:
                   alias: {src}
@@ -84,6 +85,7 @@ def _mirror_yaml(layout: str, name: str, namespace: str, src: str, tgt: str, boo
               config.storage.replication.factor: -1
               offset.storage.replication.factor: -1
               status.storage.replication.factor: -1
+              offset.flush.interval.ms: 1000   # the waits below read committed offsets: not 60 s apart
           mirrors:
           - sourceCluster: {src}
             targetCluster: {tgt}
