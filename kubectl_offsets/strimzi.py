@@ -66,6 +66,8 @@ OFFSETS_ACTIONS = tuple(OffsetsAction)
 
 # --- spec.state (API/kafka/model/common/ConnectorState.java; CO/operator/assembly/AbstractConnectOperator.java#updateState)
 STATE_RUNNING, STATE_PAUSED, STATE_STOPPED = "running", "paused", "stopped"
+# Connect task states written once the task has closed (after its last offset commit)
+TASK_STATES_ENDED = frozenset({"UNASSIGNED", "FAILED"})
 STATES = (STATE_RUNNING, STATE_PAUSED, STATE_STOPPED)
 DEFAULT_STATE = STATE_RUNNING  # an absent spec.state means running
 # spec.state -> the connector.state Connect reports once the operator has applied it.
@@ -204,6 +206,17 @@ class ConnectorTarget:
         """Connect's ``connector.state`` (RUNNING, PAUSED, STOPPED, FAILED, ...) as last reported."""
         status = self.connector_status(resource) or {}
         return (status.get("connector") or {}).get("state")
+
+    def tasks_not_ended(self, resource: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """The tasks Connect still lists for the connector in a state from which they may commit offsets.
+
+        Connect removes a stopped connector's task statuses at its leader's next rebalance
+        (DistributedHerder#updateDeletedTaskStatus), but a task's own last status write can land after that removal
+        and is then listed until a rebalance a stopped connector never brings (seen under a connector deleted and
+        created again under the same name). That write is UNASSIGNED (WorkerTask#onShutdown) or FAILED, both made
+        once the task has closed, after its last commit: such a task is over whether or not it is still listed."""
+        tasks = (self.connector_status(resource) or {}).get("tasks") or []
+        return [task for task in tasks if task.get("state") not in TASK_STATES_ENDED]
 
     def connector_class(self, resource: Mapping[str, Any]) -> str | None:
         if self.mm2_type:

@@ -317,8 +317,8 @@ class OperatorClient:
 
         The status the operator writes right after a pause/resume may still show the old state (Connect answers
         202 before it is done) and nothing is written again until its next pass: the nudges bring that pass.
-        STOPPED also waits for the task list to be empty (Connect removes a stopped connector's tasks): offsets
-        listed after that can no longer move, because no task is left to commit. ``heartbeat()``, if given, is
+        STOPPED also waits until every task Connect still lists has closed (strimzi.ConnectorTarget.tasks_not_ended):
+        offsets listed after that can no longer move, because no task is left to commit. ``heartbeat()``, if given, is
         called at least every ``HEARTBEAT_EVERY`` seconds of waiting (the journal owner's proof of life)."""
         if self.assumed:
             return
@@ -327,8 +327,12 @@ class OperatorClient:
 
         def done(resource: Mapping[str, Any]):
             live = self.target.live_state(resource)
-            if live == "STOPPED" == state and ((self.target.connector_status(resource) or {}).get("tasks") or []):
-                return None  # stopped, but a task is still listed: it may still commit offsets
+            running = self.target.tasks_not_ended(resource) if live == "STOPPED" == state else []
+            if running:  # stopped, but a task has not closed yet: it may still commit offsets
+                wait.detail = "; Connect reports the connector STOPPED but " + ", ".join(
+                    f"task {task.get('id')} is still {task.get('state')}" for task in running)
+                return None
+            wait.detail = ""
             if live in (state, "FAILED"):
                 return live
             wait.check_blocks(resource)
@@ -437,6 +441,7 @@ class _Wait:
         self.last_warning: Mapping[str, Any] | None = None
         self.last_block: tuple[Mapping[str, Any], strimzi.ReconcileBlock] | None = None
         self.last_seen: Mapping[str, Any] | None = None
+        self.detail = ""  # what the last state seen lacked, for the timeout's message
         self._known_blocks: set[tuple[Any, Any]] | None = None
 
     def check_blocks(self, resource: Mapping[str, Any]) -> None:
@@ -511,7 +516,8 @@ class _Wait:
 
     def _timeout(self) -> OperationTimeoutError:
         target = self.client.target
-        message = f"timed out after {self.client.wait.timeout:.0f}s waiting for {self.what} on {target.display}"
+        message = (f"timed out after {self.client.wait.timeout:.0f}s waiting for {self.what} on {target.display}"
+                   f"{self.detail}")
         if self.last_block is not None:
             condition, block = self.last_block
             return OperationTimeoutError(f"{message}; the operator reports {condition.get('reason')}: "
