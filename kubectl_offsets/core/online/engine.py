@@ -231,8 +231,13 @@ class Run:
 
     def __post_init__(self) -> None:
         self.operator = OperatorClient(self.kube, self.target, self.wait, self.progress)
+        self.operator.operation_id = self.operation_id
         self.clock = clocks.of(self.kube)
         self.resume = self.resume and self.declaration.resume_allowed
+
+    def operation_id(self) -> str | None:
+        """The id of the journal this run works under (a take-over by recover gives it a new one)."""
+        return self.journal.id if self.journal is not None else None
 
     @property
     def claimed(self) -> Journal:

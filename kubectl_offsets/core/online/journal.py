@@ -23,10 +23,10 @@ import json
 import os
 import socket
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from ... import __version__, schemas, strimzi
-from ...conventions import Operation, StrEnum
+from ...conventions import ANNOTATION_JOURNAL, Operation, StrEnum
 from ...strimzi import OffsetsAction
 from ...errors import PreconditionError
 from ...times import parse_instant
@@ -231,6 +231,30 @@ class Journal:
 
 
 # --- the owner's process ----------------------------------------------------------------------------------------
+
+
+def refuse_other_operation(target: strimzi.ConnectorTarget, resource: Mapping[str, Any], *, own_id: str | None = None,
+                           interrupted_ok: bool = False, now: dt.datetime | None = None) -> None:
+    """Raise unless ``resource`` is free of any kubectl-offsets operation but ours (``own_id``).
+
+    ``interrupted_ok``: a list may run beside an interrupted operation, whose owner stopped working on it (its lease
+    ran out, or its process is gone), because checking the offsets is exactly what the advice after a failed
+    verification asks for. Beside an owner at work it may not: its own next request would be refused as pending,
+    and a make-safe of it would remove a listOffsets stanza ours still needs."""
+    text = ((resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
+    if text is None:
+        return
+    journal = Journal.from_annotation(text)
+    alive = journal.owner_alive(now)
+    if journal.id == own_id or (interrupted_ok and not alive):
+        return
+    raise PreconditionError(
+        f"another kubectl-offsets operation is in progress on {target.kind.lower()}/{target.resource_name}: "
+        f"{journal.presence(now)}",
+        advice="wait for it to finish (recover --wait waits until its lease runs out); if you know its process "
+        "is gone, take over at once with the command below" if alive
+        else "its owner stopped working on it: finish or roll it back",
+        next_command=journal.recover_command(target.namespace, force=alive))
 
 
 def this_process() -> dict[str, Any]:

@@ -523,5 +523,8 @@ def run(kube: Kube, live, the_plan: FullResetPlan, options, progress) -> Outcome
 
 def _run(kube: Kube, live, the_plan: FullResetPlan, options, progress) -> Run:
     companion = OperatorClient(kube, the_plan.checkpoint, options.wait, progress) if the_plan.checkpoint else None
-    return Run(FULL_RESET, kube, live.target, live.kind, options.wait, progress, request=OffsetsAction.RESET,
-               resume=options.resume, extra=FullReset(the_plan, options.mm2 or Mm2Settings(), companion))
+    run = Run(FULL_RESET, kube, live.target, live.kind, options.wait, progress, request=OffsetsAction.RESET,
+              resume=options.resume, extra=FullReset(the_plan, options.mm2 or Mm2Settings(), companion))
+    if companion is not None:
+        companion.operation_id = run.operation_id  # the checkpoint connector's requests are the run's own
+    return run

@@ -33,6 +33,7 @@ from ...errors import ClusterError, OffsetsError, OperationTimeoutError, Operato
 from ...model import OffsetsDocument, WaitSettings
 from ...progress import Progress
 from . import configmaps
+from .journal import refuse_other_operation
 from .writes import guarded, precondition
 
 if TYPE_CHECKING:
@@ -75,6 +76,9 @@ class OperatorClient:
         self._latest: dict[str, Any] | None = None  # the object as our last read or patch returned it
         self._nudged = False  # our nudge annotation is on the resource
         self._slowest_answer = 0.0  # seconds: the longest the operator took to answer one of our writes
+        # The id of the operation (journal) this client's requests belong to, if any: engine.Run sets it. Any other
+        # operation's journal refuses them (place_request).
+        self.operation_id: Callable[[], str | None] = lambda: None
 
     # --- the operator's pace -------------------------------------------------------------------------------------
     def nudge_after(self) -> float:
@@ -159,8 +163,13 @@ class OperatorClient:
         list of connector B placed while an alter of connector A annotates would silently become A's alter. The
         patch therefore first ``test``s that the resourceVersion is the one just read (optimistic concurrency; a
         ``test`` of the annotations themselves cannot work, because the API server compares raw JSON and stores
-        '>' as '\\u003e'); if anything changed in between, we read again, and refuse if a request is now pending."""
+        '>' as '\\u003e'); if anything changed in between, we read again, and refuse if a request is now pending.
+
+        Nor may a request land inside another kubectl-offsets operation, which may have claimed the resource since
+        our preflight (journal.refuse_other_operation): the check is made on the object the patch is based on."""
         def request(resource: Mapping[str, Any]) -> list[dict[str, Any]]:
+            refuse_other_operation(self.target, resource, own_id=self.operation_id(), interrupted_ok=action == "list",
+                                   now=self.clock.now())
             pending = self.target.pending_annotations(resource)
             if pending:
                 shown = ", ".join(f"{k}={v}" for k, v in pending.items())

@@ -205,22 +205,14 @@ def _no_status(live: LiveTarget, waited: float | None = None, advice: str | None
 def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
     """One operation at a time: our journal, or Strimzi's one-shot annotation left by someone else.
 
-    ``journal_ok``: a list may run beside an interrupted operation's journal (as long as no request is pending),
-    because checking the offsets is exactly what the advice after a failed verification asks for."""
+    ``journal_ok``: a list may run beside an interrupted operation's journal (journal.refuse_other_operation), as
+    long as no request is pending."""
+    from .journal import refuse_other_operation  # only when there is one
+
     target, resource = live.target, live.resource
     annotations = (resource.get("metadata") or {}).get("annotations") or {}
-    if ANNOTATION_JOURNAL in annotations and not journal_ok:
-        from .journal import Journal  # only when there is one
-
-        journal = Journal.from_annotation(annotations[ANNOTATION_JOURNAL])
-        alive = journal.owner_alive()
-        raise PreconditionError(
-            f"another kubectl-offsets operation is in progress on {target.kind.lower()}/{target.resource_name}: "
-            f"{journal.presence()}",
-            advice="wait for it to finish (recover --wait waits until its lease runs out); if you know its process "
-            "is gone, take over at once with the command below" if alive
-            else "its owner stopped working on it: finish or roll it back",
-            next_command=journal.recover_command(target.namespace, force=alive))
+    if ANNOTATION_JOURNAL in annotations:
+        refuse_other_operation(target, resource, interrupted_ok=journal_ok)
     pending = {k: v for k, v in annotations.items()
                if k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)}
     if pending:

@@ -159,9 +159,10 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
     assert len(outcomes) == 2 and len(errors) == 1, outcomes
     [(loser, error)] = errors.items()
     assert isinstance(error, PreconditionError), repr(error)
-    # Refused either at its list request (the winner's request was pending: requests never overwrite each other)
-    # or at its first journal write (the winner's journal was there).
-    # or at its claim, if the winner's list of the stopped connector was pending then (requests are refused too).
+    # Refused at its list request (the winner's request was pending: requests never overwrite each other; or the
+    # winner had claimed the resource since: a request never lands inside another operation, which a fresh-clone run
+    # of 2026-12-04 showed failing both), at its first journal write (the winner's journal was there), or at its
+    # claim, if the winner's list of the stopped connector was pending then (requests are refused too).
     assert ("another offsets request is pending" in error.message
             or "another kubectl-offsets operation is in progress" in error.message
             or "already carries an offsets request" in error.message), error.message
