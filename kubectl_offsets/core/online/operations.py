@@ -103,13 +103,10 @@ def list_offsets(kube: Kube, spec: TargetSpec, *, namespace: str | None = None, 
     live = resolve(kube, spec, namespace)
     preflight(kube, live, mutating=False, wait=options.wait, progress=progress)
     text = ((live.resource.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JOURNAL)
-    if text is not None:
+    if text is not None:  # an interrupted operation (preflight refuses one whose owner is at work)
         journal = Journal.from_annotation(text)
-        if journal.owner_alive():
-            progress.warn(journal.presence())  # its owner is at work: nothing for anyone else to do
-        else:
-            progress.warn(f"{journal.presence()}; it has not finished; finish or roll it back with: "
-                          f"{journal.recover_command(live.target.namespace)}")
+        progress.warn(f"{journal.presence()}; it has not finished; finish or roll it back with: "
+                      f"{journal.recover_command(live.target.namespace)}")
     client = OperatorClient(kube, live.target, options.wait, progress)
     return ListResult(live.target, live.kind, in_listing_order(live.kind, client.list_offsets()))
 
