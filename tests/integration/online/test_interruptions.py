@@ -156,7 +156,8 @@ def test_two_operations_started_at_once_only_one_goes_on(lab, cli, kube, idle, t
         thread.join(120)
 
     errors = {p: o for p, o in outcomes.items() if isinstance(o, Exception)}
-    assert len(outcomes) == 2 and len(errors) == 1, outcomes
+    # each outcome whole, one per line: a repr of the dict is cut in the middle, which hid that both had failed
+    assert len(outcomes) == 2 and len(errors) == 1, "\n".join(f"{p}: {o!r}" for p, o in sorted(outcomes.items()))
     [(loser, error)] = errors.items()
     assert isinstance(error, PreconditionError), repr(error)
     # Refused at its list request (the winner's request was pending: requests never overwrite each other; or the
