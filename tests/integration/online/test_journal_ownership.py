@@ -71,9 +71,10 @@ def test_recover_while_the_owner_waits_is_refused_and_a_forced_one_wins(lab, cli
     with pytest.raises(OwnershipLostError) as lost:
         _alter(kube, conn, tmp_path, old + 20, progress=Interleave())
 
+    # A list waits for the owner at work too: its request would have the owner's next one refused as pending.
     listed = seen["list"]
-    assert listed.exit_code == 0, str(listed)
-    assert f"in progress by {seen['id']}, last seen" in listed.stderr and "recover" not in listed.stderr
+    assert listed.exit_code == ExitStatus.PRECONDITION, str(listed)
+    assert f"in progress by {seen['id']}, last seen" in listed.stderr and "--force" in listed.stderr
     assert f"(pid {os.getpid()} on " in listed.stderr  # the owner: this test process
     refused = seen["refused"]
     assert refused.exit_code == ExitStatus.PRECONDITION, str(refused)
