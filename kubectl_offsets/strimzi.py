@@ -212,8 +212,8 @@ class ConnectorTarget:
 
         Connect removes a stopped connector's task statuses at its leader's next rebalance
         (DistributedHerder#updateDeletedTaskStatus), but a task's own last status write can land after that removal
-        and is then listed until a rebalance a stopped connector never brings (seen under a connector deleted and
-        created again under the same name). That write is UNASSIGNED (WorkerTask#onShutdown) or FAILED, both made
+        and is then listed until a rebalance a stopped connector never brings (a connector deleted and created again
+        under the same name can inherit one the same way). That write is UNASSIGNED (WorkerTask#onShutdown) or FAILED, both made
         once the task has closed, after its last commit: such a task is over whether or not it is still listed."""
         tasks = (self.connector_status(resource) or {}).get("tasks") or []
         return [task for task in tasks if task.get("state") not in TASK_STATES_ENDED]

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from ... import clock as clocks
 from ... import files, strimzi
 from ...connect import ConnectorKind, connector_kind
 from ...conventions import ANNOTATION_CREATING, ANNOTATION_JOURNAL, Operation
@@ -31,7 +32,7 @@ from ..inputs import AlterRequest, ConnectorFacts, build_change
 from . import steps
 from .engine import Declaration, Run, SimulatedCrash, StepSpec, as_offsets_error
 from .configmaps import check_list_configmap
-from .journal import Step
+from .journal import Step, refuse_other_operation
 from .operator import OperatorClient
 from .operator_version import OperatorVersion, detect
 from .writes import guarded
@@ -566,6 +567,8 @@ def _delete(kube: Kube, target: strimzi.ConnectorTarget, progress: Progress, aft
         return ConflictError(f"kafkaconnector/{target.resource_name} changed while we worked on it")
 
     def delete(resource) -> None:
+        # an operation that claimed it since our preflight (while the user read the prompt) keeps it
+        refuse_other_operation(target, resource, now=clocks.of(kube).now())
         if _what_users_change(resource) != _what_users_change(seen):
             raise changed()  # not only the status: someone changed what was confirmed
         kube.delete(target.kind, target.resource_name, target.namespace,
@@ -587,4 +590,4 @@ def _what_users_change(resource: dict[str, Any]) -> tuple[Any, ...]:
 def _not_deleted(error: OffsetsError, target: strimzi.ConnectorTarget, after_reset: bool) -> OffsetsError:
     state = ("its offsets are reset and it is STOPPED; " if after_reset else "")
     return type(error)(f"{error.message}; kafkaconnector/{target.resource_name} was not deleted: {state}"
-                       "run the same command again", advice=error.advice)
+                       "run the same command again", advice=error.advice, next_command=error.next_command)

@@ -336,10 +336,10 @@ class OperatorClient:
 
         def done(resource: Mapping[str, Any]):
             live = self.target.live_state(resource)
-            running = self.target.tasks_not_ended(resource) if live == "STOPPED" == state else []
-            if running:  # stopped, but a task has not closed yet: it may still commit offsets
+            open_tasks = self.target.tasks_not_ended(resource) if live == "STOPPED" == state else []
+            if open_tasks:  # stopped, but a task has not closed yet: it may still commit offsets
                 wait.detail = "; Connect reports the connector STOPPED but " + ", ".join(
-                    f"task {task.get('id')} is still {task.get('state')}" for task in running)
+                    f"task {task.get('id')} is still {task.get('state')}" for task in open_tasks)
                 return None
             wait.detail = ""
             if live in (state, "FAILED"):

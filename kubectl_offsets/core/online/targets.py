@@ -207,11 +207,11 @@ def check_not_busy(live: LiveTarget, *, journal_ok: bool = False) -> None:
 
     ``journal_ok``: a list may run beside an interrupted operation's journal (journal.refuse_other_operation), as
     long as no request is pending."""
-    from .journal import refuse_other_operation  # only when there is one
-
     target, resource = live.target, live.resource
     annotations = (resource.get("metadata") or {}).get("annotations") or {}
     if ANNOTATION_JOURNAL in annotations:
+        from .journal import refuse_other_operation  # only when there is one
+
         refuse_other_operation(target, resource, interrupted_ok=journal_ok)
     pending = {k: v for k, v in annotations.items()
                if k in (strimzi.ANNOTATION_CONNECTOR_OFFSETS, strimzi.ANNOTATION_MIRRORMAKER_CONNECTOR)}

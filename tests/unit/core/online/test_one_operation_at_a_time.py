@@ -63,3 +63,25 @@ def test_kubectl_offsets_list_beside_an_operation_at_work_is_refused_before_anyt
     with pytest.raises(PreconditionError, match="another kubectl-offsets operation is in progress"):
         operations.list_offsets(claimed.kube, TargetSpec("sink"), namespace=claimed.namespace)
     assert len(claimed.writes) == writes
+
+
+def test_a_delete_confirmed_while_another_operation_claimed_the_resource_is_refused(tmp_path, monkeypatch):
+    """The path beside the requests: a plain delete waits at its prompt; an alter claims the resource meanwhile.
+    The delete must not take the resource (and the alter's journal) away under it."""
+    from kubectl_offsets.core.online.lifecycle import delete_connector
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    cluster = Cluster()
+    cluster.add_sink("sink", offsets={("orders", 0): 10})
+
+    def confirm(preview) -> bool:
+        with pytest.raises(SimulatedCrash), hooks.crash_after("stop"):  # a colleague's alter, at work
+            operations.alter_offsets(cluster.kube, TargetSpec("sink"), AlterRequest(sets=("orders:0=3",)),
+                                     namespace=cluster.namespace, options=Options(yes=True))
+        return True
+
+    with pytest.raises(PreconditionError) as refused:
+        delete_connector(cluster.kube, TargetSpec("sink"), namespace=cluster.namespace, confirm=confirm)
+    assert "another kubectl-offsets operation is in progress on kafkaconnector/sink" in refused.value.message
+    assert cluster.resource("sink") is not None
+    assert ANNOTATION_JOURNAL in cluster.resource("sink")["metadata"]["annotations"]
