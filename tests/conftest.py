@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.env import Env, start_environment
+from tests.env import spark as spark_env
 from tests.env.assets import spark_kafka_jars as _spark_kafka_jars
 from tests.env.assets import versions
 from tests.env.clients import ConnectRest, create_topic, kafka_conf, kube_api_client, producer_conf, unique_name
@@ -40,6 +41,7 @@ def pytest_configure(config):
     # (a start-up in progress included). SIGKILL is covered by the reaper once the environment is up.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+    spark_env.use_light_driver_jvm()  # the Spark drivers the tests start, in-process or through the plugin
 
 
 def pytest_report_header(config):

@@ -28,6 +28,10 @@ WORKERS = 2
 WORKER_CORES = 1
 WORKER_MEMORY = "1g"  # what a worker offers its executors
 EXECUTOR_MEMORY = "512m"  # what a job's executor takes from it (spark.executor.memory)
+# The JVM options of every Spark JVM the tests start: C1 and SerialGC, as for the environment's other JVMs. A test's
+# job is seconds of work on tiny data, so C2's compilations never pay back: a local session's start and one small
+# job cost 0.53x the CPU with them (benchmarks/spark_jvm_costs.py).
+LIGHT_JVM_OPTS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
 DAEMON_MEMORY = "256m"  # heap of the master and worker daemons themselves
 READY_TIMEOUT = 120.0
 NAMES = ("spark-master", *(f"spark-worker-{i}" for i in range(1, WORKERS + 1)))
@@ -59,11 +63,18 @@ def _daemon_env(home: Path, run_dir: Path) -> dict[str, str]:
             "SPARK_LOCAL_IP": HOST,  # the daemons' and their executors' bind address (and the web UIs')
             "SPARK_LOCAL_HOSTNAME": HOST,
             "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
-            # C1 and SerialGC as for the other JVMs: less CPU on a shared 2-core machine.
-            "SPARK_DAEMON_JAVA_OPTS": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+            "SPARK_DAEMON_JAVA_OPTS": LIGHT_JVM_OPTS,
             "SPARK_LOG_DIR": str(run_dir / "logs"),
             "SPARK_CONF_DIR": str(run_dir / "config" / "spark"),  # empty: no spark-defaults from the machine
             "SPARK_NO_DAEMONIZE": "1"}
+
+
+def use_light_driver_jvm() -> None:
+    """Give the driver JVMs this process and its children start (an in-process SparkSession, `kubectl offsets
+    compute`) the light options: spark-submit adds SPARK_SUBMIT_OPTS to the JVM it launches, which in client mode is
+    the driver (in local mode, where every task runs). The product sets no JVM option of its own, so this changes
+    nothing a test checks; a caller's own SPARK_SUBMIT_OPTS wins."""
+    os.environ.setdefault("SPARK_SUBMIT_OPTS", LIGHT_JVM_OPTS)
 
 
 def start_cluster(run_dir: Path, workers: int = WORKERS, worker_memory: str = WORKER_MEMORY,
@@ -121,8 +132,7 @@ def session_conf(driver_memory: str | None = None) -> tuple[tuple[str, str], ...
     worker. The driver binds to 127.0.0.1 by itself (kubectl_offsets.adapters.spark.session: a loopback master)."""
     conf = [("spark.executor.memory", EXECUTOR_MEMORY), ("spark.executor.cores", str(WORKER_CORES)),
             ("spark.cores.max", str(WORKERS * WORKER_CORES)), ("spark.sql.shuffle.partitions", "2"),
-            # Short jobs on tiny data: C1 and SerialGC cost the shared machine less than C2 and G1.
-            ("spark.executor.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")]
+            ("spark.executor.extraJavaOptions", LIGHT_JVM_OPTS)]
     if driver_memory:
         conf.append(("spark.driver.memory", driver_memory))
     return tuple(conf)
