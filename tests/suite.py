@@ -12,8 +12,8 @@ names. Three chains run side by side:
   produces on demand; each says why) and `exclusive` (they turn the emulator's global knobs: its faults file,
   stopping it, its reconcile interval), on KO_EMULATOR_WORKERS workers (default 2) that each start an emulator
   environment of their own and run its tests one at a time;
-- the era matrix (below), once the demos are over: their environments and the fault matrices' own make the run's
-  memory peak, and the eras' fit beside what is left.
+- the era matrix (below), an era as each demo ends, the longest era first: the demos' environments and the fault
+  matrices' own make the run's memory peak, and an era's environment takes the place of a demo's.
 
     python -m tests.suite                  # every Strimzi era, KO_TEST_WORKERS workers (default 4)
     python -m tests.suite --no-eras        # the default Strimzi profile only (a quicker local loop)
@@ -382,13 +382,16 @@ def closing_summary(tally: Tally, timings: dict, strict_reruns: bool, status: in
 
 class EraMatrix:
     """The other eras, each its own environment, all at once in background threads (``workers`` pytest workers
-    each), started once the parallel phase's demos are over (start_eras_after_the_demos), beside the rest of the
+    each), each started as one of the parallel phase's demos ends (start_eras_after_the_demos), beside the rest of the
     parallel phase, the fault matrices and the emulator's phase: their tests mostly wait on the operator."""
 
     def __init__(self, workers: int, extra: list[str], reports: Path):
         from tests.env.emulator import profiles
 
-        self.eras = [p for p in profiles.PROFILES if p != profiles.DEFAULT]
+        # The longest first: an era serving two API versions runs its MirrorMaker 2 and GitOps scenarios once per
+        # version (0.51: 175 tests, 0.45: 166), and its chain ended the run 2 minutes after everything else.
+        others = [p for p in profiles.PROFILES if p != profiles.DEFAULT]
+        self.eras = sorted(others, key=lambda p: len(profiles.PROFILES[p].served), reverse=True)
         self.workers = max(1, workers)
         self.extra, self.reports = extra, reports
         self.results: dict[str, tuple[int, float]] = {}
@@ -397,13 +400,12 @@ class EraMatrix:
     def log_path(self, era: str) -> Path:
         return self.reports / f"era-{era}.log"
 
-    def start(self, why: str) -> None:
-        print(f"\n[tests.suite] era matrix ({', '.join(self.eras)}, {self.workers} workers each) starts ({why}); its "
-              "output follows when it ends", flush=True)
-        for era in self.eras:
-            thread = threading.Thread(target=self._run, args=(era,), name=f"era-{era}", daemon=True)
-            thread.start()
-            self.threads.append(thread)
+    def start(self, era: str, why: str) -> None:
+        print(f"\n[tests.suite] era matrix: Strimzi {era} ({self.workers} workers) starts ({why}); its output "
+              "follows when the era matrix ends", flush=True)
+        thread = threading.Thread(target=self._run, args=(era,), name=f"era-{era}", daemon=True)
+        thread.start()
+        self.threads.append(thread)
 
     def _run(self, era: str) -> None:
         from tests.run_eras import run_era
@@ -491,7 +493,7 @@ def lint() -> int:
 def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, eras: EraMatrix | None) -> int:
     """Every test on the default profile, in two chains side by side: the parallel phase against Strimzi's real
     operator; beside it the fault matrices against the same environment, then the emulator's phase. The era matrix
-    starts once the parallel phase's demos are over (start_eras_after_the_demos). A reused environment (KO_ENV_JSON)
+    starts an era as each of the parallel phase's demos ends (start_eras_after_the_demos). A reused environment (KO_ENV_JSON)
     serves the phases whose operator it runs (the emulator's then one test at a time); the others get environments
     of their own."""
     from tests.env import Env
@@ -521,7 +523,7 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
                     faults_over.set()
 
         print(f"\n[tests.suite] {faults.title}, then {emulator.title.split(':')[0]}: in the background; the era "
-              "matrix once the demos are over; their output follows the parallel phase's", flush=True)
+              "matrix an era as each demo ends; their output follows the parallel phase's", flush=True)
         faults_over, parallel_over, interrupted = threading.Event(), threading.Event(), threading.Event()
         thread = threading.Thread(target=beside, name="beside the parallel phase", daemon=True)
         thread.start()
@@ -551,40 +553,50 @@ def run_default_profile(reused: str | None, args, reports: Path, tally: Tally, e
     return status
 
 
-# The era matrix's environments start once the parallel phase's demos are over: the demos' environments (one per
-# Strimzi release, `make demo` as a user runs it), beside the fault matrices' own, make the run's memory peak (12.35 GB
-# at minute 4 of the warm fresh-clone run of 2026-11-28; 6.6 GB at minute 6, once they were gone), and the eras' two
-# environments (1.1 GB each idle, measured, and their Connect workers) fit beside what is left. They waited for the
-# whole fault matrices before (minute 12 instead of 6), and the run's last ten minutes were the 0.51 era alone, the
-# machine mostly idle.
+# The era matrix's environments start as the parallel phase's demos end, one era per demo over: the demos'
+# environments (one per Strimzi release, `make demo` as a user runs it), beside the fault matrices' own, make the run's
+# memory peak (12.35 GB at minute 4 of the warm fresh-clone run of 2026-11-28; 6.6 GB at minute 6, once they were
+# gone), and an era's environment (1.1 GB idle, measured, and its Connect workers) takes the place of a demo's. They
+# waited for the whole fault matrices before (minute 12 instead of 6), and the run's last ten minutes were the 0.51
+# era alone, the machine mostly idle; waiting for all three demos still left its last two minutes (352cb5c).
 DEMO_TESTS = "tests/integration/demo/"
 GATE_POLL = 5.0  # seconds between two reads of the parallel phase's finished-log
 
 
-def demos_over(finished: Path, demos: int) -> bool:
-    """Whether the finished-log (tests/finished.py) shows ``demos`` demo tests over."""
+def demos_over(finished: Path) -> int:
+    """How many demo tests the finished-log (tests/finished.py) shows over."""
     from tests import finished as finished_plugin
 
-    return sum(1 for nodeid in finished_plugin.read(finished) if nodeid.startswith(DEMO_TESTS)) >= demos
+    return sum(1 for nodeid in finished_plugin.read(finished) if nodeid.startswith(DEMO_TESTS))
 
 
 def start_eras_after_the_demos(eras: EraMatrix | None, finished: Path, fallbacks: list[threading.Event],
                                interrupted: threading.Event, poll: float = GATE_POLL) -> threading.Thread:
-    """A thread that starts ``eras`` once the demos (one per Strimzi release) are over in the parallel phase's
-    finished-log, or once any of ``fallbacks`` is set (the fault matrices over, the parallel phase over: a run
-    narrowed to fewer demos), unless ``interrupted`` is set first. Join it before the eras' finish(): it has started
-    them by then, unless interrupted."""
+    """A thread that starts each era of ``eras``, in their order, once one more of the parallel phase's demos (one
+    per Strimzi release) is over in its finished-log: each era's environment takes the place of a demo's that is
+    gone, so the memory peak stays the demos', and the longest era gets the earliest start. The rest start at once
+    when any of ``fallbacks`` is set (the fault matrices over, the parallel phase over: a run narrowed to fewer
+    demos); none starts once ``interrupted`` is set. Join it before the eras' finish(): it has started them by
+    then, unless interrupted."""
     from tests.integration.demo.test_make_demo import RELEASES
 
     def wait_then_start() -> None:
-        why = "the demos are over"
-        while not demos_over(finished, len(RELEASES)):
-            if any(event.is_set() for event in fallbacks):
-                why = "the fault matrices or the parallel phase are over before the demos"
-                break
-            time.sleep(poll)
-        if not interrupted.is_set():
-            eras.start(why)
+        waiting = list(eras.eras)
+        while waiting:
+            over, started = demos_over(finished), len(eras.eras) - len(waiting)
+            if over >= len(RELEASES):
+                due, why = len(waiting), "the demos are over"
+            elif any(event.is_set() for event in fallbacks):
+                due, why = len(waiting), "the fault matrices or the parallel phase are over before the demos"
+            else:
+                due, why = max(0, over - started), f"{over} of the {len(RELEASES)} demos over"
+            if interrupted.is_set():  # read after the fallbacks: an interrupted phase sets its fallback too
+                return
+            for era in waiting[:due]:
+                eras.start(era, why)
+            waiting = waiting[due:]
+            if waiting:
+                time.sleep(poll)
 
     thread = threading.Thread(target=wait_then_start if eras else lambda: None, name="era gate", daemon=True)
     thread.start()

@@ -1,6 +1,7 @@
-"""The era matrix starts once the parallel phase's demos are over (tests/suite.py, start_eras_after_the_demos): their
-environments make the run's memory peak. tests/finished.py tells the suite, while the phase runs, which tests are
-over: a real pytest (and xdist, whose controller alone writes) runs tests that pass, fail and sleep."""
+"""The era matrix starts as the parallel phase's demos end, one era per demo over, the longest era first (tests/suite.py,
+start_eras_after_the_demos): the demos' environments make the run's memory peak, and an era's takes the place of one.
+tests/finished.py tells the suite, while the phase runs, which tests are over: a real pytest (and xdist, whose
+controller alone writes) runs tests that pass, fail and sleep."""
 from __future__ import annotations
 
 import subprocess
@@ -48,32 +49,60 @@ def test_no_log_is_no_test_over(tmp_path):
 
 
 class _Eras:
-    def __init__(self):
-        self.started: list[str] = []
+    def __init__(self, eras=("0.51", "0.45")):
+        self.eras = list(eras)
+        self.started: list[tuple[str, str]] = []
 
-    def start(self, why: str) -> None:
-        self.started.append(why)
+    def start(self, era: str, why: str) -> None:
+        self.started.append((era, why))
 
 
 def _demo(n: int) -> str:
     return f"{suite.DEMO_TESTS}test_make_demo.py::test_make_demo[{n}]"
 
 
-def test_the_eras_start_once_every_demo_is_over_and_not_before(tmp_path):
+def _finish(log: Path, *lines: str) -> None:
+    with log.open("a") as out:
+        out.writelines(f"{line}\n" for line in lines)
+
+
+def test_each_era_starts_once_one_more_demo_is_over_and_not_before(tmp_path):
     log, eras = tmp_path / "phase-1.finished", _Eras()
     gate = suite.start_eras_after_the_demos(eras, log, [threading.Event()], threading.Event(), poll=0.01)
-    # other tests over, and every demo but one: still waiting
-    log.write_text("".join(f"{line}\n" for line in ["tests/unit/test_x.py::test_a",
-                                                     *(_demo(n) for n in range(len(RELEASES) - 1))]))
+    _finish(log, "tests/unit/test_x.py::test_a")  # other tests over, no demo: nothing starts
     time.sleep(0.2)
     assert eras.started == [] and gate.is_alive()
 
-    with log.open("a") as out:
-        out.write(_demo(len(RELEASES) - 1) + "\n")
+    _finish(log, _demo(0))
+    time.sleep(0.2)
+    assert eras.started == [("0.51", f"1 of the {len(RELEASES)} demos over")] and gate.is_alive()
+
+    _finish(log, *(_demo(n) for n in range(1, len(RELEASES))))
     gate.join(5)
 
     assert not gate.is_alive()
-    assert eras.started == ["the demos are over"]
+    assert [era for era, _ in eras.started] == ["0.51", "0.45"]
+
+
+def test_eras_beyond_the_demos_start_once_every_demo_is_over(tmp_path):
+    log, eras = tmp_path / "phase-1.finished", _Eras(eras=[f"era{n}" for n in range(len(RELEASES) + 2)])
+    gate = suite.start_eras_after_the_demos(eras, log, [threading.Event()], threading.Event(), poll=0.01)
+    _finish(log, *(_demo(n) for n in range(len(RELEASES) - 1)))
+    time.sleep(0.2)
+    assert len(eras.started) == len(RELEASES) - 1 and gate.is_alive()
+
+    _finish(log, _demo(len(RELEASES) - 1))
+    gate.join(5)
+
+    assert [era for era, _ in eras.started] == eras.eras
+    assert eras.started[-1][1] == "the demos are over"
+
+
+def test_the_era_serving_two_api_versions_comes_first():
+    """It runs its MirrorMaker 2 and GitOps scenarios once per served version: the longest chain of the era matrix."""
+    eras = suite.EraMatrix(2, [], Path("/nonexistent"))
+
+    assert eras.eras == ["0.51", "0.45"]
 
 
 def test_a_run_without_the_demos_starts_the_eras_when_the_fault_matrices_are_over(tmp_path):
@@ -86,7 +115,8 @@ def test_a_run_without_the_demos_starts_the_eras_when_the_fault_matrices_are_ove
     faults_over.set()
     gate.join(5)
 
-    assert eras.started == ["the fault matrices or the parallel phase are over before the demos"]
+    why = "the fault matrices or the parallel phase are over before the demos"
+    assert eras.started == [("0.51", why), ("0.45", why)]
 
 
 def test_an_interrupted_run_starts_no_era(tmp_path):
