@@ -72,8 +72,8 @@ def _daemon_env(home: Path, run_dir: Path) -> dict[str, str]:
 def use_light_driver_jvm() -> None:
     """Give the driver JVMs this process and its children start (an in-process SparkSession, `kubectl offsets
     compute`) the light options: spark-submit adds SPARK_SUBMIT_OPTS to the JVM it launches, which in client mode is
-    the driver (in local mode, where every task runs). The product sets no JVM option of its own, so this changes
-    nothing a test checks; a caller's own SPARK_SUBMIT_OPTS wins."""
+    the driver (in local mode, where every task runs). The product's own driver options (spark.driver.
+    extraJavaOptions: its log configuration) apply beside these; a caller's own SPARK_SUBMIT_OPTS wins."""
     os.environ.setdefault("SPARK_SUBMIT_OPTS", LIGHT_JVM_OPTS)
 
 
