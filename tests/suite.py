@@ -563,7 +563,7 @@ DEMO_TESTS = "tests/integration/demo/"
 GATE_POLL = 5.0  # seconds between two reads of the parallel phase's finished-log
 
 
-def demos_over(finished: Path) -> int:
+def demos_finished(finished: Path) -> int:
     """How many demo tests the finished-log (tests/finished.py) shows over."""
     from tests import finished as finished_plugin
 
@@ -583,7 +583,7 @@ def start_eras_after_the_demos(eras: EraMatrix | None, finished: Path, fallbacks
     def wait_then_start() -> None:
         waiting = list(eras.eras)
         while waiting:
-            over, started = demos_over(finished), len(eras.eras) - len(waiting)
+            over, started = demos_finished(finished), len(eras.eras) - len(waiting)
             if over >= len(RELEASES):
                 due, why = len(waiting), "the demos are over"
             elif any(event.is_set() for event in fallbacks):
